@@ -1,0 +1,5 @@
+#!/usr/bin/env node
+// The `toolgate` command. Node >= 22.18 runs the TypeScript sources directly (type stripping).
+import { main } from '../lib/cli/main.ts';
+
+process.exitCode = await main(process.argv.slice(2));

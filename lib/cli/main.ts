@@ -1,0 +1,59 @@
+import { parseArgs } from 'node:util';
+import { loadManifestFile } from './manifest-file.ts';
+import { startLocalGateway } from './serve.ts';
+
+const USAGE = `toolgate — tool-dispatch gateway for AI agents
+
+Usage:
+  toolgate serve [--port N] [--host H] [--manifest FILE]   run the gateway locally (demo tenant)
+  toolgate manifest validate FILE                           check a manifest; exits 1 on problems
+  toolgate help                                             this text
+`;
+
+type Command = (args: string[]) => Promise<number>;
+
+const commands: Record<string, Command> = {
+  async serve(args) {
+    const { values } = parseArgs({ args, options: { port: { type: 'string' }, host: { type: 'string' }, manifest: { type: 'string' } } });
+    const gateway = await startLocalGateway({ port: values.port ? Number(values.port) : undefined, host: values.host, manifestPath: values.manifest });
+    const stop = () => void gateway.close().then(() => process.exit(0));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    return new Promise<number>(() => {});
+  },
+  async manifest(args) {
+    const [action, file] = args;
+    if (action !== 'validate' || !file) {
+      console.error('usage: toolgate manifest validate FILE');
+      return 2;
+    }
+    const result = loadManifestFile(file);
+    if (result.ok) {
+      console.log(`${file}: ok (tenant "${result.manifest.tenant}", version ${result.manifest.version}, ${result.manifest.tools.length} tools)`);
+      return 0;
+    }
+    console.error(`${file}: ${result.problems.length} problem${result.problems.length === 1 ? '' : 's'}`);
+    for (const problem of result.problems) console.error(`  ${problem.path}: ${problem.message}`);
+    return 1;
+  },
+  async help() {
+    console.log(USAGE);
+    return 0;
+  },
+};
+
+/** Runs the CLI; returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [name = 'help', ...rest] = argv;
+  const command = commands[name === '--help' || name === '-h' ? 'help' : name];
+  if (!command) {
+    console.error(`unknown command "${name}"\n\n${USAGE}`);
+    return 2;
+  }
+  try {
+    return await command(rest);
+  } catch (error) {
+    console.error(`toolgate ${name}: ${(error as Error).message}`);
+    return 1;
+  }
+}

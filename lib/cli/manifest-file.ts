@@ -1,0 +1,16 @@
+import { readFileSync } from 'node:fs';
+import { defaultExecutorKinds } from '../registry/executors/index.ts';
+import { parseManifestText, type ManifestLoadResult } from '../registry/manifest-loader.ts';
+import { builtinTools } from '../tools/builtins.ts';
+import { createSchemaValidator } from '../validation/select-engine.ts';
+
+/** Reads and checks a manifest file with the gateway's own executor kinds and builtins. */
+export function loadManifestFile(path: string): ManifestLoadResult {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    return { ok: false, problems: [{ path: '$', message: `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }] };
+  }
+  return parseManifestText(text, { validator: createSchemaValidator(), kinds: defaultExecutorKinds(), builtins: builtinTools() });
+}

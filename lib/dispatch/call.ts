@@ -1,0 +1,46 @@
+import type { CallStatus, ErrorCode } from '../registry/errors.ts';
+
+/** A tool call in toolgate's own shape. `arguments` is an object or a JSON string. */
+export interface ToolCall {
+  call_id: string;
+  name: string;
+  arguments?: unknown;
+}
+
+export interface CallFailure {
+  code: ErrorCode;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/** The outcome of one call, as the agent receives it (DESIGN.md "Error codes"). */
+export interface ToolResult {
+  call_id: string;
+  name: string;
+  status: CallStatus;
+  is_error: boolean;
+  /** What the model reads: the (truncated) output, or the error message. */
+  content: string;
+  truncated: boolean;
+  error?: CallFailure;
+  duration_ms: number;
+  /** Set when the result was stored earlier and is being replayed (idempotency). */
+  replayed?: boolean;
+}
+
+export function failureResult(call: Pick<ToolCall, 'call_id' | 'name'>, failure: CallFailure, startedAt: number): ToolResult {
+  return {
+    call_id: call.call_id,
+    name: call.name,
+    status: failure.code,
+    is_error: true,
+    content: failure.message,
+    truncated: false,
+    error: failure,
+    duration_ms: elapsedMs(startedAt),
+  };
+}
+
+export function elapsedMs(startedAt: number): number {
+  return Math.round((performance.now() - startedAt) * 1000) / 1000;
+}

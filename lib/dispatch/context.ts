@@ -1,0 +1,32 @@
+import type { Governor } from '../governance/policy.ts';
+import type { ToolRegistry } from '../registry/registry.ts';
+import type { RecordStore } from '../stores/store.ts';
+import type { EventSink, Logger } from './events.ts';
+import type { SchemaCache } from './schema-cache.ts';
+
+/** Who is calling and where: one per request. */
+export interface CallerContext {
+  tenant: string;
+  principal: string;
+  /** The caller's scopes; undefined means a trusted in-process caller (library use). */
+  scopes?: ReadonlySet<string>;
+  thread_id: string;
+  /** The runtime's environment, where `env:NAME` secrets resolve. */
+  env: Readonly<Record<string, string | undefined>>;
+  /** The manifest version the call runs on (recorded for audit). */
+  manifest_version?: string;
+}
+
+/** What the pipeline runs on: one per tenant (and manifest version). */
+export interface DispatchDeps {
+  registry: ToolRegistry;
+  schemas: SchemaCache;
+  governor: Governor;
+  /** Where idempotency records live; without one, nothing is deduplicated. */
+  store?: RecordStore;
+  idempotencyTtlMs: number;
+  defaultTimeoutMs: number;
+  events?: EventSink;
+  log: Logger;
+  now: () => number;
+}

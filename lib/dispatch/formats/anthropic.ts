@@ -1,0 +1,24 @@
+import { asRecord, requireArray, requireString, type ProviderFormat } from './provider-format.ts';
+
+/**
+ * Messages API: `tool_use` blocks from `content` (or `message.content`) in; one user message
+ * holding a `tool_result` block per result out.
+ */
+export const anthropicFormat: ProviderFormat = {
+  readCalls(body) {
+    const source = body.content ?? (body.message as Record<string, unknown> | undefined)?.content;
+    return requireArray(source, 'content (or message.content)')
+      .map((item, i) => ({ block: asRecord(item, `content[${i}]`), i }))
+      .filter(({ block }) => block.type === 'tool_use')
+      .map(({ block, i }) => ({ call_id: requireString(block.id, `content[${i}].id`), name: requireString(block.name, `content[${i}].name`), arguments: block.input ?? {} }));
+  },
+  writeResults(results) {
+    if (results.length === 0) return [];
+    return [
+      {
+        role: 'user',
+        content: results.map((r) => ({ type: 'tool_result', tool_use_id: r.call_id, content: r.content, is_error: r.is_error })),
+      },
+    ];
+  },
+};

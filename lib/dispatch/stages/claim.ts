@@ -1,0 +1,71 @@
+import { claimIdempotencyKey, type ClaimRequest } from '../../idempotency/claim.ts';
+import { hashJson } from '../../idempotency/canonical-json.ts';
+import { idempotencyKeyFor } from '../../idempotency/keys.ts';
+import { idempotencyModeOf, type ToolDefinition } from '../../registry/definition.ts';
+import type { JsonObject } from '../../registry/json.ts';
+import type { ToolResult } from '../call.ts';
+import type { CallerContext, DispatchDeps } from '../context.ts';
+import { fail, pass, type StageResult } from './stage.ts';
+
+/** A claim this call holds until it completes or releases it. */
+export interface HeldClaim {
+  request: ClaimRequest;
+  owner: string;
+}
+
+export type ClaimStageValue = { claim?: HeldClaim; replay?: ToolResult };
+
+/** Grace on top of the tool's timeout before an abandoned claim may be taken over. */
+const LEASE_GRACE_MS = 30_000;
+
+/**
+ * Idempotency: replay a stored result, refuse a live or conflicting claim, or take the claim.
+ * If the store cannot be reached, side effects fail closed (`unavailable`); reads run unclaimed.
+ */
+export async function claimStage(
+  deps: DispatchDeps,
+  caller: CallerContext,
+  callId: string,
+  definition: ToolDefinition,
+  args: JsonObject,
+  timeoutMs: number,
+): Promise<StageResult<ClaimStageValue>> {
+  const mode = idempotencyModeOf(definition);
+  if (mode === 'none' || deps.store === undefined) return pass({});
+  const args_hash = await hashJson(args);
+  const key = idempotencyKeyFor(mode, { tenant: caller.tenant, thread_id: caller.thread_id, call_id: callId, tool: definition.name, args_hash });
+  if (key === undefined) return pass({});
+  const request: ClaimRequest = { key, args_hash, tool: definition.name, lease_ms: timeoutMs + LEASE_GRACE_MS, ttl_ms: deps.idempotencyTtlMs, now: deps.now() };
+
+  let decision;
+  try {
+    decision = await claimIdempotencyKey(deps.store, request);
+  } catch (error) {
+    const cause = error instanceof Error ? error.message : String(error);
+    deps.log('tools.dispatch.failed', { stage: 'claim', tool: definition.name, store: deps.store.name, cause });
+    if (definition.tier === 'read') return pass({});
+    return fail({
+      code: 'unavailable',
+      message: `Tool \`${definition.name}\` was not run: the ${deps.store.name} store is unavailable (${cause}). Nothing was executed; retry later.`,
+      details: { store: deps.store.name, cause },
+    });
+  }
+  switch (decision.kind) {
+    case 'claimed':
+      return pass({ claim: { request, owner: decision.owner } });
+    case 'replay':
+      return pass({ replay: decision.result });
+    case 'in_progress':
+      return fail({
+        code: 'in_progress',
+        message: `This call of \`${definition.name}\` is already running; ask again shortly for its result.`,
+        details: { idempotency_key: key, lease_until: new Date(decision.lease_until).toISOString() },
+      });
+    case 'conflict':
+      return fail({
+        code: 'conflict',
+        message: `A call of \`${definition.name}\` with the same idempotency key but different arguments already exists. Use a new call id for different arguments.`,
+        details: { idempotency_key: key, args_hash, stored_args_hash: decision.stored_args_hash },
+      });
+  }
+}

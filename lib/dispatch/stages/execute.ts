@@ -1,0 +1,56 @@
+import { ToolError } from '../../registry/errors.ts';
+import type { ToolExecutionContext, ToolExecutor, ToolOutput } from '../../registry/executor.ts';
+import type { JsonObject } from '../../registry/json.ts';
+import { fail, pass, type StageResult } from './stage.ts';
+
+class TimeoutSignal extends Error {}
+
+function outputText(output: ToolOutput | undefined): string {
+  if (output === undefined) return '';
+  return typeof output === 'string' ? output : JSON.stringify(output);
+}
+
+/**
+ * Runs the executor with an AbortSignal that fires after `timeoutMs`. The call ends at the
+ * timeout even if the handler ignores the signal; a thrown ToolError keeps its code.
+ */
+export async function executeStage(
+  executor: ToolExecutor,
+  args: JsonObject,
+  context: Omit<ToolExecutionContext, 'signal'>,
+  timeoutMs: number,
+): Promise<StageResult<string>> {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const reason = new TimeoutSignal(`timed out after ${timeoutMs} ms`);
+      controller.abort(reason);
+      reject(reason);
+    }, timeoutMs);
+  });
+  try {
+    const running = Promise.resolve(executor.execute(args, { ...context, signal: controller.signal }));
+    // After a timeout nobody awaits the handler any more; its late failure must not go unhandled.
+    running.catch(() => {});
+    const output = await Promise.race([running, timedOut]);
+    return pass(outputText(output));
+  } catch (error) {
+    if (error instanceof TimeoutSignal || (controller.signal.aborted && error === controller.signal.reason)) {
+      return fail({
+        code: 'timeout',
+        message: `Tool \`${executor.name}\` timed out after ${timeoutMs} ms and was cancelled.`,
+        details: { timeout_ms: timeoutMs },
+      });
+    }
+    if (error instanceof ToolError) return fail({ code: error.code, message: error.message, details: error.details });
+    const message = error instanceof Error ? error.message : String(error);
+    return fail({
+      code: 'error',
+      message: `Tool \`${executor.name}\` failed: ${message}`,
+      details: { error: error instanceof Error ? error.name : typeof error },
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+}

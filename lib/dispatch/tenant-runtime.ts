@@ -1,0 +1,52 @@
+import { tierGovernor } from '../governance/policy.ts';
+import type { ToolExecutor } from '../registry/executor.ts';
+import type { ExecutorKind } from '../registry/executors/kind.ts';
+import type { Manifest } from '../registry/manifest.ts';
+import { buildManifestRegistry } from '../registry/manifest-registry.ts';
+import type { ToolRegistry } from '../registry/registry.ts';
+import type { RecordStore } from '../stores/store.ts';
+import type { SchemaValidator } from '../validation/validator.ts';
+import type { DispatchDeps } from './context.ts';
+import type { EventSink, Logger } from './events.ts';
+import { SchemaCache } from './schema-cache.ts';
+
+/** What every tenant runtime of a gateway shares. */
+export interface GatewayServices {
+  validator: SchemaValidator;
+  kinds: ReadonlyMap<string, ExecutorKind>;
+  builtins: ReadonlyMap<string, ToolExecutor>;
+  store?: RecordStore;
+  log: Logger;
+  events?: EventSink;
+  idempotencyTtlMs: number;
+  defaultTimeoutMs: number;
+  /** Built-in tools a tenant gets from its profile and environment (the coding tools). */
+  profileTools?: (manifest: Manifest) => ToolExecutor[];
+}
+
+/** One manifest version of one tenant, ready to dispatch. */
+export interface TenantRuntime {
+  manifest: Manifest;
+  registry: ToolRegistry;
+  deps: DispatchDeps;
+}
+
+export function buildTenantRuntime(manifest: Manifest, services: GatewayServices): TenantRuntime {
+  const registry = buildManifestRegistry(manifest, services.kinds, services, services.profileTools?.(manifest) ?? []);
+  services.log('tools.registered', { tenant: manifest.tenant, version: manifest.version, tools: registry.size });
+  return {
+    manifest,
+    registry,
+    deps: {
+      registry,
+      schemas: new SchemaCache(services.validator),
+      governor: tierGovernor(manifest.policy),
+      store: services.store,
+      idempotencyTtlMs: services.idempotencyTtlMs,
+      defaultTimeoutMs: services.defaultTimeoutMs,
+      events: services.events,
+      log: services.log,
+      now: Date.now,
+    },
+  };
+}

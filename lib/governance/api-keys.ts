@@ -1,0 +1,32 @@
+import { sha256Hex, toHex } from '../idempotency/canonical-json.ts';
+import type { RecordStore } from '../stores/store.ts';
+
+/** Who an API key speaks for. Keys are stored by their SHA-256 only; the key itself is shown once. */
+export interface Principal {
+  tenant: string;
+  principal: string;
+  scopes: string[];
+}
+
+const KEY_PREFIX = 'tg_';
+
+export const apiKeyRecordKey = (hash: string) => `apikey/${hash}`;
+
+export function generateApiKey(): string {
+  return KEY_PREFIX + toHex(crypto.getRandomValues(new Uint8Array(24)));
+}
+
+/** Stores a key (hashed) for a principal and returns it; `key` lets callers bring their own (the demo key). */
+export async function createApiKey(store: RecordStore, principal: Principal, key = generateApiKey()): Promise<{ key: string; hash: string }> {
+  const hash = await sha256Hex(key);
+  await store.put(apiKeyRecordKey(hash), { state: 'active', expires_at: 0, data: { ...principal, created_at: new Date().toISOString() } });
+  return { key, hash };
+}
+
+/** The principal behind a presented key, or undefined (unknown or revoked). */
+export async function findApiKey(store: RecordStore, presented: string): Promise<Principal | undefined> {
+  const record = await store.get(apiKeyRecordKey(await sha256Hex(presented)));
+  if (!record || record.state !== 'active') return undefined;
+  const { tenant, principal, scopes } = record.data;
+  return { tenant: String(tenant), principal: String(principal), scopes: Array.isArray(scopes) ? scopes.map(String) : [] };
+}

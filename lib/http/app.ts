@@ -1,0 +1,51 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { TenantDirectory } from '../dispatch/tenant-directory.ts';
+import { silentLogger, type Logger } from '../dispatch/events.ts';
+import type { RecordStore } from '../stores/store.ts';
+import { apiKeyAuth } from './auth.ts';
+import type { GatewayEnv } from './env.ts';
+import { errorResponse } from './errors.ts';
+import { dispatchRoutes } from './routes/dispatch.ts';
+import { toolRoutes } from './routes/tools.ts';
+
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface AppOptions {
+  tenants: TenantDirectory;
+  /** Where API keys (and idempotency records) live. */
+  store: RecordStore;
+  /** The runtime's environment or bindings: `env:NAME` secrets resolve here. */
+  env: Readonly<Record<string, string | undefined>>;
+  log?: Logger;
+  bodyLimitBytes?: number;
+  /** Shown by /healthz. */
+  info?: Record<string, string>;
+}
+
+/** The gateway: the same Hono app on every runtime; entrypoints only build its options. */
+export function createApp(options: AppOptions) {
+  const log = options.log ?? silentLogger;
+  const maxSize = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  const app = new Hono<GatewayEnv>();
+
+  app.get('/healthz', (c) => c.json({ status: 'ok', store: options.store.name, ...options.info }));
+
+  app.use(
+    '/v1/*',
+    bodyLimit({
+      maxSize,
+      onError: (c) => errorResponse(c, 413, 'payload_too_large', `request body is larger than ${maxSize} bytes`),
+    }),
+  );
+  app.use('/v1/*', apiKeyAuth(options.store, options.tenants));
+  app.route('/v1/tools', toolRoutes());
+  app.route('/v1/dispatch', dispatchRoutes(options.env));
+
+  app.notFound((c) => errorResponse(c, 404, 'not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
+  app.onError((error, c) => {
+    log('http.error', { path: new URL(c.req.url).pathname, error: error.message });
+    return errorResponse(c, 500, 'internal', 'internal error; the gateway logged the details');
+  });
+  return app;
+}

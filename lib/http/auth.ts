@@ -1,0 +1,33 @@
+import type { MiddlewareHandler } from 'hono';
+import type { TenantDirectory } from '../dispatch/tenant-directory.ts';
+import { findApiKey } from '../governance/api-keys.ts';
+import type { RecordStore } from '../stores/store.ts';
+import type { GatewayEnv } from './env.ts';
+import { errorResponse } from './errors.ts';
+
+/**
+ * Bearer API key → principal (tenant, principal, scopes) and the tenant's runtime. Naming
+ * another tenant (`?tenant=` or `X-Toolgate-Tenant`) answers 404, never 403, so a key cannot
+ * even learn that another tenant exists.
+ */
+export function apiKeyAuth(store: RecordStore, tenants: TenantDirectory): MiddlewareHandler<GatewayEnv> {
+  return async (c, next) => {
+    const header = c.req.header('authorization') ?? '';
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    if (!match) return errorResponse(c, 401, 'unauthorized', 'missing API key: send "Authorization: Bearer <key>"');
+    let principal;
+    try {
+      principal = await findApiKey(store, match[1]);
+    } catch (error) {
+      return errorResponse(c, 503, 'unavailable', `cannot check the API key: ${(error as Error).message}`);
+    }
+    if (!principal) return errorResponse(c, 401, 'unauthorized', 'invalid API key');
+    const named = c.req.query('tenant') ?? c.req.header('x-toolgate-tenant');
+    if (named !== undefined && named !== principal.tenant) return errorResponse(c, 404, 'not_found', `tenant "${named}" not found`);
+    const runtime = await tenants.runtime(principal.tenant);
+    if (!runtime) return errorResponse(c, 404, 'not_found', `tenant "${principal.tenant}" has no active manifest; publish one first`);
+    c.set('principal', principal);
+    c.set('runtime', runtime);
+    await next();
+  };
+}

@@ -1,0 +1,50 @@
+import { StaticTenantDirectory, type TenantDirectory } from '../dispatch/tenant-directory.ts';
+import type { GatewayServices } from '../dispatch/tenant-runtime.ts';
+import { silentLogger, type EventSink, type Logger } from '../dispatch/events.ts';
+import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../idempotency/claim.ts';
+import type { ToolExecutor } from '../registry/executor.ts';
+import { defaultExecutorKinds } from '../registry/executors/index.ts';
+import type { Manifest } from '../registry/manifest.ts';
+import type { RecordStore } from '../stores/store.ts';
+import { builtinTools } from '../tools/builtins.ts';
+import { createSchemaValidator } from '../validation/select-engine.ts';
+import type { SchemaValidator } from '../validation/validator.ts';
+import { createApp } from './app.ts';
+
+export interface GatewayConfig {
+  manifests: Manifest[];
+  store: RecordStore;
+  env: Readonly<Record<string, string | undefined>>;
+  validator?: SchemaValidator;
+  log?: Logger;
+  events?: EventSink;
+  bodyLimitBytes?: number;
+  profileTools?: (manifest: Manifest) => ToolExecutor[];
+}
+
+/** Everything a runtime needs, assembled the same way everywhere: services, tenants, the Hono app. */
+export function createGateway(config: GatewayConfig) {
+  const validator = config.validator ?? createSchemaValidator();
+  const log = config.log ?? silentLogger;
+  const services: GatewayServices = {
+    validator,
+    kinds: defaultExecutorKinds(),
+    builtins: builtinTools(),
+    store: config.store,
+    log,
+    events: config.events,
+    idempotencyTtlMs: Number(config.env.TOOLGATE_IDEMPOTENCY_TTL_MS ?? DEFAULT_IDEMPOTENCY_TTL_MS),
+    defaultTimeoutMs: 5000,
+    profileTools: config.profileTools,
+  };
+  const tenants: TenantDirectory = new StaticTenantDirectory(config.manifests, services);
+  const app = createApp({
+    tenants,
+    store: config.store,
+    env: config.env,
+    log,
+    bodyLimitBytes: config.bodyLimitBytes,
+    info: { validator: validator.engine },
+  });
+  return { app, services, tenants };
+}

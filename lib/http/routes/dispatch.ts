@@ -1,0 +1,35 @@
+import { Hono } from 'hono';
+import { dispatchBatch } from '../../dispatch/batch.ts';
+import { PROVIDER_FORMATS } from '../../dispatch/formats/index.ts';
+import { parseDispatchRequest } from '../dispatch-request.ts';
+import type { GatewayEnv } from '../env.ts';
+import { errorResponse, readJsonBody } from '../errors.ts';
+
+/** POST /v1/dispatch: always 200 with per-call results, whatever the tools did. */
+export function dispatchRoutes(env: Readonly<Record<string, string | undefined>>) {
+  const routes = new Hono<GatewayEnv>();
+
+  routes.post('/', async (c) => {
+    const read = await readJsonBody(c);
+    if (!read.ok) return read.response;
+    const parsed = await parseDispatchRequest(read.body, c.req.header('idempotency-key'));
+    if (!parsed.ok) return errorResponse(c, 400, 'invalid_request', parsed.message);
+    const { request } = parsed;
+    const principal = c.get('principal');
+    if (request.tenant !== undefined && request.tenant !== principal.tenant) return errorResponse(c, 404, 'not_found', `tenant "${request.tenant}" not found`);
+    const runtime = c.get('runtime');
+    const caller = {
+      tenant: principal.tenant,
+      principal: principal.principal,
+      scopes: new Set(principal.scopes),
+      thread_id: request.thread_id,
+      env,
+      manifest_version: runtime.manifest.version,
+    };
+    const results = await dispatchBatch(runtime.deps, caller, request.calls, { parallel: request.parallel });
+    const messages = request.format ? PROVIDER_FORMATS[request.format].writeResults(results, request.calls) : undefined;
+    return c.json({ thread_id: request.thread_id, manifest_version: runtime.manifest.version, results, ...(messages ? { messages } : {}) });
+  });
+
+  return routes;
+}

@@ -1,0 +1,44 @@
+import type { ToolDefinition, ToolDefinitionInput } from './definition.ts';
+import { defineTool } from './definition.ts';
+import type { JsonObject, JsonValue } from './json.ts';
+
+/** What an executor knows about the call it runs. */
+export interface ToolExecutionContext {
+  /** Aborted when the call times out; long-running work should stop when it fires. */
+  signal: AbortSignal;
+  call_id: string;
+  thread_id: string;
+  tenant: string;
+  principal: string;
+  /** The runtime's environment (bindings on Workers), where `env:NAME` secrets resolve. */
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/** An executor's answer: text for the model, or JSON that is serialised for it. */
+export type ToolOutput = string | JsonValue;
+
+/** One tool: its definition and how to run it. */
+export interface ToolExecutor {
+  readonly name: string;
+  readonly definition: ToolDefinition;
+  execute(args: JsonObject, context: ToolExecutionContext): Promise<ToolOutput>;
+}
+
+export type ToolHandler = (args: JsonObject, context: ToolExecutionContext) => Promise<ToolOutput> | ToolOutput;
+
+/** Wraps an async function as a tool. */
+export class FnToolExecutor implements ToolExecutor {
+  readonly name: string;
+  readonly definition: ToolDefinition;
+  readonly #handler: ToolHandler;
+
+  constructor(definition: ToolDefinitionInput, handler: ToolHandler) {
+    this.definition = defineTool(definition);
+    this.name = this.definition.name;
+    this.#handler = handler;
+  }
+
+  async execute(args: JsonObject, context: ToolExecutionContext): Promise<ToolOutput> {
+    return this.#handler(args, context);
+  }
+}

@@ -1,0 +1,83 @@
+import { resolveSecret } from '../../crypto/secrets.ts';
+import { signBody } from '../../crypto/signed-request.ts';
+import type { ToolDefinition } from '../definition.ts';
+import { ToolError } from '../errors.ts';
+import type { ToolExecutionContext, ToolExecutor, ToolOutput } from '../executor.ts';
+import type { JsonObject } from '../json.ts';
+import type { ExecutorKind, ManifestProblem } from './kind.ts';
+
+export interface HttpExecutorConfig {
+  url: string;
+  /** "env:NAME" */
+  secret: string;
+  headers?: Record<string, string>;
+}
+
+const ERROR_BODY_CHARS = 500;
+
+/**
+ * A tenant's own tool behind an HTTPS endpoint. toolgate POSTs
+ * `{tool, arguments, call_id, thread_id, tenant}` signed with HMAC-SHA256 over
+ * `timestamp + "." + body`; a 2xx JSON or text answer is the result.
+ */
+export class HttpToolExecutor implements ToolExecutor {
+  readonly name: string;
+  readonly definition: ToolDefinition;
+  readonly #config: HttpExecutorConfig;
+
+  constructor(definition: ToolDefinition, config: HttpExecutorConfig) {
+    this.name = definition.name;
+    this.definition = definition;
+    this.#config = config;
+  }
+
+  async execute(args: JsonObject, context: ToolExecutionContext): Promise<ToolOutput> {
+    const secret = resolveSecret(this.#config.secret, context.env);
+    const body = JSON.stringify({ tool: this.name, arguments: args, call_id: context.call_id, thread_id: context.thread_id, tenant: context.tenant });
+    const headers = { ...this.#config.headers, 'content-type': 'application/json', 'user-agent': 'toolgate', ...(await signBody(secret, body)) };
+    let response: Response;
+    try {
+      response = await fetch(this.#config.url, { method: 'POST', headers, body, signal: context.signal });
+    } catch (error) {
+      if (context.signal.aborted) throw context.signal.reason;
+      throw new ToolError('error', `Could not reach tool \`${this.name}\` at ${this.#config.url}: ${causeOf(error)}`, { status: 0 });
+    }
+    const text = await response.text();
+    if (!response.ok) {
+      const excerpt = text.length > ERROR_BODY_CHARS ? `${text.slice(0, ERROR_BODY_CHARS)}…` : text;
+      throw new ToolError('error', `Tool \`${this.name}\` answered HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`, { status: response.status });
+    }
+    if (!(response.headers.get('content-type') ?? '').includes('json')) return text;
+    try {
+      return JSON.parse(text) as ToolOutput;
+    } catch {
+      return text;
+    }
+  }
+}
+
+function causeOf(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+}
+
+export const httpExecutorKind: ExecutorKind = {
+  kind: 'http',
+  check(config, path) {
+    const problems: ManifestProblem[] = [];
+    if (typeof config.url !== 'string' || !/^https?:\/\/[^/]/.test(config.url)) {
+      problems.push({ path: `${path}.url`, message: 'must be the http(s) URL of the tool endpoint' });
+    }
+    if (config.secret === undefined) problems.push({ path: `${path}.secret`, message: 'is required: the HMAC signing secret, as "env:NAME"' });
+    if (config.headers !== undefined && (typeof config.headers !== 'object' || config.headers === null || Object.values(config.headers).some((v) => typeof v !== 'string'))) {
+      problems.push({ path: `${path}.headers`, message: 'must be an object of header names to string values' });
+    }
+    const unknown = Object.keys(config).filter((key) => !['kind', 'url', 'secret', 'headers'].includes(key));
+    for (const key of unknown) problems.push({ path: `${path}.${key}`, message: 'is not a field of an http executor (url, secret, headers)' });
+    return problems;
+  },
+  baseDefinition: () => undefined,
+  create(definition, config) {
+    return new HttpToolExecutor(definition, config as unknown as HttpExecutorConfig);
+  },
+};

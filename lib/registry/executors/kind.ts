@@ -1,0 +1,22 @@
+import type { ToolDefinition } from '../definition.ts';
+import type { ToolExecutor } from '../executor.ts';
+import type { JsonObject } from '../json.ts';
+
+/** A problem found in a manifest, located by JSON path (`$.tools[2].executor.url`). */
+export interface ManifestProblem {
+  path: string;
+  message: string;
+}
+
+export interface ExecutorKindContext {
+  builtins: ReadonlyMap<string, ToolExecutor>;
+}
+
+/** One `executor.kind` a manifest may use: how to check its entry and build its executor. */
+export interface ExecutorKind {
+  readonly kind: string;
+  check(config: JsonObject, path: string, toolName: string, context: ExecutorKindContext): ManifestProblem[];
+  /** The definition the tool starts from before the manifest's fields apply (builtins have one). */
+  baseDefinition(config: JsonObject, toolName: string, context: ExecutorKindContext): ToolDefinition | undefined;
+  create(definition: ToolDefinition, config: JsonObject, context: ExecutorKindContext): ToolExecutor;
+}

@@ -1,0 +1,99 @@
+import manifestSchema from '../../schema/manifest.v1.json' with { type: 'json' };
+import { lintSchema } from '../validation/schema-lint.ts';
+import type { CompiledSchema, SchemaValidator } from '../validation/validator.ts';
+import { isJsonObject, type JsonObject } from './json.ts';
+import type { ExecutorKind, ExecutorKindContext, ManifestProblem } from './executors/kind.ts';
+import type { Manifest, ManifestTool } from './manifest.ts';
+import { joinPath, jsonPath } from './manifest-paths.ts';
+import { findInlineSecrets } from './manifest-secrets.ts';
+
+export interface ManifestLoadOptions extends ExecutorKindContext {
+  validator: SchemaValidator;
+  kinds: ReadonlyMap<string, ExecutorKind>;
+}
+
+export type ManifestLoadResult = { ok: true; manifest: Manifest } | { ok: false; problems: ManifestProblem[] };
+
+const compiledManifestSchemas = new WeakMap<SchemaValidator, CompiledSchema>();
+
+function manifestSchemaFor(validator: SchemaValidator): CompiledSchema {
+  let compiled = compiledManifestSchemas.get(validator);
+  if (!compiled) {
+    compiled = validator.compile(manifestSchema);
+    compiledManifestSchemas.set(validator, compiled);
+  }
+  return compiled;
+}
+
+/** Parses manifest text; a JSON syntax error is a problem at `$` with its position. */
+export function parseManifestText(text: string, options: ManifestLoadOptions): ManifestLoadResult {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, problems: [{ path: '$', message: `not valid JSON: ${(error as Error).message}` }] };
+  }
+  return loadManifest(value, options);
+}
+
+/** Checks a manifest and reports every problem with its JSON path, or returns it typed. */
+export function loadManifest(value: unknown, options: ManifestLoadOptions): ManifestLoadResult {
+  const problems: ManifestProblem[] = [];
+  const structural = manifestSchemaFor(options.validator)(value);
+  if (!structural.valid) {
+    for (const v of structural.violations) problems.push({ path: jsonPath(v.pointer), message: v.detail });
+  }
+  if (isJsonObject(value)) {
+    if (Array.isArray(value.tools)) problems.push(...checkTools(value.tools, options));
+    problems.push(...findInlineSecrets(value.execution_environment, '$.execution_environment'));
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, manifest: value as unknown as Manifest };
+}
+
+function checkTools(tools: unknown[], options: ManifestLoadOptions): ManifestProblem[] {
+  const problems: ManifestProblem[] = [];
+  const firstIndex = new Map<string, number>();
+  tools.forEach((tool, index) => {
+    if (!isJsonObject(tool)) return;
+    const path = `$.tools[${index}]`;
+    const name = typeof tool.name === 'string' ? tool.name : '';
+    if (name !== '') {
+      const first = firstIndex.get(name);
+      if (first === undefined) firstIndex.set(name, index);
+      else problems.push({ path: `${path}.name`, message: `duplicate tool name "${name}" (first defined at $.tools[${first}])` });
+    }
+    problems.push(...checkExecutor(tool, name, path, options));
+    if (tool.input_schema !== undefined) problems.push(...checkInputSchema(tool.input_schema, `${path}.input_schema`, options.validator));
+  });
+  return problems;
+}
+
+function checkExecutor(tool: JsonObject, name: string, path: string, options: ManifestLoadOptions): ManifestProblem[] {
+  const executor = tool.executor;
+  if (!isJsonObject(executor) || typeof executor.kind !== 'string') return [];
+  const kind = options.kinds.get(executor.kind);
+  if (!kind) {
+    return [{ path: `${path}.executor.kind`, message: `unknown executor kind "${executor.kind}" (known: ${[...options.kinds.keys()].join(', ')})` }];
+  }
+  const problems = [...kind.check(executor, `${path}.executor`, name, options), ...findInlineSecrets(executor, `${path}.executor`)];
+  if (!kind.baseDefinition(executor, name, options)) {
+    if (tool.input_schema === undefined) problems.push({ path: `${path}.input_schema`, message: `is required for ${executor.kind} tools` });
+    if (tool.description === undefined) problems.push({ path: `${path}.description`, message: `is required for ${executor.kind} tools: the model reads it to decide when to call the tool` });
+  }
+  return problems;
+}
+
+function checkInputSchema(schema: unknown, path: string, validator: SchemaValidator): ManifestProblem[] {
+  if (!isJsonObject(schema)) return [];
+  if (schema.type !== 'object') return [{ path: `${path}.type`, message: 'must be "object": tool arguments are a JSON object' }];
+  const problems = lintSchema(schema).map((p) => ({ path: joinPath(path, p.path), message: p.message }));
+  if (problems.length > 0) return problems;
+  try {
+    validator.compile(schema);
+    return [];
+  } catch (error) {
+    return [{ path, message: `is not a valid JSON Schema: ${(error as Error).message}` }];
+  }
+}
+
+export type { ManifestProblem, ManifestTool };

@@ -1,0 +1,115 @@
+import { appendPointer, argumentPath } from './json-pointer.ts';
+
+/** What an engine reports about one violation, before it is put into words. */
+export interface RawViolation {
+  keyword: string;
+  /** Where in the arguments the violation is. */
+  pointer: string;
+  /** The keyword's value in the schema (the expectation). */
+  expected: unknown;
+  /** The value found in the arguments at `pointer`. */
+  actual: unknown;
+  /** For required/additionalProperties: the property concerned. */
+  property?: string;
+  /** The engine's own wording, used when we have nothing better. */
+  fallback: string;
+}
+
+/** Describes a value briefly: `string "abc"`, `number 5`, `an array`, `an object`. */
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'string') {
+    const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+    return `string ${JSON.stringify(shown)}`;
+  }
+  return `${typeof value} ${String(value)}`;
+}
+
+function typeName(type: unknown): string {
+  if (Array.isArray(type)) return type.map(typeName).join(' or ');
+  if (type === 'object' || type === 'array' || type === 'integer') return `an ${type}`;
+  if (type === 'null') return 'null';
+  return `a ${String(type)}`;
+}
+
+function listValues(values: unknown): string {
+  return Array.isArray(values) ? values.map((v) => JSON.stringify(v)).join(', ') : JSON.stringify(values);
+}
+
+/** A one-line summary of a schema branch, for anyOf/oneOf messages. */
+function branchSummary(branch: unknown): string {
+  if (branch === true) return 'anything';
+  if (branch === false || branch === null || typeof branch !== 'object') return 'nothing';
+  const record = branch as Record<string, unknown>;
+  if ('const' in record) return JSON.stringify(record.const);
+  if (Array.isArray(record.enum)) return `one of ${listValues(record.enum)}`;
+  if (record.type !== undefined) return typeName(record.type);
+  if (typeof record.$ref === 'string') return record.$ref.split('/').pop() ?? 'a schema';
+  return 'a schema';
+}
+
+type Describe = (v: RawViolation) => string;
+
+const plural = (n: unknown, word: string) => `${String(n)} ${word}${n === 1 ? '' : 's'}`;
+
+const DESCRIBERS: Record<string, Describe> = {
+  type: (v) => `must be ${typeName(v.expected)}, got ${describeValue(v.actual)}`,
+  enum: (v) => `must be one of ${listValues(v.expected)}, got ${JSON.stringify(v.actual)}`,
+  const: (v) => `must be exactly ${JSON.stringify(v.expected)}, got ${JSON.stringify(v.actual)}`,
+  minLength: (v) => `must be at least ${plural(v.expected, 'character')} long`,
+  maxLength: (v) => `must be at most ${plural(v.expected, 'character')} long`,
+  minimum: (v) => `must be >= ${String(v.expected)}, got ${String(v.actual)}`,
+  maximum: (v) => `must be <= ${String(v.expected)}, got ${String(v.actual)}`,
+  exclusiveMinimum: (v) => `must be > ${String(v.expected)}, got ${String(v.actual)}`,
+  exclusiveMaximum: (v) => `must be < ${String(v.expected)}, got ${String(v.actual)}`,
+  multipleOf: (v) => `must be a multiple of ${String(v.expected)}, got ${String(v.actual)}`,
+  pattern: (v) => `must match the pattern /${String(v.expected)}/, got ${describeValue(v.actual)}`,
+  format: (v) => `must be a valid ${String(v.expected)}, got ${describeValue(v.actual)}`,
+  minItems: (v) => `must have at least ${plural(v.expected, 'item')}`,
+  maxItems: (v) => `must have at most ${plural(v.expected, 'item')}`,
+  uniqueItems: () => 'must not contain duplicate items',
+  minProperties: (v) => `must have at least ${plural(v.expected, 'property')}`,
+  maxProperties: (v) => `must have at most ${plural(v.expected, 'property')}`,
+  anyOf: (v) => `must match one of: ${(v.expected as unknown[]).map(branchSummary).join(' | ')}`,
+  oneOf: (v) => `must match exactly one of: ${(v.expected as unknown[]).map(branchSummary).join(' | ')}`,
+  not: () => 'has a value that is not allowed here',
+  false: () => 'is not allowed',
+  'false schema': () => 'is not allowed',
+  contains: () => 'must contain at least one item of the expected shape',
+};
+
+export interface DescribedViolation {
+  pointer: string;
+  /** The rule alone ("must be a string, got number 5"), for callers that print the path themselves. */
+  detail: string;
+  /** A whole sentence naming the argument. */
+  message: string;
+}
+
+/** Puts one violation into words a model can act on. */
+export function describeViolation(v: RawViolation): DescribedViolation {
+  if (v.keyword === 'required' && v.property !== undefined) {
+    const pointer = appendPointer(v.pointer, v.property);
+    const where = v.pointer === '' ? 'argument' : 'property';
+    return { pointer, detail: 'is required', message: `missing required ${where} \`${argumentPath(pointer)}\`` };
+  }
+  if ((v.keyword === 'additionalProperties' || v.keyword === 'unevaluatedProperties') && v.property !== undefined) {
+    const pointer = appendPointer(v.pointer, v.property);
+    const where = v.pointer === '' ? 'argument' : 'property';
+    return { pointer, detail: 'is not allowed here', message: `unexpected ${where} \`${argumentPath(pointer)}\` is not allowed` };
+  }
+  const describe = DESCRIBERS[v.keyword];
+  const detail = describe ? describe(v) : v.fallback;
+  return { pointer: v.pointer, detail, message: `\`${argumentPath(v.pointer)}\` ${detail}` };
+}
+
+/** Adds the list of allowed names to an "unexpected argument" message when the schema has one. */
+export function allowedPropertiesHint(schemaAtParent: unknown): string {
+  if (schemaAtParent === null || typeof schemaAtParent !== 'object') return '';
+  const properties = (schemaAtParent as Record<string, unknown>).properties;
+  if (properties === null || typeof properties !== 'object') return '';
+  const names = Object.keys(properties);
+  return names.length > 0 ? ` (allowed: ${names.join(', ')})` : '';
+}
