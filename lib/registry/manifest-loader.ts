@@ -76,7 +76,7 @@ function checkExecutor(tool: JsonObject, name: string, path: string, options: Ma
     return [{ path: `${path}.executor.kind`, message: `unknown executor kind "${executor.kind}" (known: ${[...options.kinds.keys()].join(', ')})` }];
   }
   const problems = [...kind.check(executor, `${path}.executor`, name, options), ...findInlineSecrets(executor, `${path}.executor`)];
-  if (!kind.baseDefinition(executor, name, options)) {
+  if (kind.needsDefinition) {
     if (tool.input_schema === undefined) problems.push({ path: `${path}.input_schema`, message: `is required for ${executor.kind} tools` });
     if (tool.description === undefined) problems.push({ path: `${path}.description`, message: `is required for ${executor.kind} tools: the model reads it to decide when to call the tool` });
   }

@@ -8,6 +8,7 @@ const builtinName = (config: JsonObject, toolName: string) => (typeof config.nam
 /** `{"kind": "builtin", "name"?: "echo"}`: a tool registered in code, with the manifest's overrides. */
 export const builtinExecutorKind: ExecutorKind = {
   kind: 'builtin',
+  needsDefinition: false,
   check(config, path, toolName, context) {
     const name = builtinName(config, toolName);
     if (context.builtins.has(name)) return [];

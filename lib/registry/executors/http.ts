@@ -63,6 +63,7 @@ function causeOf(error: unknown): string {
 
 export const httpExecutorKind: ExecutorKind = {
   kind: 'http',
+  needsDefinition: true,
   check(config, path) {
     const problems: ManifestProblem[] = [];
     if (typeof config.url !== 'string' || !/^https?:\/\/[^/]/.test(config.url)) {

@@ -15,6 +15,8 @@ export interface ExecutorKindContext {
 /** One `executor.kind` a manifest may use: how to check its entry and build its executor. */
 export interface ExecutorKind {
   readonly kind: string;
+  /** Whether manifest entries must bring their own description and input_schema. */
+  readonly needsDefinition: boolean;
   check(config: JsonObject, path: string, toolName: string, context: ExecutorKindContext): ManifestProblem[];
   /** The definition the tool starts from before the manifest's fields apply (builtins have one). */
   baseDefinition(config: JsonObject, toolName: string, context: ExecutorKindContext): ToolDefinition | undefined;

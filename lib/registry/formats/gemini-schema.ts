@@ -40,6 +40,8 @@ export function toGeminiSchema(tool: string, root: unknown): Schema {
       // Gemini enums are strings only: say the allowed values in words instead.
       out.description = `${out.description ? `${String(out.description)} ` : ''}Allowed values: ${out.enum.map((v) => JSON.stringify(v)).join(', ')}.`;
       delete out.enum;
+    } else if (Array.isArray(out.enum) && out.type === undefined) {
+      out.type = 'string';
     }
     if (typeof out.format === 'string' && !(GEMINI_FORMATS[String(out.type)] ?? []).includes(out.format)) delete out.format;
     if (out.properties && typeof out.properties === 'object') {

@@ -1,0 +1,59 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, spawnNode, type Spawned } from '../helpers/processes.ts';
+
+/** `npm start` as a user runs it: the real CLI, a real port, the demo tenant, requests over HTTP. */
+describe('toolgate serve (npm start)', () => {
+  let gateway: Spawned;
+  let url: string;
+  let key: string;
+  const dataDir = mkdtempSync(join(tmpdir(), 'toolgate-serve-'));
+
+  beforeAll(async () => {
+    const port = await freePort();
+    gateway = spawnNode(['bin/toolgate.js', 'serve'], { env: { PORT: String(port), TOOLGATE_DATA_DIR: dataDir, TOOLGATE_DEMO_KEY: '' } });
+    const [, listening] = await gateway.waitFor(/toolgate listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    url = listening;
+    [, key] = await gateway.waitFor(/demo API key: (tg_[0-9a-f]+)/);
+  });
+  afterAll(async () => {
+    await gateway.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('generates a demo key at first start and keeps it under the data folder, owner-only', async () => {
+    expect(readFileSync(join(dataDir, 'demo-key'), 'utf8').trim()).toBe(key);
+    const { statSync } = await import('node:fs');
+    expect(statSync(join(dataDir, 'demo-key')).mode & 0o777).toBe(0o600);
+  });
+
+  it('lists tools in OpenAI format and dispatches a parallel batch (the README examples)', async () => {
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const tools = await (await fetch(`${url}/v1/tools?format=openai`, { headers })).json();
+    expect(tools.tools.map((t: { function: { name: string } }) => t.function.name)).toContain('echo');
+    const response = await fetch(`${url}/v1/dispatch`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        thread_id: 'readme-1',
+        parallel: true,
+        calls: [
+          { call_id: 'call_1', name: 'echo', arguments: { text: 'hello from toolgate' } },
+          { call_id: 'call_2', name: 'send_email', arguments: { to: 'a@b.c' } },
+          { call_id: 'call_3', name: 'echo', arguments: { txt: 'typo' } },
+        ],
+      }),
+    });
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body.results.map((r: { status: string }) => r.status)).toEqual(['ok', 'unknown_tool', 'invalid_arguments']);
+    expect(body.results[0].content).toBe('hello from toolgate');
+  });
+
+  it('serves on 127.0.0.1 and writes JSON log lines with an event field', async () => {
+    const line = gateway.output().split('\n').find((l) => l.startsWith('{') && l.includes('tools.dispatch'));
+    expect(line && JSON.parse(line).event).toMatch(/^tools\.dispatch\./);
+  });
+});

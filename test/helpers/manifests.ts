@@ -1,0 +1,29 @@
+import { defaultExecutorKinds } from '../../lib/registry/executors/index.ts';
+import type { Manifest } from '../../lib/registry/manifest.ts';
+import { loadManifest, type ManifestLoadOptions } from '../../lib/registry/manifest-loader.ts';
+import { builtinTools } from '../../lib/tools/builtins.ts';
+import { createAjvValidator } from '../../lib/validation/ajv-engine.ts';
+
+export function loaderOptions(overrides: Partial<ManifestLoadOptions> = {}): ManifestLoadOptions {
+  return { validator: createAjvValidator(), kinds: defaultExecutorKinds(), builtins: builtinTools(), ...overrides };
+}
+
+/** A valid manifest to start from; tests change one thing at a time. */
+export function baseManifest(overrides: Partial<Manifest> = {}): Manifest {
+  return {
+    format: 'toolgate.manifest/v1',
+    tenant: 'acme',
+    version: '1',
+    profile: 'openai',
+    policy: { read: 'grant', write: 'grant', execute: 'deny' },
+    tools: [{ name: 'echo', executor: { kind: 'builtin' } }],
+    ...overrides,
+  };
+}
+
+/** Loads a manifest that must be valid, for tests that need one. */
+export function validManifest(overrides: Partial<Manifest> = {}): Manifest {
+  const result = loadManifest(baseManifest(overrides), loaderOptions());
+  if (!result.ok) throw new Error(`test manifest invalid: ${JSON.stringify(result.problems)}`);
+  return result.manifest;
+}
