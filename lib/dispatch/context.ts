@@ -1,7 +1,9 @@
+import type { AuditRecorder } from '../audit/recorder.ts';
 import type { Governor } from '../governance/policy.ts';
 import type { ToolRegistry } from '../registry/registry.ts';
-import type { RecordStore } from '../stores/store.ts';
+import type { Store } from '../stores/store.ts';
 import type { EventSink, Logger } from './events.ts';
+import type { DispatchMetrics } from './metrics.ts';
 import type { SchemaCache } from './schema-cache.ts';
 
 /** Who is calling and where: one per request. */
@@ -22,8 +24,11 @@ export interface DispatchDeps {
   registry: ToolRegistry;
   schemas: SchemaCache;
   governor: Governor;
-  /** Where idempotency records live; without one, nothing is deduplicated. */
-  store?: RecordStore;
+  /** Idempotency records; without a store, nothing is deduplicated. */
+  store?: Store;
+  /** Audit envelopes; without a recorder, nothing is audited. */
+  audit?: AuditRecorder;
+  metrics?: DispatchMetrics;
   idempotencyTtlMs: number;
   defaultTimeoutMs: number;
   events?: EventSink;

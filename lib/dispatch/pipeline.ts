@@ -1,30 +1,21 @@
-import { completeIdempotencyKey, releaseIdempotencyKey } from '../idempotency/claim.ts';
+import { hashJson } from '../idempotency/canonical-json.ts';
 import { truncateOutput } from '../tools/truncate.ts';
 import { elapsedMs, failureResult, type CallFailure, type ToolCall, type ToolResult } from './call.ts';
 import type { CallerContext, DispatchDeps } from './context.ts';
 import { authorizeStage } from './stages/authorize.ts';
-import { claimStage, type HeldClaim } from './stages/claim.ts';
+import { claimStage } from './stages/claim.ts';
 import { executeStage } from './stages/execute.ts';
 import { governStage } from './stages/govern.ts';
 import { lookupStage } from './stages/lookup.ts';
 import { parseStage } from './stages/parse.ts';
+import { recordStage } from './stages/record.ts';
 import { validateStage } from './stages/validate.ts';
+import type { CallTrace } from './trace.ts';
 
 export interface DispatchOptions {
   /** Overrides the tool's own timeout (ToolRouter.execute's third argument). */
   timeoutMs?: number;
 }
-
-interface Finished {
-  result: ToolResult;
-  /** The full output (or error message), for the end event and audit. */
-  output: string;
-}
-
-const failed = (call: ToolCall, failure: CallFailure, startedAt: number): Finished => {
-  const result = failureResult(call, failure, startedAt);
-  return { result, output: result.content };
-};
 
 /**
  * parse → lookup → validate → authorize → govern → claim → execute → truncate → record.
@@ -35,66 +26,63 @@ export async function dispatchCall(deps: DispatchDeps, caller: CallerContext, ca
   const base = { call_id: call.call_id, name: call.name, thread_id: caller.thread_id, tenant: caller.tenant };
   deps.events?.({ type: 'tool_call.start', ...base, arguments: call.arguments });
   deps.log('tools.dispatch.started', base);
-  let finished: Finished;
+  let trace: CallTrace;
   try {
-    finished = await runStages(deps, caller, call, startedAt, options);
+    trace = await runStages(deps, caller, call, startedAt, options);
+    await recordStage(deps, caller, trace);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     deps.log('tools.dispatch.failed', { ...base, stage: 'internal', error: message });
-    finished = failed(call, { code: 'error', message: `Internal error while dispatching \`${call.name}\`: ${message}` }, startedAt);
+    const result = failureResult(call, { code: 'error', message: `Internal error while dispatching \`${call.name}\`: ${message}` }, startedAt);
+    trace = { result, output: result.content, raw_arguments: call.arguments, decision: { decision: 'error', stage: 'internal' } };
   }
-  deps.events?.({ type: 'tool_call.end', ...base, result: finished.result, output: finished.output });
-  const { status, duration_ms } = finished.result;
-  deps.log(status === 'ok' ? 'tools.dispatch.completed' : 'tools.dispatch.failed', { ...base, status, duration_ms });
-  return finished.result;
+  const { result } = trace;
+  deps.events?.({ type: 'tool_call.end', ...base, result, output: trace.output });
+  deps.metrics?.observe(result);
+  deps.log(result.status === 'ok' ? 'tools.dispatch.completed' : 'tools.dispatch.failed', { ...base, status: result.status, duration_ms: result.duration_ms });
+  return result;
 }
 
-async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCall, startedAt: number, options: DispatchOptions): Promise<Finished> {
+async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCall, startedAt: number, options: DispatchOptions): Promise<CallTrace> {
+  const stopped = (stage: string, failure: CallFailure, known: Partial<CallTrace> = {}): CallTrace => {
+    const result = failureResult(call, failure, startedAt);
+    return { raw_arguments: call.arguments, decision: { decision: 'rejected', stage, reason: failure.code }, ...known, result, output: result.content };
+  };
   const parsed = parseStage(call.arguments);
-  if (!parsed.ok) return failed(call, parsed.failure, startedAt);
+  if (!parsed.ok) return stopped('parse', parsed.failure);
   const found = lookupStage(deps.registry, call.name);
-  if (!found.ok) return failed(call, found.failure, startedAt);
+  if (!found.ok) return stopped('lookup', found.failure, { args: parsed.value });
   const executor = found.value;
   const definition = executor.definition;
   const validated = validateStage(deps.schemas, definition, parsed.value);
-  if (!validated.ok) return failed(call, validated.failure, startedAt);
+  if (!validated.ok) return stopped('validate', validated.failure, { args: parsed.value, definition });
   const args = validated.value;
+  // The arguments hash keys idempotency and audit; nothing to hash for without a store.
+  const args_hash = deps.store ? await hashJson(args) : undefined;
+  const known = { definition, args, args_hash };
   const authorized = authorizeStage(definition, caller.scopes);
-  if (!authorized.ok) return failed(call, authorized.failure, startedAt);
+  if (!authorized.ok) return stopped('authorize', authorized.failure, known);
   const governed = await governStage(deps.governor, { definition, args, principal: caller.principal });
   deps.log('tools.dispatch.decision', { call_id: call.call_id, tool: call.name, tenant: caller.tenant, decision: governed.ok ? 'grant' : governed.failure.code });
-  if (!governed.ok) return failed(call, governed.failure, startedAt);
+  if (!governed.ok) {
+    const trace = stopped('govern', governed.failure, known);
+    return { ...trace, decision: { decision: governed.failure.code, stage: 'govern', reason: String(governed.failure.details?.reason ?? '') } };
+  }
+  const decision = { decision: 'grant', stage: 'govern', reason: governed.value.reason };
 
   const timeoutMs = options.timeoutMs ?? definition.timeout_ms ?? deps.defaultTimeoutMs;
-  const claimed = await claimStage(deps, caller, call.call_id, definition, args, timeoutMs);
-  if (!claimed.ok) return failed(call, claimed.failure, startedAt);
-  if (claimed.value.replay) return { result: { ...claimed.value.replay, call_id: call.call_id }, output: claimed.value.replay.content };
+  const claimed = await claimStage(deps, caller, call.call_id, definition, args, args_hash, timeoutMs);
+  if (!claimed.ok) return { ...stopped('claim', claimed.failure, known), decision };
+  const { claim, replay, head } = claimed.value;
+  if (replay) return { ...known, raw_arguments: call.arguments, decision, head, result: { ...replay, call_id: call.call_id }, output: replay.content };
 
   const executed = await executeStage(executor, args, { call_id: call.call_id, thread_id: caller.thread_id, tenant: caller.tenant, principal: caller.principal, env: caller.env }, timeoutMs);
-  const finished: Finished = executed.ok
-    ? { result: okResult(call, executed.value, definition.output, startedAt), output: executed.value }
-    : failed(call, executed.failure, startedAt);
-  await recordClaim(deps, claimed.value.claim, finished.result);
-  return finished;
-}
-
-function okResult(call: ToolCall, output: string, limits: Parameters<typeof truncateOutput>[1], startedAt: number): ToolResult {
-  const { content, truncated } = truncateOutput(output, limits);
-  return { call_id: call.call_id, name: call.name, status: 'ok', is_error: false, content, truncated, duration_ms: elapsedMs(startedAt) };
-}
-
-/**
- * Stores the result the model saw under the claim, so a retry replays it. An `unavailable`
- * result means the tool never ran (its environment was unreachable): the claim is released.
- */
-async function recordClaim(deps: DispatchDeps, claim: HeldClaim | undefined, result: ToolResult): Promise<void> {
-  if (!claim || !deps.store) return;
-  try {
-    if (result.status === 'unavailable') await releaseIdempotencyKey(deps.store, claim.request.key, claim.owner);
-    else if (!(await completeIdempotencyKey(deps.store, { ...claim.request, now: deps.now() }, claim.owner, result))) {
-      deps.log('tools.dispatch.failed', { stage: 'record', call_id: result.call_id, reason: 'idempotency lease lost before completion' });
-    }
-  } catch (error) {
-    deps.log('tools.dispatch.failed', { stage: 'record', call_id: result.call_id, store: deps.store.name, error: (error as Error).message });
+  const trace = { ...known, raw_arguments: call.arguments, decision, claim, head };
+  if (!executed.ok) {
+    const result = failureResult(call, executed.failure, startedAt);
+    return { ...trace, result, output: result.content };
   }
+  const { content, truncated } = truncateOutput(executed.value, definition.output);
+  const result: ToolResult = { call_id: call.call_id, name: call.name, status: 'ok', is_error: false, content, truncated, duration_ms: elapsedMs(startedAt) };
+  return { ...trace, result, output: executed.value };
 }

@@ -3,7 +3,8 @@ import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../idempotency/claim.ts';
 import type { ToolDefinition, ToolDefinitionInput } from '../registry/definition.ts';
 import { FnToolExecutor, type ToolExecutor, type ToolHandler } from '../registry/executor.ts';
 import { ToolRegistry, type RegisterOptions } from '../registry/registry.ts';
-import type { RecordStore } from '../stores/store.ts';
+import { AuditRecorder } from '../audit/recorder.ts';
+import type { Store } from '../stores/store.ts';
 import { createSchemaValidator } from '../validation/select-engine.ts';
 import type { SchemaValidator } from '../validation/validator.ts';
 import { dispatchBatch } from './batch.ts';
@@ -18,8 +19,8 @@ export interface ToolRouterOptions {
   policy?: Partial<TierPolicy>;
   /** A governor of your own; takes precedence over `policy`. */
   governor?: Governor;
-  /** Enables idempotency (replay of retried calls). */
-  store?: RecordStore;
+  /** Enables idempotency (replay of retried calls) and the audit trail. */
+  store?: Store;
   validator?: SchemaValidator;
   events?: EventSink;
   log?: Logger;
@@ -46,6 +47,7 @@ export class ToolRouter {
       schemas: new SchemaCache(options.validator ?? createSchemaValidator()),
       governor: options.governor ?? tierGovernor(options.policy),
       store: options.store,
+      audit: options.store ? new AuditRecorder(options.store) : undefined,
       idempotencyTtlMs: DEFAULT_IDEMPOTENCY_TTL_MS,
       defaultTimeoutMs,
       events: options.events,

@@ -4,7 +4,9 @@ import type { ExecutorKind } from '../registry/executors/kind.ts';
 import type { Manifest } from '../registry/manifest.ts';
 import { buildManifestRegistry } from '../registry/manifest-registry.ts';
 import type { ToolRegistry } from '../registry/registry.ts';
-import type { RecordStore } from '../stores/store.ts';
+import type { AuditRecorder } from '../audit/recorder.ts';
+import type { Store } from '../stores/store.ts';
+import type { DispatchMetrics } from './metrics.ts';
 import type { SchemaValidator } from '../validation/validator.ts';
 import type { DispatchDeps } from './context.ts';
 import type { EventSink, Logger } from './events.ts';
@@ -15,7 +17,9 @@ export interface GatewayServices {
   validator: SchemaValidator;
   kinds: ReadonlyMap<string, ExecutorKind>;
   builtins: ReadonlyMap<string, ToolExecutor>;
-  store?: RecordStore;
+  store?: Store;
+  audit?: AuditRecorder;
+  metrics?: DispatchMetrics;
   log: Logger;
   events?: EventSink;
   idempotencyTtlMs: number;
@@ -34,6 +38,7 @@ export interface TenantRuntime {
 export function buildTenantRuntime(manifest: Manifest, services: GatewayServices): TenantRuntime {
   const registry = buildManifestRegistry(manifest, services.kinds, services, services.profileTools?.(manifest) ?? []);
   services.log('tools.registered', { tenant: manifest.tenant, version: manifest.version, tools: registry.size });
+  services.metrics?.registrySize(manifest.tenant, registry.size);
   return {
     manifest,
     registry,
@@ -42,6 +47,8 @@ export function buildTenantRuntime(manifest: Manifest, services: GatewayServices
       schemas: new SchemaCache(services.validator),
       governor: tierGovernor(manifest.policy),
       store: services.store,
+      audit: services.audit,
+      metrics: services.metrics,
       idempotencyTtlMs: services.idempotencyTtlMs,
       defaultTimeoutMs: services.defaultTimeoutMs,
       events: services.events,

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { TenantDirectory } from '../dispatch/tenant-directory.ts';
 import { silentLogger, type Logger } from '../dispatch/events.ts';
-import type { RecordStore } from '../stores/store.ts';
+import type { Store } from '../stores/store.ts';
 import { apiKeyAuth } from './auth.ts';
 import type { GatewayEnv } from './env.ts';
 import { errorResponse } from './errors.ts';
@@ -14,7 +14,7 @@ export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 export interface AppOptions {
   tenants: TenantDirectory;
   /** Where API keys (and idempotency records) live. */
-  store: RecordStore;
+  store: Store;
   /** The runtime's environment or bindings: `env:NAME` secrets resolve here. */
   env: Readonly<Record<string, string | undefined>>;
   log?: Logger;

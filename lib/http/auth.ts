@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { TenantDirectory } from '../dispatch/tenant-directory.ts';
 import { findApiKey } from '../governance/api-keys.ts';
-import type { RecordStore } from '../stores/store.ts';
+import type { Store } from '../stores/store.ts';
 import type { GatewayEnv } from './env.ts';
 import { errorResponse } from './errors.ts';
 
@@ -10,7 +10,7 @@ import { errorResponse } from './errors.ts';
  * another tenant (`?tenant=` or `X-Toolgate-Tenant`) answers 404, never 403, so a key cannot
  * even learn that another tenant exists.
  */
-export function apiKeyAuth(store: RecordStore, tenants: TenantDirectory): MiddlewareHandler<GatewayEnv> {
+export function apiKeyAuth(store: Store, tenants: TenantDirectory): MiddlewareHandler<GatewayEnv> {
   return async (c, next) => {
     const header = c.req.header('authorization') ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);

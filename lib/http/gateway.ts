@@ -5,15 +5,17 @@ import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../idempotency/claim.ts';
 import type { ToolExecutor } from '../registry/executor.ts';
 import { defaultExecutorKinds } from '../registry/executors/index.ts';
 import type { Manifest } from '../registry/manifest.ts';
-import type { RecordStore } from '../stores/store.ts';
+import type { Store } from '../stores/store.ts';
 import { builtinTools } from '../tools/builtins.ts';
 import { createSchemaValidator } from '../validation/select-engine.ts';
 import type { SchemaValidator } from '../validation/validator.ts';
+import { AuditRecorder } from '../audit/recorder.ts';
+import { DispatchMetrics } from '../dispatch/metrics.ts';
 import { createApp } from './app.ts';
 
 export interface GatewayConfig {
   manifests: Manifest[];
-  store: RecordStore;
+  store: Store;
   env: Readonly<Record<string, string | undefined>>;
   validator?: SchemaValidator;
   log?: Logger;
@@ -31,6 +33,8 @@ export function createGateway(config: GatewayConfig) {
     kinds: defaultExecutorKinds(),
     builtins: builtinTools(),
     store: config.store,
+    audit: new AuditRecorder(config.store, log),
+    metrics: new DispatchMetrics(),
     log,
     events: config.events,
     idempotencyTtlMs: Number(config.env.TOOLGATE_IDEMPOTENCY_TTL_MS ?? DEFAULT_IDEMPOTENCY_TTL_MS),

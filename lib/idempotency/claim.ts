@@ -1,6 +1,6 @@
 import type { ToolResult } from '../dispatch/call.ts';
 import type { JsonObject } from '../registry/json.ts';
-import type { RecordStore } from '../stores/store.ts';
+import type { ClaimOutcome, CommitRequest, StateRecord } from '../stores/store.ts';
 
 export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -20,20 +20,23 @@ export interface ClaimRequest {
   now: number;
 }
 
-/**
- * Claims a key for one execution. Exactly one concurrent caller gets `claimed`; the others
- * see the stored result (`replay`), a live lease (`in_progress`), or other arguments under
- * the same key (`conflict`).
- */
-export async function claimIdempotencyKey(store: RecordStore, request: ClaimRequest): Promise<ClaimDecision> {
-  const owner = crypto.randomUUID();
-  const outcome = await store.claim(request.key, {
+/** The in-progress lease a call writes to claim its key. */
+export function leaseRecord(request: ClaimRequest, owner: string): StateRecord {
+  return {
     state: 'in_progress',
     owner,
     claimable_after: request.now + request.lease_ms,
     expires_at: request.now + request.ttl_ms,
     data: { args_hash: request.args_hash, tool: request.tool },
-  });
+  };
+}
+
+/**
+ * What a claim attempt means. Exactly one concurrent caller gets `claimed`; the others see the
+ * stored result (`replay`), a live lease (`in_progress`), or other arguments under the same
+ * key (`conflict`).
+ */
+export function interpretClaim(outcome: ClaimOutcome, request: ClaimRequest, owner: string): ClaimDecision {
   if (outcome.claimed) return { kind: 'claimed', owner };
   const existing = outcome.existing;
   const storedHash = String(existing.data.args_hash);
@@ -44,24 +47,22 @@ export async function claimIdempotencyKey(store: RecordStore, request: ClaimRequ
   return { kind: 'in_progress', lease_until: existing.claimable_after ?? existing.expires_at };
 }
 
-/** Stores the result the model saw under the claimed key; false if the lease was lost meanwhile. */
-export async function completeIdempotencyKey(
-  store: RecordStore,
-  request: Pick<ClaimRequest, 'key' | 'args_hash' | 'tool' | 'ttl_ms' | 'now'>,
-  owner: string,
-  result: ToolResult,
-): Promise<boolean> {
+/** The record change that stores the result the model saw under the claimed key (only while the lease is ours). */
+export function completionChange(request: ClaimRequest, owner: string, result: ToolResult, now: number): NonNullable<CommitRequest['record']> {
   const { replayed: _replayed, ...stored } = result;
-  const outcome = await store.transition(request.key, { state: 'in_progress', owner }, {
-    state: 'completed',
-    owner,
-    expires_at: request.now + request.ttl_ms,
-    data: { args_hash: request.args_hash, tool: request.tool, result: stored as unknown as JsonObject },
-  });
-  return outcome.ok;
+  return {
+    key: request.key,
+    expect: { state: 'in_progress', owner },
+    next: {
+      state: 'completed',
+      owner,
+      expires_at: now + request.ttl_ms,
+      data: { args_hash: request.args_hash, tool: request.tool, result: stored as unknown as JsonObject },
+    },
+  };
 }
 
-/** Gives a claim back (infrastructure failed before the tool ran), so a retry can run it. */
-export async function releaseIdempotencyKey(store: RecordStore, key: string, owner: string): Promise<void> {
-  await store.remove(key, { state: 'in_progress', owner });
+/** The record change that gives a claim back (the tool never ran), so a retry can run it. */
+export function releaseChange(request: ClaimRequest, owner: string): NonNullable<CommitRequest['record']> {
+  return { key: request.key, expect: { state: 'in_progress', owner }, next: null };
 }

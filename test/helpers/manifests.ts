@@ -8,8 +8,11 @@ export function loaderOptions(overrides: Partial<ManifestLoadOptions> = {}): Man
   return { validator: createAjvValidator(), kinds: defaultExecutorKinds(), builtins: builtinTools(), ...overrides };
 }
 
+/** Manifest fields a test may override; tools stay loosely typed so tests can write broken ones. */
+export type ManifestOverrides = Partial<Omit<Manifest, 'tools'>> & { tools?: unknown[] };
+
 /** A valid manifest to start from; tests change one thing at a time. */
-export function baseManifest(overrides: Partial<Manifest> = {}): Manifest {
+export function baseManifest(overrides: ManifestOverrides = {}): Manifest {
   return {
     format: 'toolgate.manifest/v1',
     tenant: 'acme',
@@ -18,11 +21,11 @@ export function baseManifest(overrides: Partial<Manifest> = {}): Manifest {
     policy: { read: 'grant', write: 'grant', execute: 'deny' },
     tools: [{ name: 'echo', executor: { kind: 'builtin' } }],
     ...overrides,
-  };
+  } as Manifest;
 }
 
 /** Loads a manifest that must be valid, for tests that need one. */
-export function validManifest(overrides: Partial<Manifest> = {}): Manifest {
+export function validManifest(overrides: ManifestOverrides = {}): Manifest {
   const result = loadManifest(baseManifest(overrides), loaderOptions());
   if (!result.ok) throw new Error(`test manifest invalid: ${JSON.stringify(result.problems)}`);
   return result.manifest;

@@ -71,7 +71,7 @@ describe('http executor', () => {
   });
 
   it('a missing secret is an error result that says how to set it', async () => {
-    server = await startTestServer((_req, res) => res.end('unreachable'));
+    server = await startTestServer((_req, res) => { res.end('unreachable'); });
     const result = await routerFor(server.url).execute({ call_id: 'c', name: 'lookup', arguments: {} }, { ...context, env: {} });
     expect(result.content).toBe('Tool `lookup` failed: secret LOOKUP_SECRET is not set: set the environment variable LOOKUP_SECRET (a secret binding on Workers, e.g. `wrangler secret put LOOKUP_SECRET`)');
     expect(server.requests).toHaveLength(0);

@@ -1,8 +1,9 @@
-import { claimIdempotencyKey, type ClaimRequest } from '../../idempotency/claim.ts';
+import { interpretClaim, leaseRecord, type ClaimRequest } from '../../idempotency/claim.ts';
 import { hashJson } from '../../idempotency/canonical-json.ts';
 import { idempotencyKeyFor } from '../../idempotency/keys.ts';
 import { idempotencyModeOf, type ToolDefinition } from '../../registry/definition.ts';
 import type { JsonObject } from '../../registry/json.ts';
+import type { AuditHead } from '../../stores/store.ts';
 import type { ToolResult } from '../call.ts';
 import type { CallerContext, DispatchDeps } from '../context.ts';
 import { fail, pass, type StageResult } from './stage.ts';
@@ -13,7 +14,12 @@ export interface HeldClaim {
   owner: string;
 }
 
-export type ClaimStageValue = { claim?: HeldClaim; replay?: ToolResult };
+export interface ClaimStageValue {
+  claim?: HeldClaim;
+  replay?: ToolResult;
+  /** The thread's audit head, read in the same round trip as the claim. */
+  head?: AuditHead | null;
+}
 
 /** Grace on top of the tool's timeout before an abandoned claim may be taken over. */
 const LEASE_GRACE_MS = 30_000;
@@ -28,18 +34,23 @@ export async function claimStage(
   callId: string,
   definition: ToolDefinition,
   args: JsonObject,
+  argsHash: string | undefined,
   timeoutMs: number,
 ): Promise<StageResult<ClaimStageValue>> {
   const mode = idempotencyModeOf(definition);
   if (mode === 'none' || deps.store === undefined) return pass({});
-  const args_hash = await hashJson(args);
+  const args_hash = argsHash ?? (await hashJson(args));
   const key = idempotencyKeyFor(mode, { tenant: caller.tenant, thread_id: caller.thread_id, call_id: callId, tool: definition.name, args_hash });
   if (key === undefined) return pass({});
   const request: ClaimRequest = { key, args_hash, tool: definition.name, lease_ms: timeoutMs + LEASE_GRACE_MS, ttl_ms: deps.idempotencyTtlMs, now: deps.now() };
+  const owner = crypto.randomUUID();
 
   let decision;
+  let head: AuditHead | null;
   try {
-    decision = await claimIdempotencyKey(deps.store, request);
+    const outcome = await deps.store.claimWithHead(key, leaseRecord(request, owner), { tenant: caller.tenant, thread_id: caller.thread_id });
+    decision = interpretClaim(outcome.claim, request, owner);
+    head = outcome.head;
   } catch (error) {
     const cause = error instanceof Error ? error.message : String(error);
     deps.log('tools.dispatch.failed', { stage: 'claim', tool: definition.name, store: deps.store.name, cause });
@@ -52,9 +63,9 @@ export async function claimStage(
   }
   switch (decision.kind) {
     case 'claimed':
-      return pass({ claim: { request, owner: decision.owner } });
+      return pass({ claim: { request, owner: decision.owner }, head });
     case 'replay':
-      return pass({ replay: decision.result });
+      return pass({ replay: decision.result, head });
     case 'in_progress':
       return fail({
         code: 'in_progress',

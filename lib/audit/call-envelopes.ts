@@ -1,0 +1,56 @@
+import { sha256Hex } from '../idempotency/canonical-json.ts';
+import type { ToolDefinition } from '../registry/definition.ts';
+import type { JsonObject, JsonValue } from '../registry/json.ts';
+import type { EnvelopeDraft } from './envelope.ts';
+import { hasSensitiveFields, redactSensitive } from './redact.ts';
+
+/** Output beyond this many characters is kept as its length and SHA-256 only (store items have size limits). */
+export const AUDIT_OUTPUT_CHARS = 100_000;
+const RAW_ARGUMENT_CHARS = 2_000;
+
+export interface CallRecord {
+  call_id: string;
+  tool: string;
+  principal: string;
+  manifest_version?: string;
+  definition?: ToolDefinition;
+  /** Parsed arguments, when parsing got that far. */
+  args?: JsonObject;
+  raw_arguments: unknown;
+  args_hash: string | null;
+  decision: { decision: string; stage: string; reason?: string };
+  result: {
+    status: string;
+    is_error: boolean;
+    truncated: boolean;
+    duration_ms: number;
+    replayed?: boolean;
+    error?: { code: string; message: string };
+  };
+  /** The full, untruncated output (or error message). */
+  output: string;
+}
+
+/** The request, decision and result envelopes of one call. Sensitive arguments are hashed. */
+export async function callEnvelopes(call: CallRecord): Promise<EnvelopeDraft[]> {
+  const base = { call_id: call.call_id, tool: call.tool, principal: call.principal, args_hash: call.args_hash, ...(call.manifest_version ? { manifest_version: call.manifest_version } : {}) };
+  return [
+    { ...base, type: 'tool.call.request', data: { arguments: await auditedArguments(call) } },
+    { ...base, type: 'tool.call.decision', data: { ...call.decision } },
+    { ...base, type: 'tool.call.result', data: { ...(call.result as unknown as JsonObject), ...(await auditedOutput(call.output)) } },
+  ];
+}
+
+async function auditedArguments(call: CallRecord): Promise<JsonValue> {
+  if (!call.args) {
+    const raw = typeof call.raw_arguments === 'string' ? call.raw_arguments : JSON.stringify(call.raw_arguments ?? null);
+    return raw.length > RAW_ARGUMENT_CHARS ? `${raw.slice(0, RAW_ARGUMENT_CHARS)}…` : raw;
+  }
+  const schema = call.definition?.input_schema;
+  return schema !== undefined && hasSensitiveFields(schema) ? redactSensitive(call.args, schema) : call.args;
+}
+
+async function auditedOutput(output: string): Promise<JsonObject> {
+  if (output.length <= AUDIT_OUTPUT_CHARS) return { output };
+  return { output: output.slice(0, AUDIT_OUTPUT_CHARS), output_length: output.length, output_sha256: await sha256Hex(output) };
+}

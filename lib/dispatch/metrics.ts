@@ -1,0 +1,54 @@
+import type { ToolResult } from './call.ts';
+
+const LATENCY_BUCKETS_MS = [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000];
+
+/**
+ * Dispatch counters and a latency histogram, rendered in Prometheus text format for
+ * GET /metrics: tools.dispatch.latency_ms, the error rate (errors / total) and tools.registry.size.
+ */
+export class DispatchMetrics {
+  readonly #byStatus = new Map<string, number>();
+  readonly #buckets = new Array<number>(LATENCY_BUCKETS_MS.length).fill(0);
+  #count = 0;
+  #sum = 0;
+  #errors = 0;
+  readonly #registrySizes = new Map<string, number>();
+
+  observe(result: ToolResult): void {
+    this.#count++;
+    this.#sum += result.duration_ms;
+    if (result.is_error) this.#errors++;
+    this.#byStatus.set(result.status, (this.#byStatus.get(result.status) ?? 0) + 1);
+    LATENCY_BUCKETS_MS.forEach((bound, i) => {
+      if (result.duration_ms <= bound) this.#buckets[i]++;
+    });
+  }
+
+  registrySize(tenant: string, size: number): void {
+    this.#registrySizes.set(tenant, size);
+  }
+
+  render(): string {
+    const lines = [
+      '# HELP toolgate_tools_dispatch_latency_ms Time from dispatch to result, per call.',
+      '# TYPE toolgate_tools_dispatch_latency_ms histogram',
+      ...LATENCY_BUCKETS_MS.map((bound, i) => `toolgate_tools_dispatch_latency_ms_bucket{le="${bound}"} ${this.#buckets[i]}`),
+      `toolgate_tools_dispatch_latency_ms_bucket{le="+Inf"} ${this.#count}`,
+      `toolgate_tools_dispatch_latency_ms_sum ${this.#sum}`,
+      `toolgate_tools_dispatch_latency_ms_count ${this.#count}`,
+      '# HELP toolgate_tools_dispatch_total Calls dispatched, by result status.',
+      '# TYPE toolgate_tools_dispatch_total counter',
+      ...[...this.#byStatus].map(([status, n]) => `toolgate_tools_dispatch_total{status="${status}"} ${n}`),
+      '# HELP toolgate_tools_dispatch_errors_total Calls whose result is an error.',
+      '# TYPE toolgate_tools_dispatch_errors_total counter',
+      `toolgate_tools_dispatch_errors_total ${this.#errors}`,
+      '# HELP toolgate_tools_dispatch_error_rate Errors divided by calls since start.',
+      '# TYPE toolgate_tools_dispatch_error_rate gauge',
+      `toolgate_tools_dispatch_error_rate ${this.#count === 0 ? 0 : this.#errors / this.#count}`,
+      '# HELP toolgate_tools_registry_size Tools registered per tenant.',
+      '# TYPE toolgate_tools_registry_size gauge',
+      ...[...this.#registrySizes].map(([tenant, n]) => `toolgate_tools_registry_size{tenant="${tenant.replace(/["\\\n]/g, '_')}"} ${n}`),
+    ];
+    return `${lines.join('\n')}\n`;
+  }
+}

@@ -1,0 +1,20 @@
+import type { ToolDefinition } from '../registry/definition.ts';
+import type { JsonObject } from '../registry/json.ts';
+import type { AuditHead } from '../stores/store.ts';
+import type { ToolResult } from './call.ts';
+import type { HeldClaim } from './stages/claim.ts';
+
+/** What the stages learned about one call, for the record stage and the end event. */
+export interface CallTrace {
+  result: ToolResult;
+  /** The full output (or error message), for the end event and audit. */
+  output: string;
+  raw_arguments: unknown;
+  definition?: ToolDefinition;
+  args?: JsonObject;
+  args_hash?: string;
+  /** The governance outcome, or which stage stopped the call before governance. */
+  decision: { decision: string; stage: string; reason?: string };
+  claim?: HeldClaim;
+  head?: AuditHead | null;
+}
