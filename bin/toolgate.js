@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --disable-warning=ExperimentalWarning
 // The `toolgate` command. Node >= 22.18 runs the TypeScript sources directly (type stripping).
 import { main } from '../lib/cli/main.ts';
 

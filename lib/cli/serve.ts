@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import { jsonLineLogger } from '../dispatch/events.ts';
 import { createApiKey } from '../governance/api-keys.ts';
 import { createGateway } from '../http/gateway.ts';
-import { MemoryStore } from '../stores/memory.ts';
+import { nodeStoreFromEnv } from './node-store.ts';
+import { SqliteStore } from '../stores/sqlite.ts';
 import { demoApiKey } from './demo-key.ts';
 import { loadManifestFile } from './manifest-file.ts';
 
@@ -41,12 +42,12 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
     throw new Error(`the manifest ${manifestPath} has problems:\n${lines}`);
   }
   const manifest = loaded.manifest;
-  const store = new MemoryStore();
+  const store = nodeStoreFromEnv(env, dataDir);
   const { key, source } = demoApiKey(dataDir, env);
   const scopes = [...new Set([...manifest.tools.flatMap((t) => t.scopes ?? []), ...OPERATOR_SCOPES])];
   await createApiKey(store, { tenant: manifest.tenant, principal: 'demo-user', scopes }, key);
 
-  const { app } = createGateway({ manifests: [manifest], store, env, log });
+  const { app } = createGateway({ manifests: [manifest], store, env, log, serveMetrics: true });
   const server = await new Promise<ServerType>((resolveServer, reject) => {
     const started = serve({ fetch: app.fetch, port, hostname: host }, () => resolveServer(started));
     started.once('error', reject);
@@ -56,12 +57,16 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
   if (!options.quiet) {
     console.log(`toolgate listening on ${url}`);
     console.log(`tenant "${manifest.tenant}" manifest version ${manifest.version} (${manifestPath})`);
+    console.log(`store: ${store.name}${store instanceof SqliteStore ? ` (${store.path})` : ''}`);
     console.log(`demo API key: ${key}  (from ${source})`);
   }
   return {
     url,
     demoKey: key,
     server,
-    close: () => new Promise<void>((done) => server.close(() => done())),
+    close: async () => {
+      await new Promise<void>((done) => server.close(() => done()));
+      await store.close();
+    },
   };
 }

@@ -30,3 +30,41 @@ export async function findApiKey(store: RecordStore, presented: string): Promise
   const { tenant, principal, scopes } = record.data;
   return { tenant: String(tenant), principal: String(principal), scopes: Array.isArray(scopes) ? scopes.map(String) : [] };
 }
+
+interface CachedKey {
+  principal: Principal | undefined;
+  fetched_at: number;
+}
+
+/**
+ * Resolves keys through a short per-isolate cache: a key is looked up at most once a minute,
+ * and while the store is unreachable a key seen recently keeps working (read tools still run;
+ * side effects fail closed at their idempotency claim). Revocation takes effect within `ttlMs`.
+ */
+export class ApiKeyResolver {
+  readonly #store: RecordStore;
+  readonly #cache = new Map<string, CachedKey>();
+  readonly #ttlMs: number;
+  readonly #staleMs: number;
+
+  constructor(store: RecordStore, options: { ttlMs?: number; staleMs?: number } = {}) {
+    this.#store = store;
+    this.#ttlMs = options.ttlMs ?? 60_000;
+    this.#staleMs = options.staleMs ?? 15 * 60_000;
+  }
+
+  async resolve(presented: string): Promise<Principal | undefined> {
+    const now = Date.now();
+    const cached = this.#cache.get(presented);
+    if (cached && now - cached.fetched_at < this.#ttlMs) return cached.principal;
+    try {
+      const principal = await findApiKey(this.#store, presented);
+      if (this.#cache.size > 10_000) this.#cache.clear();
+      this.#cache.set(presented, { principal, fetched_at: now });
+      return principal;
+    } catch (error) {
+      if (cached?.principal && now - cached.fetched_at < this.#staleMs) return cached.principal;
+      throw error;
+    }
+  }
+}

@@ -2,10 +2,13 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { TenantDirectory } from '../dispatch/tenant-directory.ts';
 import { silentLogger, type Logger } from '../dispatch/events.ts';
-import type { Store } from '../stores/store.ts';
+import type { DispatchMetrics } from '../dispatch/metrics.ts';
+import { ApiKeyResolver } from '../governance/api-keys.ts';
+import { StoreUnavailableError, type Store } from '../stores/store.ts';
 import { apiKeyAuth } from './auth.ts';
 import type { GatewayEnv } from './env.ts';
 import { errorResponse } from './errors.ts';
+import { auditRoutes } from './routes/audit.ts';
 import { dispatchRoutes } from './routes/dispatch.ts';
 import { toolRoutes } from './routes/tools.ts';
 
@@ -13,12 +16,14 @@ export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface AppOptions {
   tenants: TenantDirectory;
-  /** Where API keys (and idempotency records) live. */
+  /** Where API keys, idempotency records and audit envelopes live. */
   store: Store;
   /** The runtime's environment or bindings: `env:NAME` secrets resolve here. */
   env: Readonly<Record<string, string | undefined>>;
   log?: Logger;
   bodyLimitBytes?: number;
+  /** Serves GET /metrics (Prometheus text) when given. */
+  metrics?: DispatchMetrics;
   /** Shown by /healthz. */
   info?: Record<string, string>;
 }
@@ -30,6 +35,14 @@ export function createApp(options: AppOptions) {
   const app = new Hono<GatewayEnv>();
 
   app.get('/healthz', (c) => c.json({ status: 'ok', store: options.store.name, ...options.info }));
+  if (options.metrics) {
+    const metrics = options.metrics;
+    const token = options.env.TOOLGATE_METRICS_TOKEN;
+    app.get('/metrics', (c) => {
+      if (token && c.req.header('authorization') !== `Bearer ${token}`) return errorResponse(c, 401, 'unauthorized', 'send "Authorization: Bearer $TOOLGATE_METRICS_TOKEN"');
+      return c.text(metrics.render(), 200, { 'content-type': 'text/plain; version=0.0.4' });
+    });
+  }
 
   app.use(
     '/v1/*',
@@ -38,13 +51,16 @@ export function createApp(options: AppOptions) {
       onError: (c) => errorResponse(c, 413, 'payload_too_large', `request body is larger than ${maxSize} bytes`),
     }),
   );
-  app.use('/v1/*', apiKeyAuth(options.store, options.tenants));
+  app.use('/v1/*', apiKeyAuth(new ApiKeyResolver(options.store), options.tenants));
   app.route('/v1/tools', toolRoutes());
   app.route('/v1/dispatch', dispatchRoutes(options.env));
+  app.route('/v1/audit', auditRoutes(options.store));
 
   app.notFound((c) => errorResponse(c, 404, 'not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
   app.onError((error, c) => {
     log('http.error', { path: new URL(c.req.url).pathname, error: error.message });
+    // A store outage outside dispatch (audit reads, approvals) is the service being unavailable, not a bug.
+    if (error instanceof StoreUnavailableError) return errorResponse(c, 503, 'unavailable', error.message);
     return errorResponse(c, 500, 'internal', 'internal error; the gateway logged the details');
   });
   return app;

@@ -1,7 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { TenantDirectory } from '../dispatch/tenant-directory.ts';
-import { findApiKey } from '../governance/api-keys.ts';
-import type { Store } from '../stores/store.ts';
+import type { ApiKeyResolver } from '../governance/api-keys.ts';
 import type { GatewayEnv } from './env.ts';
 import { errorResponse } from './errors.ts';
 
@@ -10,14 +9,14 @@ import { errorResponse } from './errors.ts';
  * another tenant (`?tenant=` or `X-Toolgate-Tenant`) answers 404, never 403, so a key cannot
  * even learn that another tenant exists.
  */
-export function apiKeyAuth(store: Store, tenants: TenantDirectory): MiddlewareHandler<GatewayEnv> {
+export function apiKeyAuth(keys: ApiKeyResolver, tenants: TenantDirectory): MiddlewareHandler<GatewayEnv> {
   return async (c, next) => {
     const header = c.req.header('authorization') ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match) return errorResponse(c, 401, 'unauthorized', 'missing API key: send "Authorization: Bearer <key>"');
     let principal;
     try {
-      principal = await findApiKey(store, match[1]);
+      principal = await keys.resolve(match[1]);
     } catch (error) {
       return errorResponse(c, 503, 'unavailable', `cannot check the API key: ${(error as Error).message}`);
     }
@@ -28,6 +27,14 @@ export function apiKeyAuth(store: Store, tenants: TenantDirectory): MiddlewareHa
     if (!runtime) return errorResponse(c, 404, 'not_found', `tenant "${principal.tenant}" has no active manifest; publish one first`);
     c.set('principal', principal);
     c.set('runtime', runtime);
+    await next();
+  };
+}
+
+/** Routes for operators: the key must hold `scope` (403 otherwise: the tenant is the caller's own). */
+export function requireScope(scope: string): MiddlewareHandler<GatewayEnv> {
+  return async (c, next) => {
+    if (!c.get('principal').scopes.includes(scope)) return errorResponse(c, 403, 'forbidden', `this API key lacks the scope "${scope}"`);
     await next();
   };
 }

@@ -22,6 +22,8 @@ export interface GatewayConfig {
   events?: EventSink;
   bodyLimitBytes?: number;
   profileTools?: (manifest: Manifest) => ToolExecutor[];
+  /** Serve GET /metrics (Node). */
+  serveMetrics?: boolean;
 }
 
 /** Everything a runtime needs, assembled the same way everywhere: services, tenants, the Hono app. */
@@ -43,6 +45,7 @@ export function createGateway(config: GatewayConfig) {
   };
   const tenants: TenantDirectory = new StaticTenantDirectory(config.manifests, services);
   const app = createApp({
+    metrics: config.serveMetrics ? services.metrics : undefined,
     tenants,
     store: config.store,
     env: config.env,

@@ -1,0 +1,20 @@
+/**
+ * Limits shared by both sides of the exec RPC. The client needs the command timeouts to size
+ * its own transport timeout, so they live here (Web Standard code) and not in the Node-only
+ * local environment.
+ */
+
+/** How long a command may run when the caller names no timeout. */
+export const DEFAULT_EXEC_TIMEOUT_MS = 60_000;
+/** The longest timeout a caller may ask for. */
+export const MAX_EXEC_TIMEOUT_MS = 600_000;
+/** After SIGTERM to a timed-out command's process group, how long before SIGKILL. */
+export const KILL_GRACE_MS = 2_000;
+/** stdout and stderr are each kept up to this many bytes (the head); the rest is dropped. */
+export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+/** grep answers at most this many matches when the caller names no limit. */
+export const DEFAULT_GREP_MAX_RESULTS = 1_000;
+/** A grep match's text is cut to this many characters (minified files have huge lines). */
+export const MAX_GREP_LINE_CHARS = 2_000;
+/** grep skips files larger than this; they are almost never source code. */
+export const MAX_GREP_FILE_BYTES = 10 * 1024 * 1024;

@@ -1,0 +1,180 @@
+import { signBody } from '../crypto/signed-request.ts';
+import { ToolError } from '../registry/errors.ts';
+import { decodeBase64, encodeBase64 } from './base64.ts';
+import {
+  ExecEnvironmentError,
+  type DirectoryEntry,
+  type ExecOptions,
+  type ExecResult,
+  type ExecutionEnvironment,
+  type FileStat,
+  type GlobMatch,
+  type GrepMatch,
+  type GrepOptions,
+} from './environment.ts';
+import { DEFAULT_EXEC_TIMEOUT_MS, KILL_GRACE_MS, MAX_EXEC_TIMEOUT_MS } from './limits.ts';
+import { isExecErrorCode, isObject, RESULT_SHAPES, RPC_PATH, type RpcMethod } from './rpc-protocol.ts';
+
+export interface RemoteExecutionEnvironmentOptions {
+  /** The exec-server's base URL, e.g. http://127.0.0.1:8788 (a URL ending in /rpc is used as is). */
+  url: string;
+  /** The exec-server's TOOLGATE_EXEC_SECRET. */
+  secret: string;
+  /** Per-call transport timeout; execCommand waits longer (its own timeout plus the kill grace). Default 30 s. */
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+}
+
+/** Beyond a command's own timeout and kill grace: time for the server to answer and the bytes to travel. */
+const EXEC_TRANSPORT_MARGIN_MS = 5_000;
+
+/**
+ * The ExecutionEnvironment of an exec-server, over the signed RPC (Web Standard APIs only: runs
+ * on Workers). Environment errors come back as ExecEnvironmentError with the server's code; a
+ * server that cannot be reached or does not speak the RPC is a ToolError('unavailable').
+ */
+export class RemoteExecutionEnvironment implements ExecutionEnvironment {
+  readonly #baseUrl: string;
+  readonly #endpoint: string;
+  readonly #secret: string;
+  readonly #timeoutMs: number;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: RemoteExecutionEnvironmentOptions) {
+    if (!/^https?:\/\//i.test(options.url ?? '') || !URL.canParse(options.url)) {
+      throw new TypeError(`exec-server url ${JSON.stringify(options.url)} is not an http(s) URL: use e.g. http://127.0.0.1:8788`);
+    }
+    if (!options.secret) throw new TypeError('RemoteExecutionEnvironment needs the exec-server secret (TOOLGATE_EXEC_SECRET) to sign requests');
+    this.#baseUrl = options.url.replace(/\/+$/, '');
+    this.#endpoint = this.#baseUrl.endsWith(RPC_PATH) ? this.#baseUrl : `${this.#baseUrl}${RPC_PATH}`;
+    this.#secret = options.secret;
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+  }
+
+  async readFile(path: string): Promise<Uint8Array> {
+    const result = (await this.#call('readFile', { path })) as { content_base64: string };
+    try {
+      return decodeBase64(result.content_base64);
+    } catch (error) {
+      throw this.#unavailable(`answered readFile with bad base64 (${(error as Error).message})`);
+    }
+  }
+
+  async writeFile(path: string, content: Uint8Array): Promise<void> {
+    await this.#call('writeFile', { path, content_base64: encodeBase64(content) });
+  }
+
+  async deleteFile(path: string): Promise<void> {
+    await this.#call('deleteFile', { path });
+  }
+
+  async moveFile(from: string, to: string): Promise<void> {
+    await this.#call('moveFile', { from, to });
+  }
+
+  async fileExists(path: string): Promise<boolean> {
+    return (await this.#call('fileExists', { path })) as boolean;
+  }
+
+  async stat(path: string): Promise<FileStat | null> {
+    return (await this.#call('stat', { path })) as FileStat | null;
+  }
+
+  async listDirectory(path: string, depth: number): Promise<DirectoryEntry[]> {
+    return (await this.#call('listDirectory', { path, depth })) as DirectoryEntry[];
+  }
+
+  async execCommand(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+    const commandTimeout = options.timeout_ms ?? DEFAULT_EXEC_TIMEOUT_MS;
+    // A nonsense timeout is the server's to refuse (invalid_request); the transport just needs a number.
+    const waitFor = Number.isFinite(commandTimeout) ? Math.min(commandTimeout, MAX_EXEC_TIMEOUT_MS) : 0;
+    const transportTimeout = Math.max(this.#timeoutMs, waitFor + KILL_GRACE_MS + EXEC_TRANSPORT_MARGIN_MS);
+    return (await this.#call('execCommand', { command, options }, transportTimeout)) as ExecResult;
+  }
+
+  async grep(pattern: string, path: string, options: GrepOptions = {}): Promise<GrepMatch[]> {
+    return (await this.#call('grep', { pattern, path, options })) as GrepMatch[];
+  }
+
+  async glob(pattern: string, path: string): Promise<GlobMatch[]> {
+    return (await this.#call('glob', { pattern, path })) as GlobMatch[];
+  }
+
+  async workingDirectory(): Promise<string> {
+    return (await this.#call('workingDirectory', {})) as string;
+  }
+
+  async platform(): Promise<string> {
+    return (await this.#call('platform', {})) as string;
+  }
+
+  /** One signed POST; the result has the method's shape, or this throws. */
+  async #call(method: RpcMethod, params: Record<string, unknown>, timeoutMs = this.#timeoutMs): Promise<unknown> {
+    const body = JSON.stringify({ method, params });
+    const headers = { 'content-type': 'application/json', ...(await signBody(this.#secret, body)) };
+    let status: number;
+    let text: string;
+    try {
+      const response = await this.#fetch(this.#endpoint, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
+      status = response.status;
+      text = await response.text();
+    } catch (error) {
+      throw this.#unavailable(transportFailure(error, timeoutMs));
+    }
+    return this.#interpret(method, status, text);
+  }
+
+  #interpret(method: RpcMethod, status: number, text: string): unknown {
+    if (status === 401) {
+      throw this.#unavailable('refused the request signature (HTTP 401): set the same TOOLGATE_EXEC_SECRET here and on the exec-server, and check both clocks');
+    }
+    const body = parseJson(text);
+    const error = isObject(body) && isObject(body.error) ? body.error : undefined;
+    if (status === 413) {
+      const detail = typeof error?.message === 'string' ? error.message : 'the request body is too large';
+      throw new ExecEnvironmentError('invalid_request', `${method}: ${detail}`);
+    }
+    // Environment errors are 200s; a 400 is a request this client built wrong (say, a newer
+    // method than the server knows). Any other status with an error body is not the exec-server
+    // talking about the environment (a gateway's 404 must not read as "file not found").
+    const fromServer = (status === 200 && isExecErrorCode(error?.code)) || (status === 400 && error?.code === 'invalid_request');
+    if (error && fromServer && isExecErrorCode(error.code) && typeof error.message === 'string') {
+      throw new ExecEnvironmentError(error.code, error.message);
+    }
+    if (typeof error?.message === 'string') {
+      throw this.#unavailable(`answered ${method} with HTTP ${status}: ${error.message}`);
+    }
+    if (status !== 200 || !isObject(body) || !('result' in body) || !RESULT_SHAPES[method](body.result)) {
+      throw this.#unavailable(`answered ${method} with HTTP ${status} and ${describeBody(text, body)}, not a toolgate exec RPC answer: check that the URL points at \`toolgate exec-server\``);
+    }
+    return body.result;
+  }
+
+  #unavailable(cause: string): ToolError {
+    return new ToolError('unavailable', `execution environment at ${this.#baseUrl} is unavailable: ${cause}`);
+  }
+}
+
+function transportFailure(error: unknown, timeoutMs: number): string {
+  const name = (error as Error | undefined)?.name;
+  if (name === 'TimeoutError' || name === 'AbortError') return `no answer within ${timeoutMs} ms`;
+  // Node's fetch says only "fetch failed"; the cause says why (connect ECONNREFUSED ...).
+  const cause = (error as { cause?: unknown } | undefined)?.cause;
+  if (cause instanceof Error && cause.message) return cause.message;
+  return (error as Error | undefined)?.message ?? String(error);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function describeBody(text: string, parsed: unknown): string {
+  if (text === '') return 'an empty body';
+  if (parsed === undefined) return `a body that is not JSON (${JSON.stringify(text.slice(0, 60))})`;
+  return 'JSON of an unexpected shape';
+}

@@ -1,0 +1,66 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ExecEnvironmentError } from '../../lib/exec/environment.ts';
+
+/** A scratch folder holding `root/` (the environment) and `outside/` (must never be touched). */
+export interface Sandbox {
+  base: string;
+  root: string;
+  outside: string;
+  cleanup(): Promise<void>;
+}
+
+export async function makeSandbox(): Promise<Sandbox> {
+  const base = await mkdtemp(join(tmpdir(), 'toolgate-exec-'));
+  const root = join(base, 'root');
+  const outside = join(base, 'outside');
+  await mkdir(root);
+  await mkdir(outside);
+  return { base, root, outside, cleanup: () => rm(base, { recursive: true, force: true }) };
+}
+
+export async function execError(promise: Promise<unknown>): Promise<ExecEnvironmentError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ExecEnvironmentError) return error;
+    throw error;
+  }
+  throw new Error('expected an ExecEnvironmentError');
+}
+
+export function bytes(...values: number[]): Uint8Array {
+  return new Uint8Array(values);
+}
+
+export function utf8(text: string): Uint8Array {
+  return new TextEncoder().encode(text);
+}
+
+/**
+ * Whether a process still runs. A zombie counts as gone: it has exited and only waits to be
+ * reaped, which in some containers (PID 1 that never reaps) never happens.
+ */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw error;
+  }
+  const statFile = `/proc/${pid}/stat`;
+  if (!existsSync(statFile)) return true;
+  const state = readFileSync(statFile, 'utf8').replace(/^.*\) /s, '').charAt(0);
+  return state !== 'Z' && state !== 'X';
+}
+
+export async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (condition()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return condition();
+}

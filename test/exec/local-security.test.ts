@@ -1,0 +1,200 @@
+import { existsSync } from 'node:fs';
+import { readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { LocalExecutionEnvironment } from '../../lib/exec/local.ts';
+import { looksLikeSecretName } from '../../lib/exec/secret-env.ts';
+import { execError, isRunning, makeSandbox, utf8, waitUntil, type Sandbox } from './helpers.ts';
+
+let sandbox: Sandbox;
+let env: LocalExecutionEnvironment;
+
+beforeEach(async () => {
+  sandbox = await makeSandbox();
+  env = new LocalExecutionEnvironment(sandbox.root);
+  await writeFile(join(sandbox.outside, 'secret.txt'), 'outside secret');
+});
+afterEach(() => sandbox.cleanup());
+
+async function outsideUntouched(): Promise<void> {
+  expect((await readdir(sandbox.outside)).sort()).toEqual(['secret.txt']);
+  expect(await readFile(join(sandbox.outside, 'secret.txt'), 'utf8')).toBe('outside secret');
+  expect((await readdir(sandbox.base)).sort()).toEqual(['outside', 'root']);
+}
+
+describe('paths cannot leave the root', () => {
+  it.each([
+    ['../ traversal', '../outside/secret.txt'],
+    ['deep ../ traversal', 'a/b/../../../outside/new.txt'],
+    ['an absolute path elsewhere', '/etc/passwd'],
+  ])('refuses %s for read, write, move, delete, stat and listing', async (_, path) => {
+    for (const attempt of [
+      env.readFile(path),
+      env.writeFile(path, utf8('pwned')),
+      env.writeFile(`${path}-new`, utf8('pwned')),
+      env.deleteFile(path),
+      env.stat(path),
+      env.fileExists(path),
+      env.listDirectory(path, 1),
+      env.grep('x', path),
+      env.glob('*', path),
+      env.execCommand('true', { cwd: path }),
+    ]) {
+      const error = await execError(attempt);
+      expect(error.code).toBe('outside_root');
+      expect(error.message).toContain('outside the environment root');
+    }
+    await outsideUntouched();
+  });
+
+  it('refuses moving a file out of the root or into it from outside', async () => {
+    await env.writeFile('inside.txt', utf8('x'));
+    expect((await execError(env.moveFile('inside.txt', '../outside/moved.txt'))).code).toBe('outside_root');
+    expect((await execError(env.moveFile(join(sandbox.outside, 'secret.txt'), 'stolen.txt'))).code).toBe('outside_root');
+    expect(await env.fileExists('inside.txt')).toBe(true);
+    await outsideUntouched();
+  });
+
+  it('refuses NUL bytes in paths', async () => {
+    const error = await execError(env.writeFile('file.txt\0.png', utf8('x')));
+    expect(error.code).toBe('invalid_path');
+    expect(error.message).toContain('NUL');
+    expect((await execError(env.readFile('a\0b'))).code).toBe('invalid_path');
+    expect(await readdir(sandbox.root)).toEqual([]);
+  });
+});
+
+describe('symlinks cannot lead out of the root', () => {
+  it('refuses reading and writing through a file symlink that points outside', async () => {
+    await symlink(join(sandbox.outside, 'secret.txt'), join(sandbox.root, 'link.txt'));
+    const read = await execError(env.readFile('link.txt'));
+    expect(read.code).toBe('outside_root');
+    expect(read.message).toContain('symbolic link');
+    expect((await execError(env.writeFile('link.txt', utf8('pwned')))).code).toBe('outside_root');
+    expect((await execError(env.stat('link.txt'))).code).toBe('outside_root');
+    expect((await execError(env.moveFile('link.txt', 'moved.txt'))).code).toBe('outside_root');
+    await outsideUntouched();
+  });
+
+  it('refuses reading, writing and creating folders through a folder symlink that points outside', async () => {
+    await symlink(sandbox.outside, join(sandbox.root, 'escape'));
+    expect((await execError(env.readFile('escape/secret.txt'))).code).toBe('outside_root');
+    expect((await execError(env.writeFile('escape/secret.txt', utf8('pwned')))).code).toBe('outside_root');
+    expect((await execError(env.writeFile('escape/new/deep.txt', utf8('pwned')))).code).toBe('outside_root');
+    expect((await execError(env.moveFile('escape/secret.txt', 'stolen.txt'))).code).toBe('outside_root');
+    expect((await execError(env.listDirectory('escape', 1))).code).toBe('outside_root');
+    expect((await execError(env.execCommand('touch pwned', { cwd: 'escape' }))).code).toBe('outside_root');
+    await env.writeFile('safe.txt', utf8('x'));
+    expect((await execError(env.moveFile('safe.txt', 'escape/moved.txt'))).code).toBe('outside_root');
+    await outsideUntouched();
+  });
+
+  it('refuses writing through a dangling symlink whose target would be outside', async () => {
+    await symlink(join(sandbox.outside, 'created-by-write.txt'), join(sandbox.root, 'dangling.txt'));
+    await symlink(join(sandbox.outside, 'no-such-folder'), join(sandbox.root, 'dangling-dir'));
+    expect((await execError(env.writeFile('dangling.txt', utf8('pwned')))).code).toBe('outside_root');
+    expect((await execError(env.writeFile('dangling-dir/a/b.txt', utf8('pwned')))).code).toBe('outside_root');
+    await outsideUntouched();
+  });
+
+  it('refuses a chain of symlinks that ends outside', async () => {
+    await symlink(sandbox.outside, join(sandbox.root, 'hop2'));
+    await symlink(join(sandbox.root, 'hop2'), join(sandbox.root, 'hop1'));
+    expect((await execError(env.writeFile('hop1/x.txt', utf8('pwned')))).code).toBe('outside_root');
+    await outsideUntouched();
+  });
+
+  it('does not follow symlinks out of the root while searching', async () => {
+    await symlink(sandbox.outside, join(sandbox.root, 'escape'));
+    await symlink(join(sandbox.outside, 'secret.txt'), join(sandbox.root, 'secret-link.txt'));
+    expect(await env.grep('secret', '.')).toEqual([]);
+    expect(await env.glob('**/*', '.')).toEqual([]);
+  });
+});
+
+describe('commands do not see the server\'s secrets', () => {
+  const planted: Record<string, string> = {
+    FOO_SECRET: 'planted-1',
+    BAR_TOKEN: 'planted-2',
+    API_KEY: 'planted-3',
+    AWS_SECRET_ACCESS_KEY: 'planted-4',
+    SERVICE_CREDENTIALS: 'planted-5',
+    TOOLGATE_EXEC_SECRET: 'planted-6',
+    PGPASSWORD: 'planted-7',
+    npm_config_authToken: 'planted-8',
+    DEPLOY_KEYS: 'planted-9',
+    TOOLGATE_TEST_VISIBLE: 'visible-value',
+  };
+
+  beforeAll(() => Object.assign(process.env, planted));
+  afterAll(() => {
+    for (const name of Object.keys(planted)) delete process.env[name];
+  });
+
+  it('removes secret-looking inherited variables but keeps ordinary ones and explicit env', async () => {
+    const result = await env.execCommand('env', { env: { EXPLICIT_TOKEN: 'caller-chose-this' } });
+    for (let i = 1; i <= 9; i++) expect(result.stdout).not.toContain(`planted-${i}`);
+    expect(result.stdout).toContain('TOOLGATE_TEST_VISIBLE=visible-value');
+    expect(result.stdout).toContain('EXPLICIT_TOKEN=caller-chose-this');
+    expect(result.stdout).toMatch(/^PATH=/m);
+  });
+
+  it('classifies names by word and by ending', () => {
+    for (const name of ['GITHUB_TOKEN', 'OPENAI_API_KEY', 'DB_PASSWORD', 'SMTP_PASS', 'SECRET_KEY_BASE', 'apiKey', 'MY_PRIVATE_KEY', 'X-Auth-Token', 'NPMTOKEN']) {
+      expect(looksLikeSecretName(name), name).toBe(true);
+    }
+    for (const name of ['PATH', 'HOME', 'LANG', 'TERM', 'PWD', 'SSH_AUTH_SOCK', 'KEYBOARD_LAYOUT', 'NODE_ENV', 'TOKENIZER_PATH']) {
+      expect(looksLikeSecretName(name), name).toBe(false);
+    }
+  });
+});
+
+describe('timeouts kill the whole process group', () => {
+  it('kills a background grandchild with the shell on timeout', async () => {
+    const result = await env.execCommand('sleep 300 & echo $! > bg.pid; echo started; sleep 100', { timeout_ms: 500 });
+    expect(result).toMatchObject({ timed_out: true, exit_code: null, signal: 'SIGTERM', stdout: 'started\n' });
+    const pid = Number(await readFile(join(sandbox.root, 'bg.pid'), 'utf8'));
+    expect(pid).toBeGreaterThan(0);
+    expect(await waitUntil(() => !isRunning(pid), 4_000)).toBe(true);
+  });
+
+  it('escalates to SIGKILL when the group ignores SIGTERM', async () => {
+    const command = `trap '' TERM; (trap '' TERM; sleep 300) & echo $! > bg.pid; sleep 100`;
+    const result = await env.execCommand(command, { timeout_ms: 300 });
+    expect(result.timed_out).toBe(true);
+    expect(result.signal).toBe('SIGKILL');
+    const pid = Number(await readFile(join(sandbox.root, 'bg.pid'), 'utf8'));
+    expect(await waitUntil(() => !isRunning(pid), 4_000)).toBe(true);
+  });
+
+  it('answers once the shell exits even if a background job keeps stdout open', async () => {
+    const result = await env.execCommand('sleep 5 & echo $! > bg.pid; echo done', { timeout_ms: 10_000 });
+    expect(result).toMatchObject({ exit_code: 0, stdout: 'done\n', timed_out: false });
+    expect(result.duration_ms).toBeLessThan(4_000);
+    process.kill(Number(await readFile(join(sandbox.root, 'bg.pid'), 'utf8')));
+  });
+});
+
+describe('output is capped in memory', () => {
+  it('keeps the first 1 MiB of stdout by default and says it was capped', async () => {
+    const result = await env.execCommand('head -c 3000000 /dev/zero | tr "\\0" a; echo tail >&2');
+    expect(result.stdout.length).toBe(1024 * 1024);
+    expect(result.stdout).toMatch(/^a+$/);
+    expect(result.stderr).toBe('tail\n');
+    expect(result.output_capped).toBe(true);
+    expect(result.exit_code).toBe(0);
+  });
+
+  it('drops a character cut in half at the cap instead of mangling it', async () => {
+    const small = new LocalExecutionEnvironment(sandbox.root, { maxOutputBytes: 11 });
+    const result = await small.execCommand('printf "ééééééééé"; printf "%s" "$(head -c 20 /dev/zero | tr "\\0" e)" >&2');
+    expect(result.stdout).toBe('ééééé');
+    expect(result.stderr).toBe('eeeeeeeeeee');
+    expect(result.output_capped).toBe(true);
+  });
+
+  it('does not flag output under the cap', async () => {
+    expect((await env.execCommand('echo short')).output_capped).toBe(false);
+    expect(existsSync(join(sandbox.root, 'bg.pid'))).toBe(false);
+  });
+});

@@ -1,0 +1,206 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StateRecord, Store, StoredEnvelope, ThreadRef } from '../../lib/stores/store.ts';
+
+/** A store under test, with a clock the suite controls (adapters compare expiry against it). */
+export interface StoreFixture {
+  store: Store;
+  clock: { now: number };
+  /** Stops whatever the fixture started (servers, files). */
+  cleanup(): Promise<void>;
+}
+
+const HOUR = 3_600_000;
+
+/**
+ * The one contract every Store adapter passes unchanged: memory, sqlite, upstash, dynamodb.
+ * `open` must build the adapter with `now: () => clock.now`.
+ */
+export function storeContract(name: string, open: () => Promise<StoreFixture>, options: { skip?: string } = {}) {
+  describe.skipIf(options.skip !== undefined)(`Store contract: ${name}`, () => {
+    let fixture: StoreFixture;
+    let store: Store;
+    let prefix = 0;
+    const key = (k: string) => `contract/${Date.now()}-${prefix++}/${k}`;
+    const record = (state: string, extra: Partial<StateRecord> = {}): StateRecord => ({ state, expires_at: fixture.clock.now + HOUR, data: { n: 1, nested: { list: [1, 'two', null], ü: 'ünïcode ✓' } }, ...extra });
+    const envelope = (seq: number, prev: string | null, extra: Record<string, unknown> = {}): StoredEnvelope => ({ seq, prev_hash: prev, hash: `h${seq}-${Math.random().toString(36).slice(2)}`, type: 'tool.call.result', data: { output: 'ok ✓', seq }, ...extra });
+    const thread = (): ThreadRef => ({ tenant: `tenant/${prefix++}`, thread_id: `thread:${Date.now()}:${prefix++}` });
+
+    beforeAll(async () => {
+      fixture = await open();
+      store = fixture.store;
+    }, 120_000);
+    afterAll(async () => {
+      await store?.close();
+      await fixture?.cleanup();
+    });
+
+    describe('records', () => {
+      it('claims an absent key once; a live record is returned to the loser', async () => {
+        const k = key('claim');
+        expect(await store.claim(k, record('in_progress', { owner: 'a' }))).toEqual({ claimed: true });
+        const second = await store.claim(k, record('in_progress', { owner: 'b' }));
+        expect(second.claimed).toBe(false);
+        if (!second.claimed) expect(second.existing).toMatchObject({ state: 'in_progress', owner: 'a', data: { nested: { ü: 'ünïcode ✓' } } });
+        expect(await store.get(k)).toMatchObject({ owner: 'a' });
+      });
+
+      it('lets an expired record or an abandoned lease be claimed again', async () => {
+        const expired = key('expired');
+        await store.put(expired, record('completed', { expires_at: fixture.clock.now - 1 }));
+        expect(await store.get(expired)).toBeUndefined();
+        expect(await store.claim(expired, record('in_progress'))).toEqual({ claimed: true });
+
+        const lease = key('lease');
+        await store.claim(lease, record('in_progress', { owner: 'first', claimable_after: fixture.clock.now + 1000 }));
+        expect((await store.claim(lease, record('in_progress', { owner: 'second' }))).claimed).toBe(false);
+        fixture.clock.now += 2000;
+        expect(await store.claim(lease, record('in_progress', { owner: 'second' }))).toEqual({ claimed: true });
+        expect(await store.get(lease)).toMatchObject({ owner: 'second' });
+      });
+
+      it('exactly one of 50 concurrent claims wins', async () => {
+        const k = key('race');
+        const outcomes = await Promise.all(Array.from({ length: 50 }, (_, i) => store.claim(k, record('in_progress', { owner: `o${i}` }))));
+        expect(outcomes.filter((o) => o.claimed)).toHaveLength(1);
+      });
+
+      it('transitions only from the expected state and owner', async () => {
+        const k = key('cas');
+        await store.put(k, record('pending', { owner: 'me' }));
+        const wrongState = await store.transition(k, { state: 'approved' }, record('executed'));
+        expect(wrongState.ok).toBe(false);
+        if (!wrongState.ok) expect(wrongState.current?.state).toBe('pending');
+        expect((await store.transition(k, { state: 'pending', owner: 'you' }, record('approved'))).ok).toBe(false);
+        expect(await store.transition(k, { state: ['approved', 'pending'], owner: 'me' }, record('approved', { data: { by: 'ada' } }))).toEqual({ ok: true });
+        expect(await store.get(k)).toMatchObject({ state: 'approved', data: { by: 'ada' } });
+        expect(await store.transition(key('missing'), { state: 'pending' }, record('x'))).toEqual({ ok: false, current: undefined });
+      });
+
+      it('exactly one of racing transitions from the same state wins', async () => {
+        const k = key('decide');
+        await store.put(k, record('pending'));
+        const outcomes = await Promise.all(['approved', 'rejected', 'approved', 'rejected', 'approved'].map((s) => store.transition(k, { state: 'pending' }, record(s))));
+        expect(outcomes.filter((o) => o.ok)).toHaveLength(1);
+      });
+
+      it('does not transition an expired record', async () => {
+        const k = key('stale');
+        await store.put(k, record('pending', { expires_at: fixture.clock.now + 100 }));
+        fixture.clock.now += 200;
+        expect((await store.transition(k, { state: 'pending' }, record('approved'))).ok).toBe(false);
+      });
+
+      it('removes only on a matching state and owner; records without expiry live forever', async () => {
+        const k = key('remove');
+        await store.put(k, record('in_progress', { owner: 'me', expires_at: 0 }));
+        fixture.clock.now += 365 * 24 * HOUR;
+        expect(await store.get(k)).toMatchObject({ expires_at: 0 });
+        expect(await store.remove(k, { state: 'in_progress', owner: 'other' })).toBe(false);
+        expect(await store.remove(k, { state: 'in_progress', owner: 'me' })).toBe(true);
+        expect(await store.get(k)).toBeUndefined();
+        expect(await store.remove(k, { state: 'in_progress' })).toBe(false);
+      });
+    });
+
+    describe('audit chains', () => {
+      it('starts empty, appends on the expected head, and refuses a stale head', async () => {
+        const t = thread();
+        expect(await store.readAuditHead(t)).toBeNull();
+        const first = [envelope(1, null), envelope(2, 'x')];
+        const appended = await store.commit({ append: { thread: t, expected: null, envelopes: first } });
+        expect(appended.append).toEqual({ ok: true, head: { seq: 2, hash: first[1].hash } });
+        expect(await store.readAuditHead(t)).toEqual({ seq: 2, hash: first[1].hash });
+        const stale = await store.commit({ append: { thread: t, expected: null, envelopes: [envelope(1, null)] } });
+        expect(stale.append).toEqual({ ok: false, head: { seq: 2, hash: first[1].hash } });
+        const wrongHash = await store.commit({ append: { thread: t, expected: { seq: 2, hash: 'nope' }, envelopes: [envelope(3, 'nope')] } });
+        expect(wrongHash.append?.ok).toBe(false);
+        expect((await store.listAudit(t, { limit: 10 })).envelopes).toEqual(first);
+      });
+
+      it('keeps threads and tenants apart', async () => {
+        const a = thread();
+        const b = { tenant: `${a.tenant}-other`, thread_id: a.thread_id };
+        await store.commit({ append: { thread: a, expected: null, envelopes: [envelope(1, null)] } });
+        expect(await store.readAuditHead(b)).toBeNull();
+        expect((await store.listAudit(b, { limit: 10 })).envelopes).toEqual([]);
+      });
+
+      it('pages in seq order with after_seq', async () => {
+        const t = thread();
+        const all = Array.from({ length: 7 }, (_, i) => envelope(i + 1, i === 0 ? null : `p${i}`));
+        await store.commit({ append: { thread: t, expected: null, envelopes: all.slice(0, 3) } });
+        await store.commit({ append: { thread: t, expected: { seq: 3, hash: all[2].hash }, envelopes: all.slice(3) } });
+        const page1 = await store.listAudit(t, { limit: 3 });
+        expect(page1.envelopes.map((e) => e.seq)).toEqual([1, 2, 3]);
+        expect(page1.next_after_seq).toBe(3);
+        const page3 = await store.listAudit(t, { limit: 3, after_seq: 6 });
+        expect(page3.envelopes).toEqual([all[6]]);
+        expect(page3.next_after_seq).toBeUndefined();
+        const exact = await store.listAudit(t, { limit: 4, after_seq: 3 });
+        expect(exact.envelopes.map((e) => e.seq)).toEqual([4, 5, 6, 7]);
+        expect(exact.next_after_seq).toBeUndefined();
+      });
+
+      it('exactly one of 20 racing appends on the same head wins', async () => {
+        const t = thread();
+        const outcomes = await Promise.all(Array.from({ length: 20 }, () => store.commit({ append: { thread: t, expected: null, envelopes: [envelope(1, null)] } })));
+        expect(outcomes.filter((o) => o.append?.ok)).toHaveLength(1);
+        expect((await store.listAudit(t, { limit: 50 })).envelopes).toHaveLength(1);
+      });
+    });
+
+    describe('claimWithHead and commit', () => {
+      it('claims and reads the head together', async () => {
+        const t = thread();
+        const e = envelope(1, null);
+        await store.commit({ append: { thread: t, expected: null, envelopes: [e] } });
+        const k = key('cwh');
+        expect(await store.claimWithHead(k, record('in_progress', { owner: 'a' }), t)).toEqual({ claim: { claimed: true }, head: { seq: 1, hash: e.hash } });
+        const again = await store.claimWithHead(k, record('in_progress', { owner: 'b' }), t);
+        expect(again.claim.claimed).toBe(false);
+      });
+
+      it('applies a record change and an append together, each on its own condition', async () => {
+        const t = thread();
+        const k = key('commit');
+        await store.put(k, record('in_progress', { owner: 'me' }));
+        const both = await store.commit({ record: { key: k, expect: { state: 'in_progress', owner: 'me' }, next: record('completed', { owner: 'me' }) }, append: { thread: t, expected: null, envelopes: [envelope(1, null)] } });
+        expect(both.record).toEqual({ ok: true });
+        expect(both.append?.ok).toBe(true);
+        expect(await store.get(k)).toMatchObject({ state: 'completed' });
+
+        const staleHead = await store.commit({ record: { key: k, expect: { state: 'completed' }, next: record('archived') }, append: { thread: t, expected: null, envelopes: [envelope(1, null)] } });
+        expect(staleHead.record).toEqual({ ok: true });
+        expect(staleHead.append?.ok).toBe(false);
+        expect(await store.get(k)).toMatchObject({ state: 'archived' });
+
+        const head = await store.readAuditHead(t);
+        const wrongState = await store.commit({ record: { key: k, expect: { state: 'pending' }, next: record('x') }, append: { thread: t, expected: head, envelopes: [envelope(2, head!.hash)] } });
+        expect(wrongState.record?.ok).toBe(false);
+        expect(wrongState.append?.ok).toBe(true);
+        expect((await store.readAuditHead(t))?.seq).toBe(2);
+      });
+
+      it('deletes a record through commit when next is null', async () => {
+        const k = key('release');
+        await store.put(k, record('in_progress', { owner: 'me' }));
+        expect((await store.commit({ record: { key: k, expect: { state: 'in_progress', owner: 'other' }, next: null } })).record?.ok).toBe(false);
+        expect((await store.commit({ record: { key: k, expect: { state: 'in_progress', owner: 'me' }, next: null } })).record).toEqual({ ok: true });
+        expect(await store.get(k)).toBeUndefined();
+      });
+    });
+
+    describe('indexes', () => {
+      it('lists members by score, re-scores, and pages with after_score', async () => {
+        const index = key('index');
+        await store.addToIndex(index, 'b', 20);
+        await store.addToIndex(index, 'a', 10);
+        await store.addToIndex(index, 'c/ü', 30);
+        await store.addToIndex(index, 'a', 25);
+        expect(await store.listIndex(index, { limit: 10 })).toEqual([{ member: 'b', score: 20 }, { member: 'a', score: 25 }, { member: 'c/ü', score: 30 }]);
+        expect(await store.listIndex(index, { limit: 1, after_score: 20 })).toEqual([{ member: 'a', score: 25 }]);
+        expect(await store.listIndex(key('empty'), { limit: 10 })).toEqual([]);
+      });
+    });
+  });
+}
