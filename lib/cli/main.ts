@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import { callCommand } from './call.ts';
+import { execServerCommand } from './exec-server.ts';
 import { loadManifestFile } from './manifest-file.ts';
 import { startLocalGateway } from './serve.ts';
 
@@ -7,6 +9,8 @@ const USAGE = `toolgate — tool-dispatch gateway for AI agents
 Usage:
   toolgate serve [--port N] [--host H] [--manifest FILE]   run the gateway locally (demo tenant)
   toolgate manifest validate FILE                           check a manifest; exits 1 on problems
+  toolgate exec-server --root DIR [--port 8788]             serve DIR to the coding tools (TOOLGATE_EXEC_SECRET)
+  toolgate call TOOL --root DIR --args JSON                 run one coding tool locally; exits 1 on an error result
   toolgate help                                             this text
 `;
 
@@ -36,6 +40,8 @@ const commands: Record<string, Command> = {
     for (const problem of result.problems) console.error(`  ${problem.path}: ${problem.message}`);
     return 1;
   },
+  'exec-server': (args) => execServerCommand(args),
+  call: (args) => callCommand(args),
   async help() {
     console.log(USAGE);
     return 0;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { defaultExecutorKinds } from '../registry/executors/index.ts';
 import { parseManifestText, type ManifestLoadResult } from '../registry/manifest-loader.ts';
-import { builtinTools } from '../tools/builtins.ts';
+import { builtinsForUncheckedManifest } from '../tools/tenant-tools.ts';
 import { createSchemaValidator } from '../validation/select-engine.ts';
 
 /** Reads and checks a manifest file with the gateway's own executor kinds and builtins. */
@@ -12,5 +12,5 @@ export function loadManifestFile(path: string): ManifestLoadResult {
   } catch (error) {
     return { ok: false, problems: [{ path: '$', message: `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }] };
   }
-  return parseManifestText(text, { validator: createSchemaValidator(), kinds: defaultExecutorKinds(), builtins: builtinTools() });
+  return parseManifestText(text, { validator: createSchemaValidator(), kinds: defaultExecutorKinds(), builtins: builtinsForUncheckedManifest });
 }

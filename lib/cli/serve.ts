@@ -6,6 +6,7 @@ import { createGateway } from '../http/gateway.ts';
 import { nodeStoreFromEnv } from './node-store.ts';
 import { SqliteStore } from '../stores/sqlite.ts';
 import { demoApiKey } from './demo-key.ts';
+import { startLocalExecServer } from './local-exec-server.ts';
 import { loadManifestFile } from './manifest-file.ts';
 
 export interface LocalGatewayOptions {
@@ -41,13 +42,15 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
     const lines = loaded.problems.map((p) => `  ${p.path}: ${p.message}`).join('\n');
     throw new Error(`the manifest ${manifestPath} has problems:\n${lines}`);
   }
-  const manifest = loaded.manifest;
+  const execServer = await startLocalExecServer(loaded.manifest, env);
+  const manifest = execServer?.manifest ?? loaded.manifest;
+  const gatewayEnv = { ...env, ...execServer?.env };
   const store = nodeStoreFromEnv(env, dataDir);
   const { key, source } = demoApiKey(dataDir, env);
   const scopes = [...new Set([...manifest.tools.flatMap((t) => t.scopes ?? []), ...OPERATOR_SCOPES])];
   await createApiKey(store, { tenant: manifest.tenant, principal: 'demo-user', scopes }, key);
 
-  const { app } = createGateway({ manifests: [manifest], store, env, log, serveMetrics: true });
+  const { app } = createGateway({ manifests: [manifest], store, env: gatewayEnv, log, serveMetrics: true });
   const server = await new Promise<ServerType>((resolveServer, reject) => {
     const started = serve({ fetch: app.fetch, port, hostname: host }, () => resolveServer(started));
     started.once('error', reject);
@@ -57,6 +60,7 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
   if (!options.quiet) {
     console.log(`toolgate listening on ${url}`);
     console.log(`tenant "${manifest.tenant}" manifest version ${manifest.version} (${manifestPath})`);
+    if (execServer) console.log(`coding tools: exec-server ${execServer.url} over ${execServer.root}`);
     console.log(`store: ${store.name}${store instanceof SqliteStore ? ` (${store.path})` : ''}`);
     console.log(`demo API key: ${key}  (from ${source})`);
   }
@@ -66,6 +70,7 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
     server,
     close: async () => {
       await new Promise<void>((done) => server.close(() => done()));
+      await execServer?.close();
       await store.close();
     },
   };

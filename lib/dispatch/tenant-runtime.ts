@@ -1,5 +1,4 @@
 import { tierGovernor } from '../governance/policy.ts';
-import type { ToolExecutor } from '../registry/executor.ts';
 import type { ExecutorKind } from '../registry/executors/kind.ts';
 import type { Manifest } from '../registry/manifest.ts';
 import { buildManifestRegistry } from '../registry/manifest-registry.ts';
@@ -11,12 +10,14 @@ import type { SchemaValidator } from '../validation/validator.ts';
 import type { DispatchDeps } from './context.ts';
 import type { EventSink, Logger } from './events.ts';
 import { SchemaCache } from './schema-cache.ts';
+import { tenantBuiltins } from '../tools/tenant-tools.ts';
 
 /** What every tenant runtime of a gateway shares. */
 export interface GatewayServices {
   validator: SchemaValidator;
   kinds: ReadonlyMap<string, ExecutorKind>;
-  builtins: ReadonlyMap<string, ToolExecutor>;
+  /** The runtime's environment or bindings: secrets (such as an exec-server's) resolve here. */
+  env: Readonly<Record<string, string | undefined>>;
   store?: Store;
   audit?: AuditRecorder;
   metrics?: DispatchMetrics;
@@ -24,8 +25,6 @@ export interface GatewayServices {
   events?: EventSink;
   idempotencyTtlMs: number;
   defaultTimeoutMs: number;
-  /** Built-in tools a tenant gets from its profile and environment (the coding tools). */
-  profileTools?: (manifest: Manifest) => ToolExecutor[];
 }
 
 /** One manifest version of one tenant, ready to dispatch. */
@@ -36,7 +35,8 @@ export interface TenantRuntime {
 }
 
 export function buildTenantRuntime(manifest: Manifest, services: GatewayServices): TenantRuntime {
-  const registry = buildManifestRegistry(manifest, services.kinds, services, services.profileTools?.(manifest) ?? []);
+  const { coding, builtins } = tenantBuiltins(manifest, services.env);
+  const registry = buildManifestRegistry(manifest, services.kinds, { builtins }, coding);
   services.log('tools.registered', { tenant: manifest.tenant, version: manifest.version, tools: registry.size });
   services.metrics?.registrySize(manifest.tenant, registry.size);
   return {

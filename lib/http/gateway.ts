@@ -2,11 +2,9 @@ import { StaticTenantDirectory, type TenantDirectory } from '../dispatch/tenant-
 import type { GatewayServices } from '../dispatch/tenant-runtime.ts';
 import { silentLogger, type EventSink, type Logger } from '../dispatch/events.ts';
 import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../idempotency/claim.ts';
-import type { ToolExecutor } from '../registry/executor.ts';
 import { defaultExecutorKinds } from '../registry/executors/index.ts';
 import type { Manifest } from '../registry/manifest.ts';
 import type { Store } from '../stores/store.ts';
-import { builtinTools } from '../tools/builtins.ts';
 import { createSchemaValidator } from '../validation/select-engine.ts';
 import type { SchemaValidator } from '../validation/validator.ts';
 import { AuditRecorder } from '../audit/recorder.ts';
@@ -21,7 +19,6 @@ export interface GatewayConfig {
   log?: Logger;
   events?: EventSink;
   bodyLimitBytes?: number;
-  profileTools?: (manifest: Manifest) => ToolExecutor[];
   /** Serve GET /metrics (Node). */
   serveMetrics?: boolean;
 }
@@ -33,7 +30,7 @@ export function createGateway(config: GatewayConfig) {
   const services: GatewayServices = {
     validator,
     kinds: defaultExecutorKinds(),
-    builtins: builtinTools(),
+    env: config.env,
     store: config.store,
     audit: new AuditRecorder(config.store, log),
     metrics: new DispatchMetrics(),
@@ -41,7 +38,6 @@ export function createGateway(config: GatewayConfig) {
     events: config.events,
     idempotencyTtlMs: Number(config.env.TOOLGATE_IDEMPOTENCY_TTL_MS ?? DEFAULT_IDEMPOTENCY_TTL_MS),
     defaultTimeoutMs: 5000,
-    profileTools: config.profileTools,
   };
   const tenants: TenantDirectory = new StaticTenantDirectory(config.manifests, services);
   const app = createApp({

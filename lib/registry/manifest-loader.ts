@@ -7,9 +7,11 @@ import type { Manifest, ManifestTool } from './manifest.ts';
 import { joinPath, jsonPath } from './manifest-paths.ts';
 import { findInlineSecrets } from './manifest-secrets.ts';
 
-export interface ManifestLoadOptions extends ExecutorKindContext {
+export interface ManifestLoadOptions {
   validator: SchemaValidator;
   kinds: ReadonlyMap<string, ExecutorKind>;
+  /** What `builtin` executors may name; a function when it depends on the manifest (its profile's coding tools). */
+  builtins: ExecutorKindContext['builtins'] | ((manifest: JsonObject) => ExecutorKindContext['builtins']);
 }
 
 export type ManifestLoadResult = { ok: true; manifest: Manifest } | { ok: false; problems: ManifestProblem[] };
@@ -44,13 +46,16 @@ export function loadManifest(value: unknown, options: ManifestLoadOptions): Mani
     for (const v of structural.violations) problems.push({ path: jsonPath(v.pointer), message: v.detail });
   }
   if (isJsonObject(value)) {
-    if (Array.isArray(value.tools)) problems.push(...checkTools(value.tools, options));
+    const builtins = typeof options.builtins === 'function' ? options.builtins(value) : options.builtins;
+    if (Array.isArray(value.tools)) problems.push(...checkTools(value.tools, { ...options, builtins }));
     problems.push(...findInlineSecrets(value.execution_environment, '$.execution_environment'));
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, manifest: value as unknown as Manifest };
 }
 
-function checkTools(tools: unknown[], options: ManifestLoadOptions): ManifestProblem[] {
+type CheckOptions = Omit<ManifestLoadOptions, 'builtins'> & ExecutorKindContext;
+
+function checkTools(tools: unknown[], options: CheckOptions): ManifestProblem[] {
   const problems: ManifestProblem[] = [];
   const firstIndex = new Map<string, number>();
   tools.forEach((tool, index) => {
@@ -68,7 +73,7 @@ function checkTools(tools: unknown[], options: ManifestLoadOptions): ManifestPro
   return problems;
 }
 
-function checkExecutor(tool: JsonObject, name: string, path: string, options: ManifestLoadOptions): ManifestProblem[] {
+function checkExecutor(tool: JsonObject, name: string, path: string, options: CheckOptions): ManifestProblem[] {
   const executor = tool.executor;
   if (!isJsonObject(executor) || typeof executor.kind !== 'string') return [];
   const kind = options.kinds.get(executor.kind);

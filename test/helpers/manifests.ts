@@ -1,11 +1,11 @@
 import { defaultExecutorKinds } from '../../lib/registry/executors/index.ts';
 import type { Manifest } from '../../lib/registry/manifest.ts';
 import { loadManifest, type ManifestLoadOptions } from '../../lib/registry/manifest-loader.ts';
-import { builtinTools } from '../../lib/tools/builtins.ts';
+import { builtinsForUncheckedManifest } from '../../lib/tools/tenant-tools.ts';
 import { createAjvValidator } from '../../lib/validation/ajv-engine.ts';
 
 export function loaderOptions(overrides: Partial<ManifestLoadOptions> = {}): ManifestLoadOptions {
-  return { validator: createAjvValidator(), kinds: defaultExecutorKinds(), builtins: builtinTools(), ...overrides };
+  return { validator: createAjvValidator(), kinds: defaultExecutorKinds(), builtins: builtinsForUncheckedManifest, ...overrides };
 }
 
 /** Manifest fields a test may override; tools stay loosely typed so tests can write broken ones. */
