@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { auditCommand } from './audit.ts';
 import { callCommand } from './call.ts';
 import { execServerCommand } from './exec-server.ts';
 import { loadManifestFile } from './manifest-file.ts';
@@ -11,6 +12,7 @@ Usage:
   toolgate manifest validate FILE                           check a manifest; exits 1 on problems
   toolgate exec-server --root DIR [--port 8788]             serve DIR to the coding tools (TOOLGATE_EXEC_SECRET)
   toolgate call TOOL --root DIR --args JSON                 run one coding tool locally; exits 1 on an error result
+  toolgate audit verify --thread ID [--tenant T | --url U]  recompute a thread's audit chain; exits 1 if broken
   toolgate help                                             this text
 `;
 
@@ -42,6 +44,7 @@ const commands: Record<string, Command> = {
   },
   'exec-server': (args) => execServerCommand(args),
   call: (args) => callCommand(args),
+  audit: (args) => auditCommand(args),
   async help() {
     console.log(USAGE);
     return 0;
