@@ -1,12 +1,31 @@
 /** Small JSON-pointer helpers shared by the engines and the message writer. */
 
+function decodeFragment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/**
+ * Segments of a JSON pointer ("/a/b") or of its URI-fragment form ("#/a%20b"). Only the
+ * fragment form is percent-decoded: a plain pointer may hold "%" literally (an argument
+ * named "50%"), and decoding it would mangle the name or throw.
+ */
 export function pointerSegments(pointer: string): string[] {
-  const body = pointer.startsWith('#') ? pointer.slice(1) : pointer;
+  const fragment = pointer.startsWith('#');
+  const body = fragment ? pointer.slice(1) : pointer;
   if (body === '' || body === '/') return [];
   return body
     .slice(1)
     .split('/')
-    .map((segment) => decodeURIComponent(segment).replace(/~1/g, '/').replace(/~0/g, '~'));
+    .map((segment) => (fragment ? decodeFragment(segment) : segment).replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/** "#/a%20b" (as @cfworker/json-schema reports locations) → "/a b". */
+export function fragmentToPointer(fragment: string): string {
+  return pointerSegments(fragment).reduce(appendPointer, '');
 }
 
 export function appendPointer(pointer: string, segment: string | number): string {
@@ -23,17 +42,49 @@ export function valueAt(root: unknown, pointer: string): unknown {
   return node;
 }
 
+interface RefTarget {
+  document: unknown;
+  /** The document's base URI, for the relative refs inside it. */
+  base: string | undefined;
+  pointer: string;
+}
+
+const idOf = (document: unknown) => {
+  const id = (document as { $id?: unknown } | null)?.$id;
+  return typeof id === 'string' ? id : undefined;
+};
+
+/** Where a `$ref` leads: the current document or a registered one, and the pointer inside. */
+function followRef(ref: string, current: RefTarget, documents: ReadonlyMap<string, unknown>): RefTarget {
+  const hash = ref.indexOf('#');
+  const address = hash === -1 ? ref : ref.slice(0, hash);
+  const pointer = hash === -1 ? '' : ref.slice(hash + 1);
+  if (address === '') return { ...current, pointer };
+  let uri = address;
+  try {
+    uri = new URL(address, current.base).href;
+  } catch {
+    // No usable base: look the address up as written.
+  }
+  const document = documents.get(uri);
+  return { document, base: idOf(document) ?? uri, pointer };
+}
+
 /**
- * Follows a keyword location through a schema, resolving local `$ref`s on the way
- * ("#/properties/a/$ref/type" continues inside the referenced schema).
+ * Follows a keyword location through a schema, resolving `$ref`s on the way
+ * ("#/properties/a/$ref/type" continues inside the referenced schema): local ones, and ones
+ * into `documents` (registered schemas by URI). Anchors are not followed (undefined).
  */
-export function schemaValueAt(root: unknown, keywordLocation: string): unknown {
+export function schemaValueAt(root: unknown, keywordLocation: string, documents: ReadonlyMap<string, unknown> = new Map()): unknown {
+  let current: RefTarget = { document: root, base: idOf(root), pointer: '' };
   let node = root;
   for (const segment of pointerSegments(keywordLocation)) {
     if (node === null || typeof node !== 'object') return undefined;
     const record = node as Record<string, unknown>;
-    if (segment === '$ref' && typeof record.$ref === 'string' && record.$ref.startsWith('#')) {
-      node = valueAt(root, record.$ref);
+    if (segment === '$ref' && typeof record.$ref === 'string') {
+      current = followRef(record.$ref, current, documents);
+      if (current.pointer !== '' && !current.pointer.startsWith('/')) return undefined;
+      node = valueAt(current.document, `#${current.pointer}`);
       continue;
     }
     node = record[segment];

@@ -9,8 +9,12 @@ export interface RawViolation {
   expected: unknown;
   /** The value found in the arguments at `pointer`. */
   actual: unknown;
-  /** For required/additionalProperties: the property concerned. */
+  /** For required/dependentRequired/additionalProperties: the property concerned. */
   property?: string;
+  /** For dependentRequired: the property whose presence makes `property` required. */
+  trigger?: string;
+  /** Set when the violation is about a property's name (propertyNames), not its value. */
+  propertyName?: string;
   /** The engine's own wording, used when we have nothing better. */
   fallback: string;
 }
@@ -76,9 +80,11 @@ const DESCRIBERS: Record<string, Describe> = {
   oneOf: (v) => `must match exactly one of: ${(v.expected as unknown[]).map(branchSummary).join(' | ')}`,
   not: () => 'has a value that is not allowed here',
   false: () => 'is not allowed',
-  'false schema': () => 'is not allowed',
   contains: () => 'must contain at least one item of the expected shape',
 };
+
+/** Describers that do not quote the schema's value. */
+const NEEDS_NO_EXPECTATION = new Set(['uniqueItems', 'not', 'false', 'contains']);
 
 export interface DescribedViolation {
   pointer: string;
@@ -90,18 +96,23 @@ export interface DescribedViolation {
 
 /** Puts one violation into words a model can act on. */
 export function describeViolation(v: RawViolation): DescribedViolation {
-  if (v.keyword === 'required' && v.property !== undefined) {
+  if ((v.keyword === 'required' || v.keyword === 'dependentRequired') && v.property !== undefined) {
     const pointer = appendPointer(v.pointer, v.property);
     const where = v.pointer === '' ? 'argument' : 'property';
-    return { pointer, detail: 'is required', message: `missing required ${where} \`${argumentPath(pointer)}\`` };
+    const because = v.trigger === undefined ? '' : ` when \`${argumentPath(appendPointer(v.pointer, v.trigger))}\` is given`;
+    return { pointer, detail: `is required${because}`, message: `missing required ${where} \`${argumentPath(pointer)}\`${because}` };
   }
   if ((v.keyword === 'additionalProperties' || v.keyword === 'unevaluatedProperties') && v.property !== undefined) {
     const pointer = appendPointer(v.pointer, v.property);
     const where = v.pointer === '' ? 'argument' : 'property';
     return { pointer, detail: 'is not allowed here', message: `unexpected ${where} \`${argumentPath(pointer)}\` is not allowed` };
   }
-  const describe = DESCRIBERS[v.keyword];
-  const detail = describe ? describe(v) : v.fallback;
+  const describe = Object.hasOwn(DESCRIBERS, v.keyword) ? DESCRIBERS[v.keyword] : undefined;
+  // Without the schema's value (a location the engine could not map back) a describer would
+  // print "undefined" or throw; the engine's own wording is the honest fallback.
+  const known = v.expected !== undefined || NEEDS_NO_EXPECTATION.has(v.keyword);
+  const rule = describe && known ? describe(v) : v.fallback;
+  const detail = v.propertyName === undefined ? rule : `has a property name ${JSON.stringify(v.propertyName)} that ${rule}`;
   return { pointer: v.pointer, detail, message: `\`${argumentPath(v.pointer)}\` ${detail}` };
 }
 

@@ -10,6 +10,51 @@ function lineAndColumn(text: string, position: number): { line: number; column: 
   return { line, column: position - before.lastIndexOf('\n') };
 }
 
+const reportedPosition = (message: string) => /at position (\d+)/.exec(message)?.[1];
+
+/** Whether `text` could still begin a valid JSON text: it parses, or only its end is missing. */
+function viablePrefix(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch (error) {
+    const message = (error as Error).message;
+    // "1." and "\u12" are reported as errors at the very end: more input could complete them.
+    return /Unexpected end of JSON input/.test(message) || Number(reportedPosition(message)) === text.length;
+  }
+}
+
+/**
+ * Where parsing failed. V8 names the position for most errors but not for "Unexpected token"
+ * (`{"a": True}`, a model's most common slip), so find the longest prefix that is still viable.
+ */
+function errorPosition(raw: string, message: string): number {
+  const reported = reportedPosition(message);
+  if (reported !== undefined) return Number(reported);
+  let low = 0;
+  let high = raw.length;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (viablePrefix(raw.slice(0, middle))) low = middle;
+    else high = middle - 1;
+  }
+  return low;
+}
+
+/** V8's reason without its position or its echo of the whole text (we say where, briefly). */
+const reasonOf = (message: string) =>
+  message.replace(/ (?:in JSON )?at position \d+.*$/s, '').replace(/^(Unexpected token '.+?'), .*$/s, '$1');
+
+function parseFailure(raw: string, error: Error): ParsedArguments {
+  const position = errorPosition(raw, error.message);
+  const { line, column } = lineAndColumn(raw, position);
+  return {
+    ok: false,
+    message: `arguments are not valid JSON: ${reasonOf(error.message)} at position ${position} (line ${line}, column ${column}). Send the arguments as one JSON object.`,
+    details: { position, line, column },
+  };
+}
+
 /** Arguments arrive as an object, or as a JSON string (OpenAI sends them that way). */
 export function parseArguments(raw: unknown): ParsedArguments {
   let value = raw;
@@ -18,13 +63,7 @@ export function parseArguments(raw: unknown): ParsedArguments {
     try {
       value = JSON.parse(raw);
     } catch (error) {
-      const position = Number(/position (\d+)/.exec((error as Error).message)?.[1] ?? raw.length);
-      const { line, column } = lineAndColumn(raw, position);
-      return {
-        ok: false,
-        message: `arguments are not valid JSON: ${(error as Error).message.replace(/ in JSON at position \d+.*$/, '')} at position ${position} (line ${line}, column ${column}). Send the arguments as one JSON object.`,
-        details: { position, line, column },
-      };
+      return parseFailure(raw, error as Error);
     }
   }
   if (!isJsonObject(value)) {

@@ -1,4 +1,5 @@
 import { valueAt } from './json-pointer.ts';
+import { InvalidSchemaError } from './validator.ts';
 
 /** A problem in a schema, with a dotted path from the schema's root ("" = the root). */
 export interface SchemaProblem {
@@ -26,8 +27,17 @@ function isRegExp(source: unknown): boolean {
   }
 }
 
-/** Whether a `$ref` can be resolved inside the schema itself (the only refs tool schemas may use). */
-function resolvesLocally(root: unknown, ref: string): boolean {
+export interface LintOptions {
+  /** Absolute URIs of documents registered with the engine: `$ref`s into them resolve too. */
+  knownUris?: readonly string[];
+}
+
+/**
+ * Whether a `$ref` can be resolved: inside the schema itself (the only refs tool schemas may
+ * use), or into a document the engine was given up front.
+ */
+function resolves(root: unknown, ref: string, knownUris: readonly string[]): boolean {
+  if (knownUris.includes(ref.replace(/#.*$/, ''))) return true;
   if (ref === '#') return true;
   if (ref.startsWith('#/')) return valueAt(root, ref) !== undefined;
   if (ref.startsWith('#')) return JSON.stringify(root).includes(`"$anchor":${JSON.stringify(ref.slice(1))}`);
@@ -39,7 +49,8 @@ function resolvesLocally(root: unknown, ref: string): boolean {
  * engine also rejects what ajv rejects; the interpreted engine would otherwise accept nonsense
  * silently, so this is where "bad schema" errors with paths come from.
  */
-export function lintSchema(root: unknown): SchemaProblem[] {
+export function lintSchema(root: unknown, options: LintOptions = {}): SchemaProblem[] {
+  const knownUris = options.knownUris ?? [];
   const problems: SchemaProblem[] = [];
   const problem = (path: string, message: string) => problems.push({ path, message });
 
@@ -59,10 +70,11 @@ export function lintSchema(root: unknown): SchemaProblem[] {
     if ('required' in s && (!Array.isArray(s.required) || s.required.some((r) => typeof r !== 'string'))) {
       problem(join(path, 'required'), 'must be an array of property names');
     }
-    if ('enum' in s && !Array.isArray(s.enum)) problem(join(path, 'enum'), 'must be an array of allowed values');
+    // An empty enum accepts nothing: ajv refuses it and the eval-free engine would fail every call.
+    if ('enum' in s && !(Array.isArray(s.enum) && s.enum.length > 0)) problem(join(path, 'enum'), 'must be a non-empty array of allowed values');
     if ('pattern' in s && !isRegExp(s.pattern)) problem(join(path, 'pattern'), `${JSON.stringify(s.pattern)} is not a valid regular expression`);
     if ('format' in s && typeof s.format !== 'string') problem(join(path, 'format'), 'must be a string');
-    if ('$ref' in s && (typeof s.$ref !== 'string' || !resolvesLocally(root, s.$ref))) {
+    if ('$ref' in s && (typeof s.$ref !== 'string' || !resolves(root, s.$ref, knownUris))) {
       problem(join(path, '$ref'), `cannot resolve ${JSON.stringify(s.$ref)}: tool schemas may only reference their own $defs`);
     }
     for (const key of COUNT_KEYWORDS) {
@@ -71,6 +83,12 @@ export function lintSchema(root: unknown): SchemaProblem[] {
     for (const key of NUMBER_KEYWORDS) {
       if (key in s && typeof s[key] !== 'number') problem(join(path, key), 'must be a number');
     }
+    for (const keyword of ['$dynamicRef', '$dynamicAnchor', '$recursiveRef']) {
+      if (keyword in s) problem(join(path, keyword), `${keyword} is not supported in tool schemas; use $defs with "$ref": "#/$defs/..."`);
+    }
+    if ('$id' in s && path !== '') problem(join(path, '$id'), 'nested $id is not supported in tool schemas; keep sub-schemas in $defs and reference them with "#/$defs/..."');
+    const names = [...(Array.isArray(s.required) ? s.required : []), ...Object.keys((s.properties as object | null) ?? {})];
+    if (names.includes('__proto__')) problem(path, 'a property named "__proto__" is not allowed in tool schemas (JavaScript treats it specially)');
     if ('multipleOf' in s && !(typeof s.multipleOf === 'number' && s.multipleOf > 0)) problem(join(path, 'multipleOf'), 'must be a number greater than 0');
     for (const key of SCHEMA_KEYWORDS) if (key in s) visit(s[key], join(path, key));
     for (const key of SCHEMA_LIST_KEYWORDS) {
@@ -95,4 +113,11 @@ export function lintSchema(root: unknown): SchemaProblem[] {
 
   visit(root, '');
   return problems;
+}
+
+/** The lint as both engines run it before compiling: any problem refuses the schema, with paths. */
+export function assertSchemaLintClean(schema: unknown, options: LintOptions = {}): void {
+  const problems = lintSchema(schema, options);
+  if (problems.length === 0) return;
+  throw new InvalidSchemaError(problems.map((p) => `${p.path === '' ? '(root)' : p.path}: ${p.message}`).join('; '));
 }

@@ -32,3 +32,21 @@ export class InvalidSchemaError extends Error {
     this.name = 'InvalidSchemaError';
   }
 }
+
+/** A schema document that `$ref`s may reach by its absolute URI (shared definitions). */
+export interface SchemaResource {
+  uri: string;
+  schema: JsonSchema;
+}
+
+/** Options both engine factories accept; every one is optional. */
+export interface EngineOptions {
+  /** Documents registered up front, so `$ref: "<uri>#/..."` resolves without any fetching. */
+  schemas?: readonly SchemaResource[];
+  /**
+   * Run `lintSchema` before compiling (default true). Only measuring harnesses turn it off:
+   * the lint is deliberately stricter than JSON Schema (tool schemas may only reference their
+   * own $defs), and the conformance suite needs the engines' own behaviour.
+   */
+  lint?: boolean;
+}

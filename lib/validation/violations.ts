@@ -2,13 +2,17 @@ import type { DescribedViolation, RawViolation } from './messages.ts';
 import type { ValidationOutcome, Violation } from './validator.ts';
 
 /** Keywords that only report "something inside failed"; the inner violation says what. */
-const WRAPPERS = new Set(['properties', 'patternProperties', 'items', 'prefixItems', '$ref', '$dynamicRef', 'allOf', 'dependentSchemas', 'if', 'then', 'else', 'additionalItems']);
+const WRAPPERS = new Set(['properties', 'patternProperties', 'items', 'prefixItems', '$ref', '$dynamicRef', 'allOf', 'dependentSchemas', 'if', 'then', 'else', 'additionalItems', 'propertyNames']);
 
-const COMBINATORS = new Set(['anyOf', 'oneOf']);
+/**
+ * Keywords whose own message says it all: their inner failures are folded into them (an item
+ * that is not what `contains` wants is no violation by itself).
+ */
+export const FOLDING_KEYWORDS: ReadonlySet<string> = new Set(['anyOf', 'oneOf', 'contains']);
 
 /**
  * Turns an engine's raw list into the few violations a model needs: wrapper reports dropped,
- * branch failures folded into their anyOf/oneOf, repeats removed. `locations` are the schema
+ * branch failures folded into their anyOf/oneOf/contains, repeats removed. `locations` are the schema
  * locations of `raw`, index for index.
  */
 export function finishViolations(
@@ -16,7 +20,7 @@ export function finishViolations(
   locations: string[],
   describe: (violation: RawViolation, index: number) => DescribedViolation,
 ): ValidationOutcome {
-  const combinatorLocations = raw.flatMap((v, i) => (COMBINATORS.has(v.keyword) ? [locations[i] + '/'] : []));
+  const combinatorLocations = raw.flatMap((v, i) => (FOLDING_KEYWORDS.has(v.keyword) ? [locations[i] + '/'] : []));
   const insideCombinator = (i: number) => combinatorLocations.some((prefix) => locations[i].startsWith(prefix));
 
   const violations: Violation[] = [];

@@ -1,0 +1,117 @@
+/**
+ * Both validation engines against the official JSON-Schema-Test-Suite (draft 2020-12), in the
+ * keyword groups the product relies on. scripts/conformance.ts prints the whole picture; this
+ * file pins what must hold. Measured as scripts/conformance-lib.ts builds the engines: the
+ * product's factories with the suite's remotes registered and the tool-schema lint off.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { corpusExists, corpusRoot, ENGINES, loadRemotes, loadSuite, measureFile, type KeywordResult, type SuiteFile } from '../../scripts/conformance-lib.ts';
+import { lintSchema } from '../../lib/validation/schema-lint.ts';
+import type { EngineName } from '../../lib/validation/validator.ts';
+
+const exists = corpusExists();
+if (!exists) console.warn(`skipped: corpus not found at ${corpusRoot}`);
+
+/** Suite files (keyword groups) whose every test must pass; "ref" is the `$ref` file. */
+const RELIED_ON = [
+  'type', 'properties', 'required', 'additionalProperties', 'enum', 'const', 'items', 'prefixItems',
+  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength',
+  'pattern', 'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties', 'anyOf', 'oneOf',
+  'allOf', 'not', 'ref', 'defs', 'boolean_schema', 'if-then-else', 'dependentRequired',
+  'patternProperties', 'propertyNames',
+];
+
+/**
+ * Groups whose schema toolgate's lint refuses (lib/validation/schema-lint.ts), so no such
+ * schema ever reaches an engine in the product. The test below proves this list is exactly
+ * the set the lint refuses, so nothing drops out of the guarantee silently.
+ */
+const REFUSED_BY_LINT: Record<string, string[]> = {
+  // Tool schemas may only `$ref` their own document (`#/...` pointers and `#anchor`s). These
+  // use remote documents, `$id`-relative or absolute URIs, URNs, or the meta-schema. (ajv also
+  // overflows its stack compiling three of them: "refs with relative uris and defs",
+  // "relative refs with absolute uris and defs", "URN ref with nested pointer ref"; the
+  // eval-free engine cannot reach the meta-schema in "remote ref, containing refs itself".)
+  ref: [
+    'remote ref, containing refs itself',
+    'Recursive references between schemas',
+    'refs with relative uris and defs',
+    'relative refs with absolute uris and defs',
+    '$id must be resolved against nearest parent, not just immediate parent',
+    'order of evaluation: $id and $ref',
+    'order of evaluation: $id and $ref on nested schema',
+    'simple URN base URI with $ref via the URN',
+    'URN base URI with URN and JSON pointer ref',
+    'URN base URI with URN and anchor ref',
+    'URN ref with nested pointer ref',
+    'ref to if',
+    'ref to then',
+    'ref to else',
+    'ref with absolute-path-reference',
+    // A nested `$id` resource: the eval-free engine leaks its `$anchor` into the outer resource.
+    'order of evaluation: $id and $anchor and $ref',
+  ],
+  // defs.json's only group validates a $defs entry against the meta-schema by URI (the
+  // eval-free engine has no meta-schema). Local $defs are covered by ref.json's pointer cases.
+  defs: ['validate definition against metaschema'],
+  // `enum: []` accepts nothing: ajv refuses to compile it, so the lint refuses it on both.
+  enum: ['empty enum'],
+  // These groups declare a property named "__proto__", which ajv silently skips; the lint refuses
+  // it. (Names like "constructor" and "toString" are covered in messages.test.ts.)
+  properties: ['properties whose names are Javascript object property names'],
+  required: ['required properties whose names are Javascript object property names'],
+};
+
+/**
+ * Real engine failures in schemas the lint accepts. Reported, not hidden: the test fails if
+ * one of these starts passing (shrink the list) or anything else fails.
+ */
+const KNOWN_GAPS: Record<EngineName, string[]> = {
+  ajv: [],
+  cfworker: [],
+};
+
+const refusedByLint = (file: SuiteFile, group: string) => (REFUSED_BY_LINT[file.keyword] ?? []).includes(group);
+
+/** Failures outside the lint-refused groups, as "keyword / group / test" lines. */
+function failuresOf(file: SuiteFile, result: KeywordResult): string[] {
+  return result.failures
+    .filter((f) => !refusedByLint(file, f.group))
+    .map((f) => `${result.keyword} / ${f.group}${f.test ? ` / ${f.test}` : ''}`);
+}
+
+describe.skipIf(!exists)('JSON-Schema-Test-Suite draft 2020-12: the keywords toolgate relies on', () => {
+  let files: SuiteFile[] = [];
+  const results = new Map<EngineName, Map<string, KeywordResult>>();
+
+  beforeAll(() => {
+    files = loadSuite().filter((f) => RELIED_ON.includes(f.keyword));
+    const remotes = loadRemotes();
+    for (const engine of ENGINES) {
+      results.set(engine, new Map(files.map((f) => [f.keyword, measureFile(engine, f, remotes)])));
+    }
+  });
+
+  it('finds every relied-on keyword file', () => {
+    expect(files.map((f) => f.keyword).sort()).toEqual([...RELIED_ON].sort());
+  });
+
+  it('excludes exactly the groups the tool-schema lint refuses', () => {
+    const refused = files.flatMap((f) => f.groups.filter((g) => lintSchema(g.schema).length > 0).map((g) => `${f.keyword} / ${g.description}`));
+    const listed = Object.entries(REFUSED_BY_LINT).flatMap(([keyword, groups]) => groups.map((g) => `${keyword} / ${g}`));
+    expect(refused.sort()).toEqual(listed.sort());
+  });
+
+  for (const engine of ENGINES) {
+    for (const keyword of RELIED_ON) {
+      it(`${engine}: ${keyword}`, () => {
+        const file = files.find((f) => f.keyword === keyword);
+        const result = results.get(engine)?.get(keyword);
+        if (!file || !result) throw new Error(`${keyword}.json was not measured`);
+        const known = KNOWN_GAPS[engine].filter((gap) => gap.startsWith(`${keyword} / `));
+        expect(result.passed + result.failed).toBe(file.groups.reduce((n, g) => n + g.tests.length, 0));
+        expect(failuresOf(file, result)).toEqual(known);
+      });
+    }
+  }
+});
