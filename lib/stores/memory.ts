@@ -88,7 +88,7 @@ export class MemoryStore implements Store {
     const entries = [...(this.#indexes.get(index) ?? new Map<string, number>())].map(([member, score]) => ({ member, score }));
     return entries
       .filter((e) => page.after_score === undefined || e.score > page.after_score)
-      .sort((a, b) => a.score - b.score || a.member.localeCompare(b.member))
+      .sort((a, b) => a.score - b.score || (a.member < b.member ? -1 : a.member > b.member ? 1 : 0))
       .slice(0, page.limit);
   }
 
