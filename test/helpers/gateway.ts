@@ -11,7 +11,7 @@ export interface TestKey {
 
 /** A gateway over a memory store with one API key per entry of `keys` (key name → principal). */
 export async function testGateway(manifests: Manifest[], keys: Record<string, TestKey>, config: Partial<GatewayConfig> = {}) {
-  const store = new MemoryStore();
+  const store = config.store ?? new MemoryStore();
   for (const [key, principal] of Object.entries(keys)) {
     await createApiKey(store, { tenant: principal.tenant, principal: principal.principal ?? `${principal.tenant}-user`, scopes: principal.scopes ?? [] }, key);
   }

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UpstashStore } from '../../lib/stores/upstash.ts';
+import { testGateway } from '../helpers/gateway.ts';
+import { validManifest } from '../helpers/manifests.ts';
+import { startRedisServer, type RedisServer } from '../support/redis-server.ts';
+import { startUpstashBridge, type UpstashBridge } from '../support/upstash-bridge.ts';
+
+/**
+ * The store dies mid-run: side effects answer `unavailable` and nothing runs (fail closed), reads
+ * still run, nothing is a 500; the store comes back and service resumes without a restart.
+ */
+describe('store outage (upstash over a real redis-server)', () => {
+  let redis: RedisServer;
+  let bridge: UpstashBridge;
+  let gw: Awaited<ReturnType<typeof testGateway>>;
+  let writes = 0;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    bridge = await startUpstashBridge({ redisUrl: redis.url, token: 't' });
+    const store = new UpstashStore({ url: bridge.url, token: 't', timeoutMs: 1000 });
+    const manifest = validManifest({
+      tenant: 'acme',
+      policy: { read: 'grant', write: 'grant', execute: 'deny' },
+      tools: [{ name: 'echo', executor: { kind: 'builtin' } }, { name: 'save', tier: 'write', executor: { kind: 'builtin', name: 'echo' } }],
+    });
+    gw = await testGateway([manifest], { key: { tenant: 'acme', scopes: ['audit:read'] } }, { store });
+    // Count executions of the write tool by wrapping its executor.
+    const runtime = (await gw.tenants.runtime('acme'))!;
+    const save = runtime.registry.get('save')!;
+    runtime.registry.register({ ...save, execute: async (args, ctx) => { writes++; return save.execute(args, ctx); } }, { replace: true });
+  }, 60_000);
+  afterAll(async () => { await bridge?.close(); await redis?.stop(); });
+
+  const dispatch = async (calls: unknown[]) => {
+    const response = await gw.request('/v1/dispatch', { key: 'key', json: { thread_id: 'outage', calls } });
+    return { status: response.status, body: await response.json() };
+  };
+
+  it('works while the store is up', async () => {
+    const { status, body } = await dispatch([{ call_id: 'w1', name: 'save', arguments: { text: 'one' } }, { call_id: 'r1', name: 'echo', arguments: { text: 'read' } }]);
+    expect(status).toBe(200);
+    expect(body.results.map((r: { status: string }) => r.status)).toEqual(['ok', 'ok']);
+    expect(writes).toBe(1);
+  });
+
+  it('fails closed for side effects while the store is down, and reads still run', async () => {
+    await redis.stop();
+    const { status, body } = await dispatch([{ call_id: 'w2', name: 'save', arguments: { text: 'two' } }, { call_id: 'r2', name: 'echo', arguments: { text: 'still reading' } }]);
+    expect(status).toBe(200);
+    expect(body.results[0]).toMatchObject({ status: 'unavailable', is_error: true, error: { details: { store: 'upstash' } } });
+    expect(body.results[0].content).toMatch(/^Tool `save` was not run: the upstash store is unavailable \(.+\)\. Nothing was executed; retry later\.$/);
+    expect(body.results[1]).toMatchObject({ status: 'ok', content: 'still reading' });
+    expect(writes).toBe(1);
+    const audit = await gw.request('/v1/audit?thread_id=outage', { key: 'key' });
+    expect(audit.status).toBe(503);
+    expect((await audit.json()).error.code).toBe('unavailable');
+  });
+
+  it('resumes when the store is back, without a restart', async () => {
+    redis = await startRedisServer({ port: redis.port });
+    const { body } = await dispatch([{ call_id: 'w2', name: 'save', arguments: { text: 'two' } }]);
+    expect(body.results[0]).toMatchObject({ status: 'ok', content: 'two' });
+    expect(writes).toBe(2);
+  });
+});
