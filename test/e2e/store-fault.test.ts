@@ -1,9 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Store } from '../../lib/stores/store.ts';
 import { UpstashStore } from '../../lib/stores/upstash.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';
 import { startRedisServer, type RedisServer } from '../support/redis-server.ts';
 import { startUpstashBridge, type UpstashBridge } from '../support/upstash-bridge.ts';
+
+async function waitUntilReachable(store: Store, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await store.get('probe');
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
 
 /**
  * The store dies mid-run: side effects answer `unavailable` and nothing runs (fail closed), reads
@@ -59,6 +73,8 @@ describe('store outage (upstash over a real redis-server)', () => {
 
   it('resumes when the store is back, without a restart', async () => {
     redis = await startRedisServer({ port: redis.port });
+    // The bridge's Redis connection reconnects with a short backoff; "back" means reachable again.
+    await waitUntilReachable(gw.store);
     const { body } = await dispatch([{ call_id: 'w2', name: 'save', arguments: { text: 'two' } }]);
     expect(body.results[0]).toMatchObject({ status: 'ok', content: 'two' });
     expect(writes).toBe(2);
