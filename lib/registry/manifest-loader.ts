@@ -1,5 +1,4 @@
 import manifestSchema from '../../schema/manifest.v1.json' with { type: 'json' };
-import { lintSchema } from '../validation/schema-lint.ts';
 import type { CompiledSchema, SchemaValidator } from '../validation/validator.ts';
 import { isJsonObject, type JsonObject } from './json.ts';
 import type { ExecutorKind, ExecutorKindContext, ManifestProblem } from './executors/kind.ts';
@@ -91,14 +90,7 @@ function checkExecutor(tool: JsonObject, name: string, path: string, options: Ch
 function checkInputSchema(schema: unknown, path: string, validator: SchemaValidator): ManifestProblem[] {
   if (!isJsonObject(schema)) return [];
   if (schema.type !== 'object') return [{ path: `${path}.type`, message: 'must be "object": tool arguments are a JSON object' }];
-  const problems = lintSchema(schema).map((p) => ({ path: joinPath(path, p.path), message: p.message }));
-  if (problems.length > 0) return problems;
-  try {
-    validator.compile(schema);
-    return [];
-  } catch (error) {
-    return [{ path, message: `is not a valid JSON Schema: ${(error as Error).message}` }];
-  }
+  return validator.check(schema).map((p) => ({ path: joinPath(path, p.path), message: p.message }));
 }
 
 export type { ManifestProblem, ManifestTool };

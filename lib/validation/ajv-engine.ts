@@ -3,7 +3,7 @@ import formatsPlugin from 'ajv-formats';
 import type { JsonSchema } from '../registry/json.ts';
 import { locationsThroughRefs } from './ajv-locations.ts';
 import { allowedPropertiesHint, describeViolation, type RawViolation } from './messages.ts';
-import { assertSchemaLintClean } from './schema-lint.ts';
+import { assertSchemaLintClean, lintSchema } from './schema-lint.ts';
 import { finishViolations } from './violations.ts';
 import { InvalidSchemaError, type CompiledSchema, type EngineOptions, type SchemaValidator, type ValidationOutcome } from './validator.ts';
 
@@ -83,6 +83,12 @@ export function createAjvValidator(options: EngineOptions = {}): SchemaValidator
   const reserved = new Set([...Object.keys(ajv.schemas), ...Object.keys(ajv.refs), ...knownUris]);
   return {
     engine: 'ajv',
+    check(schema: JsonSchema) {
+      const problems = lintSchema(schema, { knownUris });
+      if (problems.length > 0 || ajv.validateSchema(schema as object)) return problems;
+      // The draft 2020-12 meta-schema's verdict, for what the lint does not look at.
+      return (ajv.errors ?? []).map((e) => ({ path: e.instancePath.slice(1).replace(/\//g, '.'), message: e.message ?? 'is invalid' }));
+    },
     compile(schema: JsonSchema): CompiledSchema {
       // The same lint as the eval-free engine, so a schema is refused (with the same paths)
       // whichever engine the runtime picked.

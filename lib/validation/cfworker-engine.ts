@@ -3,7 +3,7 @@ import type { JsonSchema } from '../registry/json.ts';
 import { toRawViolation, unitLocations, type Documents } from './cfworker-units.ts';
 import { schemaValueAt } from './json-pointer.ts';
 import { allowedPropertiesHint, describeViolation } from './messages.ts';
-import { assertSchemaLintClean } from './schema-lint.ts';
+import { assertSchemaLintClean, lintSchema } from './schema-lint.ts';
 import { finishViolations } from './violations.ts';
 import { InvalidSchemaError, type CompiledSchema, type EngineOptions, type SchemaValidator } from './validator.ts';
 
@@ -25,6 +25,7 @@ export function createCfworkerValidator(options: EngineOptions = {}): SchemaVali
   const documents: Documents = new Map((options.schemas ?? []).map((s) => [s.uri, s.schema]));
   return {
     engine: 'cfworker',
+    check: (schema: JsonSchema) => lintSchema(schema, { knownUris }),
     compile(schema: JsonSchema): CompiledSchema {
       // Without the lint this engine would accept a broken schema silently (or throw while
       // validating an unresolvable $ref), so it is on unless a measuring harness turns it off.

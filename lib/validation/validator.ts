@@ -24,6 +24,11 @@ export type EngineName = 'ajv' | 'cfworker';
 export interface SchemaValidator {
   readonly engine: EngineName;
   compile(schema: JsonSchema): CompiledSchema;
+  /**
+   * The problems of a schema, with dotted paths, without compiling it (checking a 1,000-tool
+   * manifest must not cost 1,000 compilations; each tool compiles on its first call).
+   */
+  check(schema: JsonSchema): Array<{ path: string; message: string }>;
 }
 
 export class InvalidSchemaError extends Error {
