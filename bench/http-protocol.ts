@@ -7,6 +7,8 @@ export interface ServerWorkerData {
 /** The worker's first message: where each server listens. */
 export interface ServerPorts {
   gatewayPort: number;
+  /** The same gateway with its audit recorder removed: shows what the audit trail costs. */
+  unauditedPort: number;
   barePort: number;
 }
 

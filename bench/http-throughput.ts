@@ -29,7 +29,7 @@ const bodyFor = (connection: number, sequence: number) =>
   JSON.stringify({ thread_id: `bench-${connection}`, calls: [{ call_id: `call_${sequence}`, name: 'echo', arguments: { text: 'hello from the benchmark' } }] });
 
 interface Target {
-  name: 'dispatch' | 'bare';
+  name: 'dispatch' | 'unaudited' | 'bare';
   load: Omit<LoadOptions, 'connections' | 'warmupMs' | 'durationMs'>;
 }
 
@@ -111,12 +111,13 @@ function targetFigures(name: string, runs: Measured[]): Figures {
 interface Round {
   bare: Measured;
   dispatch: Measured;
+  unaudited: Measured;
 }
 
 async function runRounds(worker: Worker, targets: Record<Target['name'], Target>): Promise<Round[]> {
   const rounds: Round[] = [];
   for (let index = 0; index < ROUNDS; index++) {
-    const order: Target['name'][] = index % 2 === 0 ? ['bare', 'dispatch'] : ['dispatch', 'bare'];
+    const order: Target['name'][] = index % 2 === 0 ? ['bare', 'dispatch', 'unaudited'] : ['unaudited', 'dispatch', 'bare'];
     const measured: Partial<Round> = {};
     for (const name of order) {
       progress(`http-throughput: round ${index + 1}/${ROUNDS}, ${name}`);
@@ -134,7 +135,9 @@ function roundFigures(rounds: Round[]): Figures {
     connections: CONNECTIONS,
     ...targetFigures('bare', rounds.map((r) => r.bare)),
     ...targetFigures('dispatch', rounds.map((r) => r.dispatch)),
+    ...targetFigures('unaudited', rounds.map((r) => r.unaudited)),
     dispatch_to_bare_ratio: round(ratio),
+    unaudited_to_bare_ratio: round(median(rounds.map((r) => r.unaudited.rps / r.bare.rps))),
     dispatch_to_bare_ratio_runs: rounds.map((r) => round(r.dispatch.rps / r.bare.rps)).join(' / '),
     // What the server's own CPU cost predicts for the ratio, were nothing else competing for the cores.
     cpu_cost_ratio: round(median(rounds.map((r) => r.bare.serverCpuUsPerRequest / r.dispatch.serverCpuUsPerRequest))),
@@ -146,6 +149,7 @@ function targetsFor(ports: ServerPorts): Record<Target['name'], Target> {
   return {
     bare: { name: 'bare', load: { port: ports.barePort, path: '/bare', body: bodyFor, headers: {} } },
     dispatch: { name: 'dispatch', load: { port: ports.gatewayPort, path: '/v1/dispatch', body: bodyFor, headers: { authorization: `Bearer ${API_KEY}` } } },
+    unaudited: { name: 'unaudited', load: { port: ports.unauditedPort, path: '/v1/dispatch', body: bodyFor, headers: { authorization: `Bearer ${API_KEY}` } } },
   };
 }
 
@@ -157,7 +161,7 @@ async function checkAndWarmUp(target: Target): Promise<void> {
 
 export const httpThroughput: BenchModule = {
   name: 'http-throughput',
-  title: `POST /v1/dispatch (one echo call) vs a bare Hono JSON route, @hono/node-server in a worker thread, ${CONNECTIONS} keep-alive connections, ${DURATION_MS / 1000} s per run, median of ${ROUNDS} rounds (req/s)`,
+  title: `POST /v1/dispatch (one echo call; also with the audit recorder removed) vs a bare Hono JSON route, @hono/node-server in a worker thread, ${CONNECTIONS} keep-alive connections, ${DURATION_MS / 1000} s per run, median of ${ROUNDS} rounds (req/s)`,
   async run() {
     const { worker, ports } = await startServers();
     try {

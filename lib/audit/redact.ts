@@ -1,5 +1,4 @@
-import { sha256Hex } from '../idempotency/canonical-json.ts';
-import { canonicalJson } from '../idempotency/canonical-json.ts';
+import { canonicalJson, sha256Hex } from '../idempotency/canonical-json.ts';
 import type { JsonObject, JsonSchema, JsonValue } from '../registry/json.ts';
 
 type SchemaNode = Record<string, unknown>;
@@ -16,9 +15,17 @@ export async function redactSensitive(args: JsonObject, schema: JsonSchema): Pro
   return (await redactValue(args, root, root, 0)) as JsonObject;
 }
 
-/** Whether anything in the schema is marked sensitive (lets callers skip the walk). */
+const sensitiveSchemas = new WeakMap<object, boolean>();
+
+/** Whether anything in the schema is marked sensitive (lets callers skip the walk); remembered per schema. */
 export function hasSensitiveFields(schema: JsonSchema): boolean {
-  return JSON.stringify(schema).includes('"x-sensitive":true');
+  if (typeof schema !== 'object') return false;
+  let sensitive = sensitiveSchemas.get(schema);
+  if (sensitive === undefined) {
+    sensitive = JSON.stringify(schema).includes('"x-sensitive":true');
+    sensitiveSchemas.set(schema, sensitive);
+  }
+  return sensitive;
 }
 
 async function redactValue(value: JsonValue, node: SchemaNode, root: SchemaNode, depth: number): Promise<JsonValue> {

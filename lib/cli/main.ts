@@ -3,6 +3,7 @@ import { auditCommand } from './audit.ts';
 import { callCommand } from './call.ts';
 import { execServerCommand } from './exec-server.ts';
 import { loadManifestFile } from './manifest-file.ts';
+import { useNodeCrypto } from './node-crypto.ts';
 import { startLocalGateway } from './serve.ts';
 
 const USAGE = `toolgate — tool-dispatch gateway for AI agents
@@ -53,6 +54,7 @@ const commands: Record<string, Command> = {
 
 /** Runs the CLI; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
+  useNodeCrypto();
   const [name = 'help', ...rest] = argv;
   const command = commands[name === '--help' || name === '-h' ? 'help' : name];
   if (!command) {

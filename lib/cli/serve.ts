@@ -6,6 +6,7 @@ import { createGateway } from '../http/gateway.ts';
 import { nodeStoreFromEnv } from './node-store.ts';
 import { SqliteStore } from '../stores/sqlite.ts';
 import { demoApiKey } from './demo-key.ts';
+import { useNodeCrypto } from './node-crypto.ts';
 import { startLocalExecServer } from './local-exec-server.ts';
 import { loadManifestFile } from './manifest-file.ts';
 
@@ -30,6 +31,7 @@ const OPERATOR_SCOPES = ['admin', 'approvals:decide', 'audit:read'];
 
 /** `toolgate serve`: the gateway on 127.0.0.1 with the demo tenant. */
 export async function startLocalGateway(options: LocalGatewayOptions = {}): Promise<LocalGateway> {
+  useNodeCrypto();
   const env = options.env ?? process.env;
   const port = options.port ?? Number(env.PORT ?? 8787);
   const host = options.host ?? env.HOST ?? '127.0.0.1';

@@ -1,4 +1,4 @@
-import { toHex } from '../idempotency/canonical-json.ts';
+import { toHex } from './sha256.ts';
 
 const encoder = new TextEncoder();
 const keyCache = new Map<string, Promise<CryptoKey>>();

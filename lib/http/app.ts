@@ -1,11 +1,11 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { TenantDirectory } from '../dispatch/tenant-directory.ts';
 import { silentLogger, type Logger } from '../dispatch/events.ts';
 import type { DispatchMetrics } from '../dispatch/metrics.ts';
 import { ApiKeyResolver } from '../governance/api-keys.ts';
 import { StoreUnavailableError, type Store } from '../stores/store.ts';
 import { apiKeyAuth } from './auth.ts';
+import { requestBodyLimit } from './body-limit.ts';
 import type { GatewayEnv } from './env.ts';
 import { errorResponse } from './errors.ts';
 import { auditRoutes } from './routes/audit.ts';
@@ -44,13 +44,7 @@ export function createApp(options: AppOptions) {
     });
   }
 
-  app.use(
-    '/v1/*',
-    bodyLimit({
-      maxSize,
-      onError: (c) => errorResponse(c, 413, 'payload_too_large', `request body is larger than ${maxSize} bytes`),
-    }),
-  );
+  app.use('/v1/*', requestBodyLimit(maxSize));
   app.use('/v1/*', apiKeyAuth(new ApiKeyResolver(options.store), options.tenants));
   app.route('/v1/tools', toolRoutes());
   app.route('/v1/dispatch', dispatchRoutes(options.env));

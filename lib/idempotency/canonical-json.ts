@@ -1,37 +1,46 @@
+import { sha256Hex } from '../crypto/sha256.ts';
+
+export { sha256Hex, toHex } from '../crypto/sha256.ts';
+
 /**
  * Canonical JSON: object keys sorted, no whitespace, numbers in their shortest round-trip form
  * (so 1.0 and 1 hash the same, and -0 becomes 0). Hashes of arguments and audit envelopes are
  * taken over this text, so the same value always gives the same hash on every runtime.
  */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') {
-    if (typeof value === 'number') {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
       if (!Number.isFinite(value)) throw new TypeError(`cannot canonicalise non-finite number ${value}`);
-      return JSON.stringify(Object.is(value, -0) ? 0 : value);
-    }
-    if (value === undefined) return 'null';
-    return JSON.stringify(value);
+      return Object.is(value, -0) ? '0' : JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      if (value === null) return 'null';
+      return Array.isArray(value) ? canonicalArray(value) : canonicalObject(value as Record<string, unknown>);
+    default:
+      return 'null';
   }
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const record = value as Record<string, unknown>;
-  const keys = Object.keys(record)
-    .filter((key) => record[key] !== undefined)
-    .sort();
-  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(',')}}`;
 }
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-
-export function toHex(bytes: ArrayBuffer | Uint8Array): string {
-  const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
-  let out = '';
-  for (const byte of view) out += HEX[byte];
-  return out;
+function canonicalArray(items: unknown[]): string {
+  let out = '[';
+  for (let i = 0; i < items.length; i++) out += (i === 0 ? '' : ',') + canonicalJson(items[i]);
+  return `${out}]`;
 }
 
-/** SHA-256 (hex) of a text, via crypto.subtle so it runs on every runtime. */
-export async function sha256Hex(text: string): Promise<string> {
-  return toHex(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+function canonicalObject(record: Record<string, unknown>): string {
+  const keys = Object.keys(record).sort();
+  let out = '{';
+  let first = true;
+  for (const key of keys) {
+    const item = record[key];
+    if (item === undefined) continue;
+    out += `${first ? '' : ','}${JSON.stringify(key)}:${canonicalJson(item)}`;
+    first = false;
+  }
+  return `${out}}`;
 }
 
 /** SHA-256 of a value's canonical JSON. */

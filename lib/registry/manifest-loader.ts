@@ -1,4 +1,5 @@
 import manifestSchema from '../../schema/manifest.v1.json' with { type: 'json' };
+import { createCfworkerValidator } from '../validation/cfworker-engine.ts';
 import type { CompiledSchema, SchemaValidator } from '../validation/validator.ts';
 import { isJsonObject, type JsonObject } from './json.ts';
 import type { ExecutorKind, ExecutorKindContext, ManifestProblem } from './executors/kind.ts';
@@ -15,15 +16,15 @@ export interface ManifestLoadOptions {
 
 export type ManifestLoadResult = { ok: true; manifest: Manifest } | { ok: false; problems: ManifestProblem[] };
 
-const compiledManifestSchemas = new WeakMap<SchemaValidator, CompiledSchema>();
+let manifestSchemaCheck: CompiledSchema | undefined;
 
-function manifestSchemaFor(validator: SchemaValidator): CompiledSchema {
-  let compiled = compiledManifestSchemas.get(validator);
-  if (!compiled) {
-    compiled = validator.compile(manifestSchema);
-    compiledManifestSchemas.set(validator, compiled);
-  }
-  return compiled;
+/**
+ * The manifest document is checked once per publish, so the interpreted engine does it on every
+ * runtime: it has nothing to compile, where ajv would spend tens of milliseconds on a cold start.
+ */
+function checkManifestDocument(value: unknown) {
+  manifestSchemaCheck ??= createCfworkerValidator().compile(manifestSchema);
+  return manifestSchemaCheck(value);
 }
 
 /** Parses manifest text; a JSON syntax error is a problem at `$` with its position. */
@@ -40,7 +41,7 @@ export function parseManifestText(text: string, options: ManifestLoadOptions): M
 /** Checks a manifest and reports every problem with its JSON path, or returns it typed. */
 export function loadManifest(value: unknown, options: ManifestLoadOptions): ManifestLoadResult {
   const problems: ManifestProblem[] = [];
-  const structural = manifestSchemaFor(options.validator)(value);
+  const structural = checkManifestDocument(value);
   if (!structural.valid) {
     for (const v of structural.violations) problems.push({ path: jsonPath(v.pointer), message: v.detail });
   }

@@ -118,7 +118,8 @@ export class MemoryStore implements Store {
     if (!headMatches(current, expected)) return { ok: false, head: current };
     const key = threadKey(thread);
     const list = this.#audit.get(key) ?? [];
-    list.push(...envelopes.map((e) => structuredClone(e)));
+    // Appended envelopes are fresh objects nobody changes afterwards; reads hand out copies.
+    list.push(...envelopes);
     this.#audit.set(key, list);
     const last = list.at(-1);
     return { ok: true, head: last ? { seq: last.seq, hash: last.hash } : null } as AppendOutcome;

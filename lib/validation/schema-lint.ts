@@ -17,6 +17,10 @@ const NUMBER_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMax
 const join = (path: string, key: string | number) =>
   typeof key === 'number' ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`;
 
+function isStringListMap(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((list) => Array.isArray(list) && list.every((v) => typeof v === 'string'));
+}
+
 function isRegExp(source: unknown): boolean {
   if (typeof source !== 'string') return false;
   try {
@@ -89,6 +93,13 @@ export function lintSchema(root: unknown, options: LintOptions = {}): SchemaProb
     if ('$id' in s && path !== '') problem(join(path, '$id'), 'nested $id is not supported in tool schemas; keep sub-schemas in $defs and reference them with "#/$defs/..."');
     const names = [...(Array.isArray(s.required) ? s.required : []), ...Object.keys((s.properties as object | null) ?? {})];
     if (names.includes('__proto__')) problem(path, 'a property named "__proto__" is not allowed in tool schemas (JavaScript treats it specially)');
+    for (const key of ['uniqueItems', 'deprecated', 'readOnly', 'writeOnly']) {
+      if (key in s && typeof s[key] !== 'boolean') problem(join(path, key), 'must be true or false');
+    }
+    for (const key of ['title', 'description', '$comment']) {
+      if (key in s && typeof s[key] !== 'string') problem(join(path, key), 'must be a string');
+    }
+    if ('dependentRequired' in s && !isStringListMap(s.dependentRequired)) problem(join(path, 'dependentRequired'), 'must map property names to arrays of property names');
     if ('multipleOf' in s && !(typeof s.multipleOf === 'number' && s.multipleOf > 0)) problem(join(path, 'multipleOf'), 'must be a number greater than 0');
     for (const key of SCHEMA_KEYWORDS) if (key in s) visit(s[key], join(path, key));
     for (const key of SCHEMA_LIST_KEYWORDS) {
