@@ -3,12 +3,14 @@ import { resolve } from 'node:path';
 import { jsonLineLogger } from '../dispatch/events.ts';
 import { createApiKey } from '../governance/api-keys.ts';
 import { createGateway } from '../http/gateway.ts';
-import { nodeStoreFromEnv } from './node-store.ts';
+import type { Manifest } from '../registry/manifest.ts';
 import { SqliteStore } from '../stores/sqlite.ts';
+import type { Store } from '../stores/store.ts';
 import { demoApiKey } from './demo-key.ts';
-import { useNodeCrypto } from './node-crypto.ts';
-import { startLocalExecServer } from './local-exec-server.ts';
+import { startLocalExecServer, type LocalExecServer } from './local-exec-server.ts';
 import { loadManifestFile } from './manifest-file.ts';
+import { useNodeCrypto } from './node-crypto.ts';
+import { nodeStoreFromEnv } from './node-store.ts';
 
 export interface LocalGatewayOptions {
   port?: number;
@@ -29,6 +31,28 @@ export interface LocalGateway {
 /** All scopes the demo key holds: those the demo tools need, plus the operator's. */
 const OPERATOR_SCOPES = ['admin', 'approvals:decide', 'audit:read'];
 
+function readManifest(path: string): Manifest {
+  const loaded = loadManifestFile(path);
+  if (loaded.ok) return loaded.manifest;
+  const lines = loaded.problems.map((p) => `  ${p.path}: ${p.message}`).join('\n');
+  throw new Error(`the manifest ${path} has problems:\n${lines}`);
+}
+
+/** Registers the demo key (the store must be reachable: a clear error at start-up otherwise). */
+async function registerDemoKey(store: Store, manifest: Manifest, dataDir: string, env: NodeJS.ProcessEnv) {
+  const demo = demoApiKey(dataDir, env);
+  const scopes = [...new Set([...manifest.tools.flatMap((t) => t.scopes ?? []), ...OPERATOR_SCOPES])];
+  await createApiKey(store, { tenant: manifest.tenant, principal: 'demo-user', scopes }, demo.key);
+  return demo;
+}
+
+function listen(fetch: (request: Request) => Response | Promise<Response>, port: number, host: string): Promise<ServerType> {
+  return new Promise((resolveServer, reject) => {
+    const started = serve({ fetch, port, hostname: host }, () => resolveServer(started));
+    started.once('error', reject);
+  });
+}
+
 /** `toolgate serve`: the gateway on 127.0.0.1 with the demo tenant. */
 export async function startLocalGateway(options: LocalGatewayOptions = {}): Promise<LocalGateway> {
   useNodeCrypto();
@@ -39,41 +63,38 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
   const manifestPath = resolve(options.manifestPath ?? env.TOOLGATE_MANIFEST ?? 'examples/demo/manifest.json');
   const log = options.quiet ? () => {} : jsonLineLogger;
 
-  const loaded = loadManifestFile(manifestPath);
-  if (!loaded.ok) {
-    const lines = loaded.problems.map((p) => `  ${p.path}: ${p.message}`).join('\n');
-    throw new Error(`the manifest ${manifestPath} has problems:\n${lines}`);
-  }
-  const execServer = await startLocalExecServer(loaded.manifest, env);
-  const manifest = execServer?.manifest ?? loaded.manifest;
-  const gatewayEnv = { ...env, ...execServer?.env };
+  const loaded = readManifest(manifestPath);
   const store = nodeStoreFromEnv(env, dataDir);
-  const { key, source } = demoApiKey(dataDir, env);
-  const scopes = [...new Set([...manifest.tools.flatMap((t) => t.scopes ?? []), ...OPERATOR_SCOPES])];
-  await createApiKey(store, { tenant: manifest.tenant, principal: 'demo-user', scopes }, key);
-
-  const { app } = createGateway({ manifests: [manifest], store, env: gatewayEnv, log, serveMetrics: true });
-  const server = await new Promise<ServerType>((resolveServer, reject) => {
-    const started = serve({ fetch: app.fetch, port, hostname: host }, () => resolveServer(started));
-    started.once('error', reject);
-  });
-  const address = server.address();
-  const url = `http://${host}:${typeof address === 'object' && address ? address.port : port}`;
-  if (!options.quiet) {
-    console.log(`toolgate listening on ${url}`);
-    console.log(`tenant "${manifest.tenant}" manifest version ${manifest.version} (${manifestPath})`);
-    if (execServer) console.log(`coding tools: exec-server ${execServer.url} over ${execServer.root}`);
-    console.log(`store: ${store.name}${store instanceof SqliteStore ? ` (${store.path})` : ''}`);
-    console.log(`demo API key: ${key}  (from ${source})`);
+  let execServer: LocalExecServer | undefined;
+  try {
+    const demo = await registerDemoKey(store, loaded, dataDir, env);
+    execServer = await startLocalExecServer(loaded, env);
+    const manifest = execServer?.manifest ?? loaded;
+    const { app } = createGateway({ manifests: [manifest], store, env: { ...env, ...execServer?.env }, log, serveMetrics: true });
+    const server = await listen(app.fetch, port, host);
+    const address = server.address();
+    const url = `http://${host}:${typeof address === 'object' && address ? address.port : port}`;
+    if (!options.quiet) {
+      console.log(`toolgate listening on ${url}`);
+      console.log(`tenant "${manifest.tenant}" manifest version ${manifest.version} (${manifestPath})`);
+      if (execServer) console.log(`coding tools: exec-server ${execServer.url} over ${execServer.root}`);
+      console.log(`store: ${store.name}${store instanceof SqliteStore ? ` (${store.path})` : ''}`);
+      console.log(`demo API key: ${demo.key}  (from ${demo.source})`);
+    }
+    const running = execServer;
+    return {
+      url,
+      demoKey: demo.key,
+      server,
+      close: async () => {
+        await new Promise<void>((done) => server.close(() => done()));
+        await running?.close();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await execServer?.close();
+    await store.close();
+    throw error;
   }
-  return {
-    url,
-    demoKey: key,
-    server,
-    close: async () => {
-      await new Promise<void>((done) => server.close(() => done()));
-      await execServer?.close();
-      await store.close();
-    },
-  };
 }
