@@ -13,7 +13,7 @@ describe('toolgate serve (npm start)', () => {
 
   beforeAll(async () => {
     const port = await freePort();
-    gateway = spawnNode(['bin/toolgate.js', 'serve'], { env: { PORT: String(port), TOOLGATE_DATA_DIR: dataDir, TOOLGATE_DEMO_KEY: '' } });
+    gateway = spawnNode(['bin/toolgate.js', 'serve'], { env: { PORT: String(port), TOOLGATE_DATA_DIR: dataDir, TOOLGATE_DEMO_KEY: '', TOOLGATE_EXEC_PORT: '0', TOOLGATE_WORKSPACE: join(dataDir, 'workspace') } });
     const [, listening] = await gateway.waitFor(/toolgate listening on (http:\/\/127\.0\.0\.1:\d+)/);
     url = listening;
     [, key] = await gateway.waitFor(/demo API key: (tg_[0-9a-f]+)/);
@@ -50,6 +50,17 @@ describe('toolgate serve (npm start)', () => {
     const body = await response.json();
     expect(body.results.map((r: { status: string }) => r.status)).toEqual(['ok', 'unknown_tool', 'invalid_arguments']);
     expect(body.results[0].content).toBe('hello from toolgate');
+  });
+
+  it('exposes Prometheus metrics: latency histogram, calls by status, error rate, registry size', async () => {
+    const response = await fetch(`${url}/metrics`);
+    expect(response.headers.get('content-type')).toContain('text/plain');
+    const text = await response.text();
+    expect(text).toMatch(/^toolgate_tools_dispatch_total\{status="ok"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^toolgate_tools_dispatch_total\{status="unknown_tool"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^toolgate_tools_dispatch_latency_ms_bucket\{le="\+Inf"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^toolgate_tools_dispatch_error_rate 0\.\d+$/m);
+    expect(text).toMatch(/^toolgate_tools_registry_size\{tenant="demo"\} \d+$/m);
   });
 
   it('serves on 127.0.0.1 and writes JSON log lines with an event field', async () => {

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolRouter } from '../../lib/dispatch/router.ts';
+import { openDynamoDbStore } from '../support/dynalite.ts';
 import { openSqliteStore, openUpstashStore, type RunningStore } from '../support/store-fixtures.ts';
 
 const ADAPTERS: Array<[string, () => Promise<RunningStore>]> = [
   ['sqlite', openSqliteStore],
   ['upstash', openUpstashStore],
+  ['dynamodb', openDynamoDbStore],
 ];
 
 /** 50 concurrent dispatches of one side-effecting call (same key) run the executor exactly once. */
