@@ -5,6 +5,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
+import { applyPatchBench } from './apply-patch.ts';
 import { dispatchOverhead } from './dispatch-overhead.ts';
 import type { BenchModule, Figures } from './harness.ts';
 import { progress, VERDICT_SUFFIX } from './harness.ts';
@@ -12,7 +13,7 @@ import { httpThroughput } from './http-throughput.ts';
 import { manifestLoad } from './manifest-load.ts';
 import { validationCost } from './validation-cost.ts';
 
-const MODULES: BenchModule[] = [dispatchOverhead, validationCost, httpThroughput, manifestLoad];
+const MODULES: BenchModule[] = [dispatchOverhead, validationCost, httpThroughput, manifestLoad, applyPatchBench];
 
 interface Report {
   node: string;

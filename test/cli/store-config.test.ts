@@ -9,7 +9,7 @@ import { startUpstashBridge } from '../support/upstash-bridge.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'toolgate-storecfg-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-const base = { TOOLGATE_DATA_DIR: dataDir, TOOLGATE_EXEC_PORT: '0', PORT: '0' };
+const base = { TOOLGATE_DATA_DIR: dataDir, TOOLGATE_EXEC_PORT: '0', TOOLGATE_WORKSPACE: join(dataDir, 'workspace'), PORT: '0' };
 
 describe('choosing the store from the environment', () => {
   it('rejects an unknown TOOLGATE_STORE', () => {
