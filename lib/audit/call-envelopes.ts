@@ -2,7 +2,7 @@ import { sha256Hex } from '../idempotency/canonical-json.ts';
 import type { ToolDefinition } from '../registry/definition.ts';
 import type { JsonObject, JsonValue } from '../registry/json.ts';
 import type { EnvelopeDraft } from './envelope.ts';
-import { hasSensitiveFields, redactSensitive } from './redact.ts';
+import { redactSensitive } from './redact.ts';
 
 /** Output beyond this many characters is kept as its length and SHA-256 only (store items have size limits). */
 export const AUDIT_OUTPUT_CHARS = 100_000;
@@ -47,7 +47,7 @@ async function auditedArguments(call: CallRecord): Promise<JsonValue> {
     return raw.length > RAW_ARGUMENT_CHARS ? `${raw.slice(0, RAW_ARGUMENT_CHARS)}…` : raw;
   }
   const schema = call.definition?.input_schema;
-  return schema !== undefined && hasSensitiveFields(schema) ? redactSensitive(call.args, schema) : call.args;
+  return schema === undefined ? call.args : redactSensitive(call.args, schema);
 }
 
 async function auditedOutput(output: string): Promise<JsonObject> {

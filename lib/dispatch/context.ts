@@ -1,4 +1,5 @@
 import type { AuditRecorder } from '../audit/recorder.ts';
+import type { ApprovalNotifier } from '../governance/notifier.ts';
 import type { Governor } from '../governance/policy.ts';
 import type { ToolRegistry } from '../registry/registry.ts';
 import type { Store } from '../stores/store.ts';
@@ -17,6 +18,8 @@ export interface CallerContext {
   env: Readonly<Record<string, string | undefined>>;
   /** The manifest version the call runs on (recorded for audit). */
   manifest_version?: string;
+  /** Runs work after the response (Workers' waitUntil); without it the work is awaited inline. */
+  defer?: (work: Promise<unknown>) => void;
 }
 
 /** What the pipeline runs on: one per tenant (and manifest version). */
@@ -29,6 +32,8 @@ export interface DispatchDeps {
   /** Audit envelopes; without a recorder, nothing is audited. */
   audit?: AuditRecorder;
   metrics?: DispatchMetrics;
+  /** Deferred approvals: `review` parks calls (needs a store); without it, review answers `denied`. */
+  approvals?: { ttlMs: number; notifier?: ApprovalNotifier };
   idempotencyTtlMs: number;
   defaultTimeoutMs: number;
   events?: EventSink;

@@ -7,6 +7,7 @@ import { claimStage } from './stages/claim.ts';
 import { executeStage } from './stages/execute.ts';
 import { governStage } from './stages/govern.ts';
 import { lookupStage } from './stages/lookup.ts';
+import { parkStage } from './stages/park.ts';
 import { parseStage } from './stages/parse.ts';
 import { recordStage } from './stages/record.ts';
 import { validateStage } from './stages/validate.ts';
@@ -63,15 +64,18 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
   const authorized = authorizeStage(definition, caller.scopes);
   if (!authorized.ok) return stopped('authorize', authorized.failure, known);
   const governed = await governStage(deps.governor, { definition, args, principal: caller.principal });
-  deps.log('tools.dispatch.decision', { call_id: call.call_id, tool: call.name, tenant: caller.tenant, decision: governed.ok ? 'grant' : governed.failure.code });
+  deps.log('tools.dispatch.decision', { call_id: call.call_id, tool: call.name, tenant: caller.tenant, decision: governed.ok ? governed.value.action : 'deny' });
   if (!governed.ok) {
     const trace = stopped('govern', governed.failure, known);
-    return { ...trace, decision: { decision: governed.failure.code, stage: 'govern', reason: String(governed.failure.details?.reason ?? '') } };
+    return { ...trace, decision: { decision: 'deny', stage: 'govern', reason: String(governed.failure.details?.reason ?? '') } };
   }
-  const decision = { decision: 'grant', stage: 'govern', reason: governed.value.reason };
+  const decision = { decision: governed.value.action, stage: 'govern', reason: governed.value.reason };
 
   const timeoutMs = options.timeoutMs ?? definition.timeout_ms ?? deps.defaultTimeoutMs;
-  const claimed = await claimStage(deps, caller, call.call_id, definition, args, args_hash, timeoutMs);
+  const claimed =
+    governed.value.action === 'review'
+      ? await parkStage(deps, caller, call, definition, args, args_hash ?? (await hashJson(args)), governed.value)
+      : await claimStage(deps, caller, call.call_id, definition, args, args_hash, timeoutMs);
   if (!claimed.ok) return { ...stopped('claim', claimed.failure, known), decision };
   const { claim, replay, head } = claimed.value;
   if (replay) return { ...known, raw_arguments: call.arguments, decision, head, result: { ...replay, call_id: call.call_id }, output: replay.content };

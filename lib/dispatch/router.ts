@@ -1,3 +1,4 @@
+import { DEFAULT_APPROVAL_TTL_SECONDS } from '../governance/approvals.ts';
 import { tierGovernor, type Governor, type TierPolicy } from '../governance/policy.ts';
 import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../idempotency/claim.ts';
 import type { ToolDefinition, ToolDefinitionInput } from '../registry/definition.ts';
@@ -7,6 +8,7 @@ import { AuditRecorder } from '../audit/recorder.ts';
 import type { Store } from '../stores/store.ts';
 import { createSchemaValidator } from '../validation/select-engine.ts';
 import type { SchemaValidator } from '../validation/validator.ts';
+import { decideParkedCall, type DecideOutcome } from './approval-flow.ts';
 import { dispatchBatch } from './batch.ts';
 import type { ToolCall, ToolResult } from './call.ts';
 import type { CallerContext, DispatchDeps } from './context.ts';
@@ -24,6 +26,8 @@ export interface ToolRouterOptions {
   validator?: SchemaValidator;
   events?: EventSink;
   log?: Logger;
+  /** The clock for idempotency and approval expiry (tests move it). */
+  now?: () => number;
 }
 
 /** Who is calling, for library use. Everything is optional: an in-process caller is trusted with all scopes. */
@@ -48,11 +52,13 @@ export class ToolRouter {
       governor: options.governor ?? tierGovernor(options.policy),
       store: options.store,
       audit: options.store ? new AuditRecorder(options.store) : undefined,
+      // With a store, `review` parks calls until submitApproval decides them.
+      approvals: options.store ? { ttlMs: DEFAULT_APPROVAL_TTL_SECONDS * 1000 } : undefined,
       idempotencyTtlMs: DEFAULT_IDEMPOTENCY_TTL_MS,
       defaultTimeoutMs,
       events: options.events,
       log: options.log ?? silentLogger,
-      now: Date.now,
+      now: options.now ?? Date.now,
     };
   }
 
@@ -80,6 +86,14 @@ export class ToolRouter {
   /** Runs a batch; results in request order with call ids unchanged. */
   dispatch(calls: ToolCall[], options: { parallel?: boolean; context?: RouterCallContext } = {}): Promise<ToolResult[]> {
     return dispatchBatch(this.#deps, callerOf(options.context ?? {}), calls, options);
+  }
+
+  /**
+   * Decides a parked call (the seed's submit_approval): approving runs it once and returns its
+   * result; rejecting ends it as `denied`. `approver` must not be the principal that asked.
+   */
+  async submitApproval(approvalId: string, decision: { decision: 'approve' | 'reject'; approver: string; reason?: string; env?: Record<string, string | undefined> }): Promise<DecideOutcome> {
+    return decideParkedCall(this.#deps, approvalId, { decision: decision.decision, by: decision.approver, via: 'api', reason: decision.reason }, decision.env ?? {});
   }
 
   getRegisteredTools(): ToolDefinition[] {

@@ -1,4 +1,6 @@
-import { tierGovernor } from '../governance/policy.ts';
+import { DEFAULT_APPROVAL_TTL_SECONDS } from '../governance/approvals.ts';
+import type { ApprovalNotifier } from '../governance/notifier.ts';
+import { policyGovernor, type ApprovalOverride } from '../governance/policy.ts';
 import type { ExecutorKind } from '../registry/executors/kind.ts';
 import type { Manifest } from '../registry/manifest.ts';
 import { buildManifestRegistry } from '../registry/manifest-registry.ts';
@@ -25,6 +27,8 @@ export interface GatewayServices {
   events?: EventSink;
   idempotencyTtlMs: number;
   defaultTimeoutMs: number;
+  /** Who hears about a tenant's parked calls (Slack), if anyone. */
+  notifierFor?: (manifest: Manifest) => ApprovalNotifier | undefined;
 }
 
 /** One manifest version of one tenant, ready to dispatch. */
@@ -45,7 +49,10 @@ export function buildTenantRuntime(manifest: Manifest, services: GatewayServices
     deps: {
       registry,
       schemas: new SchemaCache(services.validator),
-      governor: tierGovernor(manifest.policy),
+      governor: policyGovernor(manifest.policy, approvalOverrides(manifest)),
+      approvals: services.store
+        ? { ttlMs: (manifest.approvals?.ttl_seconds ?? DEFAULT_APPROVAL_TTL_SECONDS) * 1000, notifier: services.notifierFor?.(manifest) }
+        : undefined,
       store: services.store,
       audit: services.audit,
       metrics: services.metrics,
@@ -56,4 +63,8 @@ export function buildTenantRuntime(manifest: Manifest, services: GatewayServices
       now: Date.now,
     },
   };
+}
+
+function approvalOverrides(manifest: Manifest): Map<string, ApprovalOverride> {
+  return new Map(manifest.tools.flatMap((tool) => (tool.approval ? [[tool.name, tool.approval] as const] : [])));
 }

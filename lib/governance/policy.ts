@@ -1,16 +1,20 @@
 import type { ToolDefinition, ToolTier } from '../registry/definition.ts';
 import type { JsonObject } from '../registry/json.ts';
+import { compileRules, firstMatchingRule, type PolicyRule } from './rules.ts';
 
-/** What a tenant's policy says about a tier: run it, ask a human, or refuse. */
+/** What a tenant's policy says about a call: run it, ask a human, or refuse. */
 export type PolicyAction = 'grant' | 'review' | 'deny';
 export type TierPolicy = Record<ToolTier, PolicyAction>;
+
+/** A tool's own say in the manifest: always ask a human, never ask, or follow the policy. */
+export type ApprovalOverride = 'always' | 'never' | 'policy';
 
 /** Deny by default: reads run, anything with a side effect waits for a human. */
 export const DEFAULT_TIER_POLICY: Readonly<TierPolicy> = { read: 'grant', write: 'review', execute: 'review' };
 
 export type GovernanceDecision =
   | { action: 'grant'; reason: string }
-  | { action: 'review'; reason: string }
+  | { action: 'review'; reason: string; /** An approval id chosen by a custom handler. */ request_id?: string }
   | { action: 'deny'; reason: string };
 
 export interface GovernanceRequest {
@@ -24,11 +28,32 @@ export interface Governor {
   decide(request: GovernanceRequest): GovernanceDecision | Promise<GovernanceDecision>;
 }
 
-/** The manifest's tier → action table. */
+export interface PolicyConfig extends Partial<TierPolicy> {
+  rules?: PolicyRule[];
+}
+
+/** The manifest's tier → action table alone. */
 export function tierGovernor(policy: Partial<TierPolicy> = {}): Governor {
-  const table: TierPolicy = { ...DEFAULT_TIER_POLICY, ...policy };
+  return policyGovernor({ ...policy });
+}
+
+/**
+ * The manifest's policy. Precedence, first that applies:
+ * 1. the tool's `approval`: "always" → review, "never" → grant;
+ * 2. the first rule whose tool and argument patterns match;
+ * 3. the tier's action (default read grant, write review, execute review).
+ */
+export function policyGovernor(policy: PolicyConfig = {}, overrides: ReadonlyMap<string, ApprovalOverride> = new Map()): Governor {
+  const { rules = [], ...tiers } = policy;
+  const table: TierPolicy = { ...DEFAULT_TIER_POLICY, ...tiers };
+  const compiled = compileRules(rules);
   return {
-    decide({ definition }) {
+    decide({ definition, args }): GovernanceDecision {
+      const override = overrides.get(definition.name);
+      if (override === 'always') return { action: 'review', reason: `tool "${definition.name}" always needs approval` };
+      if (override === 'never') return { action: 'grant', reason: `tool "${definition.name}" never needs approval` };
+      const rule = firstMatchingRule(compiled, definition.name, args);
+      if (rule) return { action: rule.rule.action, reason: rule.rule.description ?? `policy rule ${rule.index + 1} (${rule.rule.tool}) says ${rule.rule.action}` } as GovernanceDecision;
       const action = table[definition.tier];
       return { action, reason: `policy for tier "${definition.tier}" is ${action}` };
     },

@@ -6,6 +6,7 @@ export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export type ClaimDecision =
   | { kind: 'claimed'; owner: string }
+  | { kind: 'parked'; approval_id: string }
   | { kind: 'replay'; result: ToolResult }
   | { kind: 'in_progress'; lease_until: number }
   | { kind: 'conflict'; stored_args_hash: string };
@@ -41,18 +42,33 @@ export function interpretClaim(outcome: ClaimOutcome, request: ClaimRequest, own
   const existing = outcome.existing;
   const storedHash = String(existing.data.args_hash);
   if (storedHash !== request.args_hash) return { kind: 'conflict', stored_args_hash: storedHash };
+  if (existing.state === 'parked') return { kind: 'parked', approval_id: String(existing.data.approval_id) };
   if (existing.state === 'completed') {
     return { kind: 'replay', result: { ...(existing.data.result as unknown as ToolResult), replayed: true } };
   }
   return { kind: 'in_progress', lease_until: existing.claimable_after ?? existing.expires_at };
 }
 
+/**
+ * The record a parked call leaves under its key while a human decides: no lease (nothing is
+ * running), alive until well after the approval expires, pointing at the approval.
+ */
+export function parkedRecord(request: ClaimRequest, approvalId: string, approvalExpiresAt: number): StateRecord {
+  return {
+    state: 'parked',
+    // The approval id as owner: only this park attempt may take the record back on failure.
+    owner: approvalId,
+    expires_at: approvalExpiresAt + request.ttl_ms,
+    data: { args_hash: request.args_hash, tool: request.tool, approval_id: approvalId },
+  };
+}
+
 /** The record change that stores the result the model saw under the claimed key (only while the lease is ours). */
-export function completionChange(request: ClaimRequest, owner: string, result: ToolResult, now: number): NonNullable<CommitRequest['record']> {
+export function completionChange(request: ClaimRequest, owner: string | undefined, result: ToolResult, now: number, from: 'in_progress' | 'parked' = 'in_progress'): NonNullable<CommitRequest['record']> {
   const { replayed: _replayed, ...stored } = result;
   return {
     key: request.key,
-    expect: { state: 'in_progress', owner },
+    expect: { state: from, ...(owner ? { owner } : {}) },
     next: {
       state: 'completed',
       owner,

@@ -49,11 +49,28 @@ export function loadManifest(value: unknown, options: ManifestLoadOptions): Mani
     const builtins = typeof options.builtins === 'function' ? options.builtins(value) : options.builtins;
     if (Array.isArray(value.tools)) problems.push(...checkTools(value.tools, { ...options, builtins }));
     problems.push(...findInlineSecrets(value.execution_environment, '$.execution_environment'));
+    problems.push(...checkRulePatterns(value.policy));
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, manifest: value as unknown as Manifest };
 }
 
 type CheckOptions = Omit<ManifestLoadOptions, 'builtins'> & ExecutorKindContext;
+
+/** Every rule pattern must compile (as the gateway compiles it: anchored, Unicode). */
+function checkRulePatterns(policy: unknown): ManifestProblem[] {
+  if (!isJsonObject(policy) || !Array.isArray(policy.rules)) return [];
+  return policy.rules.flatMap((rule, index) => {
+    if (!isJsonObject(rule) || !isJsonObject(rule.arguments)) return [];
+    return Object.entries(rule.arguments).flatMap(([name, source]) => {
+      try {
+        new RegExp(`^(?:${String(source)})$`, 'u');
+        return [];
+      } catch (error) {
+        return [{ path: `$.policy.rules[${index}].arguments.${name}`, message: `is not a valid regular expression: ${(error as Error).message}` }];
+      }
+    });
+  });
+}
 
 function checkTools(tools: unknown[], options: CheckOptions): ManifestProblem[] {
   const problems: ManifestProblem[] = [];

@@ -1,4 +1,4 @@
-import type { TierPolicy } from '../governance/policy.ts';
+import type { ApprovalOverride, PolicyConfig } from '../governance/policy.ts';
 import type { IdempotencyMode, OutputLimits, ToolTier } from './definition.ts';
 import type { JsonObject, JsonSchema } from './json.ts';
 
@@ -16,6 +16,7 @@ export interface ManifestTool {
   timeout_ms?: number;
   idempotency?: IdempotencyMode;
   output?: OutputLimits;
+  approval?: ApprovalOverride;
   executor: JsonObject & { kind: string };
 }
 
@@ -26,6 +27,15 @@ export interface ExecutionEnvironmentRef {
   timeout_ms?: number;
 }
 
+export interface ApprovalSettings {
+  /** How long a parked call may wait for a decision (default 3600 s). */
+  ttl_seconds?: number;
+  /** The Slack channel approval requests go to. */
+  slack_channel?: string;
+  /** Slack user ids who may decide. */
+  approvers?: string[];
+}
+
 /** One tenant's tools and policy: versioned, immutable once published (schema/manifest.v1.json). */
 export interface Manifest {
   format: typeof MANIFEST_FORMAT;
@@ -33,7 +43,8 @@ export interface Manifest {
   version: string;
   description?: string;
   profile: Profile;
-  policy?: Partial<TierPolicy>;
+  policy?: PolicyConfig;
+  approvals?: ApprovalSettings;
   execution_environment?: ExecutionEnvironmentRef;
   tools: ManifestTool[];
 }

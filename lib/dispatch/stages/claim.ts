@@ -1,4 +1,5 @@
-import { interpretClaim, leaseRecord, type ClaimRequest } from '../../idempotency/claim.ts';
+import { interpretClaim, leaseRecord, type ClaimDecision, type ClaimRequest } from '../../idempotency/claim.ts';
+import { parkedCallFailure } from '../parked-call.ts';
 import { hashJson } from '../../idempotency/canonical-json.ts';
 import { idempotencyKeyFor } from '../../idempotency/keys.ts';
 import { idempotencyModeOf, type ToolDefinition } from '../../registry/definition.ts';
@@ -61,11 +62,27 @@ export async function claimStage(
       details: { store: deps.store.name, cause },
     });
   }
+  if (decision.kind === 'claimed') return pass({ claim: { request, owner: decision.owner }, head });
+  return existingCallAnswer(deps, decision, definition, key, caller.defer, head);
+}
+
+/**
+ * What a call is told when its key is already taken: the stored result (replay), a run in
+ * progress, a parked call's current state, or a conflict (other arguments under the same key).
+ */
+export async function existingCallAnswer(
+  deps: DispatchDeps,
+  decision: Exclude<ClaimDecision, { kind: 'claimed' }>,
+  definition: ToolDefinition,
+  key: string,
+  defer?: (work: Promise<unknown>) => void,
+  head?: AuditHead | null,
+): Promise<StageResult<ClaimStageValue>> {
   switch (decision.kind) {
-    case 'claimed':
-      return pass({ claim: { request, owner: decision.owner }, head });
     case 'replay':
       return pass({ replay: decision.result, head });
+    case 'parked':
+      return fail(await parkedCallFailure(deps, decision.approval_id, defer));
     case 'in_progress':
       return fail({
         code: 'in_progress',
@@ -76,7 +93,7 @@ export async function claimStage(
       return fail({
         code: 'conflict',
         message: `A call of \`${definition.name}\` with the same idempotency key but different arguments already exists. Use a new call id for different arguments.`,
-        details: { idempotency_key: key, args_hash, stored_args_hash: decision.stored_args_hash },
+        details: { idempotency_key: key, stored_args_hash: decision.stored_args_hash },
       });
   }
 }

@@ -1,0 +1,59 @@
+import type { EnvelopeDraft } from '../audit/envelope.ts';
+import type { Approval } from '../governance/approval.ts';
+import { completionChange, type ClaimRequest } from '../idempotency/claim.ts';
+import type { ToolResult } from './call.ts';
+import type { DispatchDeps } from './context.ts';
+
+/** What settling needs to know of the parked call's record. */
+export function parkedCallRequest(deps: DispatchDeps, approval: Approval): ClaimRequest {
+  return { key: approval.call_key, args_hash: approval.args_hash, tool: approval.tool, lease_ms: 0, ttl_ms: deps.idempotencyTtlMs, now: deps.now() };
+}
+
+/**
+ * Ends a parked call with its final result (run, rejected or expired): the result is stored
+ * under the call's key, so a re-sent call or a poll gets it, and audited, in one commit.
+ * Returns false when the record was no longer in the expected state (someone else settled it).
+ */
+export async function settleParkedCall(
+  deps: DispatchDeps,
+  approval: Approval,
+  result: ToolResult,
+  drafts: EnvelopeDraft[],
+  from: { state: 'parked' } | { state: 'in_progress'; owner: string },
+): Promise<boolean> {
+  if (!deps.store) return false;
+  const change = completionChange(parkedCallRequest(deps, approval), from.state === 'in_progress' ? from.owner : undefined, result, deps.now(), from.state);
+  const thread = { tenant: approval.tenant, thread_id: approval.thread_id };
+  const outcome = deps.audit ? await deps.audit.record(thread, drafts, { record: change }) : (await deps.store.commit({ record: change })).record;
+  return outcome?.ok ?? false;
+}
+
+/** The envelope recording a human decision (or an expiry) in the call's thread. */
+export function approvalEnvelope(approval: Approval, principal: string): EnvelopeDraft {
+  return {
+    type: 'tool.call.approval',
+    call_id: approval.call_id,
+    tool: approval.tool,
+    principal,
+    args_hash: approval.args_hash,
+    ...(approval.manifest_version ? { manifest_version: approval.manifest_version } : {}),
+    data: {
+      approval_id: approval.id,
+      state: approval.state,
+      ...(approval.decided_via ? { via: approval.decided_via } : {}),
+      ...(approval.decision_reason ? { reason: approval.decision_reason } : {}),
+    },
+  };
+}
+
+export function resultEnvelope(approval: Approval, result: ToolResult, output: string): EnvelopeDraft {
+  return {
+    type: 'tool.call.result',
+    call_id: approval.call_id,
+    tool: approval.tool,
+    principal: approval.requested_by,
+    args_hash: approval.args_hash,
+    ...(approval.manifest_version ? { manifest_version: approval.manifest_version } : {}),
+    data: { status: result.status, is_error: result.is_error, truncated: result.truncated, duration_ms: result.duration_ms, output, ...(result.error ? { error: { code: result.error.code, message: result.error.message } } : {}) },
+  };
+}

@@ -1,0 +1,81 @@
+import type { Approval } from '../../governance/approval.ts';
+import { newApprovalId, saveNewApproval, attachSlackMessage } from '../../governance/approvals.ts';
+import type { GovernanceDecision } from '../../governance/policy.ts';
+import { maskSensitive } from '../../audit/redact.ts';
+import { interpretClaim, parkedRecord, type ClaimRequest } from '../../idempotency/claim.ts';
+import { idempotencyKeyFor } from '../../idempotency/keys.ts';
+import type { ToolDefinition } from '../../registry/definition.ts';
+import type { JsonObject } from '../../registry/json.ts';
+import type { ToolCall } from '../call.ts';
+import type { CallerContext, DispatchDeps } from '../context.ts';
+import { pendingApprovalFailure } from '../approval-results.ts';
+import { deferOrAwait } from '../parked-call.ts';
+import { existingCallAnswer } from './claim.ts';
+import { fail, type StageResult } from './stage.ts';
+import type { ClaimStageValue } from './claim.ts';
+
+/**
+ * `review`: park the call for a human. Its key (tenant + thread + call id, whatever the tool's
+ * idempotency mode, so polls by call id find it) holds a `parked` record pointing at a new
+ * approval; the Slack request goes out; the caller learns the approval id. A call already
+ * parked, decided or run under that key gets its current state instead of a second approval.
+ */
+export async function parkStage(
+  deps: DispatchDeps,
+  caller: CallerContext,
+  call: ToolCall,
+  definition: ToolDefinition,
+  args: JsonObject,
+  args_hash: string,
+  decision: Extract<GovernanceDecision, { action: 'review' }>,
+): Promise<StageResult<ClaimStageValue>> {
+  const { store, approvals } = deps;
+  if (!store || !approvals) {
+    return fail({
+      code: 'denied',
+      message: `Tool \`${definition.name}\` needs human approval (approval required: ${decision.reason}), and approvals are not enabled for this tenant.`,
+      details: { reason: decision.reason, approval_required: true },
+    });
+  }
+  const now = deps.now();
+  const key = idempotencyKeyFor('call', { tenant: caller.tenant, thread_id: caller.thread_id, call_id: call.call_id, tool: definition.name, args_hash })!;
+  const request: ClaimRequest = { key, args_hash, tool: definition.name, lease_ms: 0, ttl_ms: deps.idempotencyTtlMs, now };
+  const approval: Approval = {
+    id: decision.request_id || newApprovalId(),
+    tenant: caller.tenant,
+    thread_id: caller.thread_id,
+    call_id: call.call_id,
+    tool: definition.name,
+    tier: definition.tier,
+    call_key: key,
+    arguments: args,
+    args_hash,
+    requested_by: caller.principal,
+    reason: decision.reason,
+    ...(caller.manifest_version ? { manifest_version: caller.manifest_version } : {}),
+    created_at: new Date(now).toISOString(),
+    expires_at: new Date(now + approvals.ttlMs).toISOString(),
+    state: 'pending',
+  };
+  try {
+    const outcome = await store.claimWithHead(key, parkedRecord(request, approval.id, now + approvals.ttlMs), { tenant: caller.tenant, thread_id: caller.thread_id });
+    if (!outcome.claim.claimed) {
+      const existing = interpretClaim(outcome.claim, request, '');
+      if (existing.kind !== 'claimed') return existingCallAnswer(deps, existing, definition, key, caller.defer);
+    }
+    await saveNewApproval(store, approval);
+  } catch (error) {
+    await store.remove(key, { state: 'parked', owner: approval.id }).catch(() => {});
+    const cause = error instanceof Error ? error.message : String(error);
+    return fail({ code: 'unavailable', message: `Tool \`${definition.name}\` was not run or parked: the ${store.name} store is unavailable (${cause}). Retry later.`, details: { store: store.name, cause } });
+  }
+  deps.log('tools.dispatch.parked', { tenant: caller.tenant, call_id: call.call_id, tool: definition.name, approval_id: approval.id });
+  const notifier = approvals.notifier;
+  if (notifier) {
+    await deferOrAwait(caller.defer, async () => {
+      const posted = await notifier.requested(approval, await maskSensitive(args, definition.input_schema));
+      if (posted) await attachSlackMessage(store, approval.id, posted);
+    });
+  }
+  return fail(pendingApprovalFailure(approval));
+}

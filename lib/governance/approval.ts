@@ -1,0 +1,39 @@
+import type { ToolTier } from '../registry/definition.ts';
+import type { JsonObject } from '../registry/json.ts';
+
+/** pending → approved | rejected | expired; approved → executed. */
+export type ApprovalState = 'pending' | 'approved' | 'rejected' | 'expired' | 'executed';
+
+/** Where a decision came from. */
+export type DecisionChannel = 'api' | 'slack';
+
+/** A parked call waiting for (or having had) a human decision. Stored as `approval/<id>`. */
+export interface Approval {
+  id: string;
+  tenant: string;
+  thread_id: string;
+  call_id: string;
+  tool: string;
+  tier: ToolTier;
+  /** The store key of the parked call (its idempotency record), settled when the approval ends. */
+  call_key: string;
+  /** The arguments to run with once approved (the approval is bound to their hash). */
+  arguments: JsonObject;
+  args_hash: string;
+  /** The API principal whose call was parked; it may not approve its own call. */
+  requested_by: string;
+  /** Why the policy asked for a human. */
+  reason: string;
+  manifest_version?: string;
+  created_at: string;
+  expires_at: string;
+  state: ApprovalState;
+  decided_by?: string;
+  decided_via?: DecisionChannel;
+  decided_at?: string;
+  decision_reason?: string;
+  /** The result of the approved call, once it ran (status and content as the model saw them). */
+  result?: { status: string; is_error: boolean; content: string };
+  /** The Slack message showing this approval, once posted. */
+  slack?: { channel: string; ts: string };
+}

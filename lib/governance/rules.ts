@@ -1,0 +1,38 @@
+import type { JsonObject } from '../registry/json.ts';
+import type { PolicyAction } from './policy.ts';
+
+/** A manifest policy rule: for `tool` ("*" = any), when every named argument matches, take `action`. */
+export interface PolicyRule {
+  tool: string;
+  /** Argument name → regular expression that must match the WHOLE value (a string or number). */
+  arguments?: Record<string, string>;
+  action: PolicyAction;
+  description?: string;
+}
+
+export interface CompiledRule {
+  index: number;
+  rule: PolicyRule;
+  patterns: Array<[name: string, pattern: RegExp]>;
+}
+
+/**
+ * Patterns are anchored at both ends: a grant rule for `ls( -la)?` must not also grant
+ * `ls; rm -rf ~`, which an unanchored search would.
+ */
+export function compileRules(rules: readonly PolicyRule[]): CompiledRule[] {
+  return rules.map((rule, index) => ({
+    index,
+    rule,
+    patterns: Object.entries(rule.arguments ?? {}).map(([name, source]) => [name, new RegExp(`^(?:${source})$`, 'u')]),
+  }));
+}
+
+function argumentMatches(value: unknown, pattern: RegExp): boolean {
+  return (typeof value === 'string' || typeof value === 'number') && pattern.test(String(value));
+}
+
+/** The first rule that applies to this call, if any (first match wins). */
+export function firstMatchingRule(rules: readonly CompiledRule[], tool: string, args: JsonObject): CompiledRule | undefined {
+  return rules.find((compiled) => (compiled.rule.tool === '*' || compiled.rule.tool === tool) && compiled.patterns.every(([name, pattern]) => argumentMatches(args[name], pattern)));
+}

@@ -1,0 +1,60 @@
+import type { Approval } from '../governance/approval.ts';
+import { codeBlock, escapeMrkdwn, inlineCode, slackDate, truncateMrkdwn } from './mrkdwn.ts';
+
+/** How much of an executed call's result the decided message quotes. */
+export const RESULT_EXCERPT_CHARS = 500;
+
+/** Header word and emoji per state; an executed call that failed says so. */
+export function outcomeTitle(approval: Approval): { emoji: string; label: string } {
+  switch (approval.state) {
+    case 'approved': return { emoji: ':white_check_mark:', label: 'Approved' };
+    case 'executed': return approval.result?.is_error ? { emoji: ':warning:', label: 'Approved, failed' } : { emoji: ':white_check_mark:', label: 'Approved and executed' };
+    case 'rejected': return { emoji: ':no_entry:', label: 'Rejected' };
+    case 'expired': return { emoji: ':hourglass:', label: 'Expired' };
+    default: return { emoji: ':hourglass_flowing_sand:', label: 'Waiting for approval' };
+  }
+}
+
+/**
+ * Who decided: a Slack mention when the decision came from Slack (decided_by holds the Slack
+ * user id, optionally as `slack:U123`), else the API principal's name, escaped.
+ */
+export function decider(approval: Approval): string {
+  const who = approval.decided_by;
+  if (!who) return 'someone';
+  const slackUser = approval.decided_via === 'slack' ? /^(?:slack:)?([UW][A-Z0-9]{2,})$/.exec(who)?.[1] : undefined;
+  return slackUser ? `<@${slackUser}>` : escapeMrkdwn(who);
+}
+
+/** "Approved by <@U123> via Slack at <time>", then the decider's reason as a quote. */
+export function decisionText(approval: Approval): string {
+  const { emoji } = outcomeTitle(approval);
+  if (approval.state === 'expired') return `*Decision*\n${emoji} Nobody decided before ${slackDate(approval.expires_at)}.`;
+  if (approval.state === 'pending') return `*Decision*\n${emoji} Not decided yet.`;
+  const verb = approval.state === 'rejected' ? 'Rejected' : 'Approved';
+  const via = approval.decided_via === 'slack' ? ' in Slack' : approval.decided_via === 'api' ? ' via the API' : '';
+  const when = approval.decided_at ? ` on ${slackDate(approval.decided_at)}` : '';
+  const reason = approval.decision_reason ? `\n>${escapeMrkdwn(approval.decision_reason).replace(/\n/g, '\n>')}` : '';
+  return `*Decision*\n${emoji} ${verb} by ${decider(approval)}${via}${when}.${reason}`;
+}
+
+/** What happened to the call: its result status and an excerpt, or why it did not run. */
+export function outcomeText(approval: Approval): string {
+  switch (approval.state) {
+    case 'executed': return executedText(approval);
+    case 'approved': return '*Outcome*\nRunning: the call was approved and is being executed.';
+    case 'rejected': return '*Outcome*\nNot run: the call was rejected.';
+    case 'expired': return '*Outcome*\nNot run: the approval expired.';
+    default: return '*Outcome*\nNot run yet.';
+  }
+}
+
+function executedText(approval: Approval): string {
+  const result = approval.result;
+  if (!result) return '*Outcome*\nExecuted.';
+  const status = `*Outcome*\nExecuted with status ${inlineCode(result.status)}${result.is_error ? ' (error)' : ''}.`;
+  if (!result.content) return `${status}\n_No output._`;
+  const excerpt = truncateMrkdwn(escapeMrkdwn(result.content), RESULT_EXCERPT_CHARS);
+  const note = excerpt.length < escapeMrkdwn(result.content).length ? `\n_Output truncated (${result.content.length.toLocaleString('en-US')} characters in full)._` : '';
+  return `${status}\n${codeBlock(excerpt)}${note}`;
+}
