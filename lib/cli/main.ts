@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { auditCommand } from './audit.ts';
 import { callCommand } from './call.ts';
 import { execServerCommand } from './exec-server.ts';
+import { keysCommand } from './keys.ts';
 import { loadManifestFile } from './manifest-file.ts';
 import { useNodeCrypto } from './node-crypto.ts';
 import { startLocalGateway } from './serve.ts';
@@ -14,6 +15,7 @@ Usage:
   toolgate exec-server --root DIR [--port 8788]             serve DIR to the coding tools (TOOLGATE_EXEC_SECRET)
   toolgate call TOOL --root DIR --args JSON                 run one coding tool locally; exits 1 on an error result
   toolgate audit verify --thread ID [--tenant T | --url U]  recompute a thread's audit chain; exits 1 if broken
+  toolgate keys create --tenant T --principal P --scopes a,b  create an API key (printed once)
   toolgate help                                             this text
 `;
 
@@ -46,6 +48,7 @@ const commands: Record<string, Command> = {
   'exec-server': (args) => execServerCommand(args),
   call: (args) => callCommand(args),
   audit: (args) => auditCommand(args),
+  keys: (args) => keysCommand(args),
   async help() {
     console.log(USAGE);
     return 0;

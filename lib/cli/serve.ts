@@ -31,6 +31,14 @@ export interface LocalGateway {
 /** All scopes the demo key holds: those the demo tools need, plus the operator's. */
 const OPERATOR_SCOPES = ['admin', 'approvals:decide', 'audit:read'];
 
+/** The demo's Slack settings come from the environment, so the same manifest works for everyone. */
+function withDemoSlack(manifest: Manifest, env: NodeJS.ProcessEnv): Manifest {
+  const channel = env.TOOLGATE_DEMO_SLACK_CHANNEL;
+  const approvers = env.TOOLGATE_DEMO_SLACK_APPROVERS?.split(',').map((s) => s.trim()).filter(Boolean);
+  if (!channel && !approvers) return manifest;
+  return { ...manifest, approvals: { ...manifest.approvals, ...(channel ? { slack_channel: channel } : {}), ...(approvers ? { approvers } : {}) } };
+}
+
 function readManifest(path: string): Manifest {
   const loaded = loadManifestFile(path);
   if (loaded.ok) return loaded.manifest;
@@ -63,7 +71,7 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
   const manifestPath = resolve(options.manifestPath ?? env.TOOLGATE_MANIFEST ?? 'examples/demo/manifest.json');
   const log = options.quiet ? () => {} : jsonLineLogger;
 
-  const loaded = readManifest(manifestPath);
+  const loaded = withDemoSlack(readManifest(manifestPath), env);
   const store = nodeStoreFromEnv(env, dataDir);
   let execServer: LocalExecServer | undefined;
   try {

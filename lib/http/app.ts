@@ -8,7 +8,10 @@ import { apiKeyAuth } from './auth.ts';
 import { requestBodyLimit } from './body-limit.ts';
 import type { GatewayEnv } from './env.ts';
 import { errorResponse } from './errors.ts';
+import { adminRoutes } from './routes/admin.ts';
+import { approvalRoutes } from './routes/approvals.ts';
 import { auditRoutes } from './routes/audit.ts';
+import { callRoutes } from './routes/calls.ts';
 import { dispatchRoutes } from './routes/dispatch.ts';
 import { toolRoutes } from './routes/tools.ts';
 
@@ -49,6 +52,9 @@ export function createApp(options: AppOptions) {
   app.route('/v1/tools', toolRoutes());
   app.route('/v1/dispatch', dispatchRoutes(options.env));
   app.route('/v1/audit', auditRoutes(options.store));
+  app.route('/v1/approvals', approvalRoutes(options.store, options.env));
+  app.route('/v1/calls', callRoutes(options.store));
+  app.route('/v1/admin', adminRoutes(options.store));
 
   app.notFound((c) => errorResponse(c, 404, 'not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
   app.onError((error, c) => {

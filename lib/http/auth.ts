@@ -31,10 +31,13 @@ export function apiKeyAuth(keys: ApiKeyResolver, tenants: TenantDirectory): Midd
   };
 }
 
-/** Routes for operators: the key must hold `scope` (403 otherwise: the tenant is the caller's own). */
-export function requireScope(scope: string): MiddlewareHandler<GatewayEnv> {
+/** Routes for operators: the key must hold one of `scopes` (403 otherwise: the tenant is the caller's own). */
+export function requireScope(...scopes: string[]): MiddlewareHandler<GatewayEnv> {
   return async (c, next) => {
-    if (!c.get('principal').scopes.includes(scope)) return errorResponse(c, 403, 'forbidden', `this API key lacks the scope "${scope}"`);
+    const held = c.get('principal').scopes;
+    if (!scopes.some((scope) => held.includes(scope))) {
+      return errorResponse(c, 403, 'forbidden', `this API key lacks the scope ${scopes.map((s) => `"${s}"`).join(' or ')}`);
+    }
     await next();
   };
 }

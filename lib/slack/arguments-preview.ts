@@ -9,6 +9,11 @@ export const DEFAULT_PREVIEW_CHARS = 1500;
 const SECTION_OVERHEAD = 200;
 
 export interface ArgumentsPreviewOptions {
+  /**
+   * The arguments to show instead of `approval.arguments`: pass the copy already masked by the
+   * tool's schema (`maskSensitive` in lib/audit/redact.ts, exact to the path). Preferred.
+   */
+  arguments?: JsonObject;
   /** Property names whose values are shown as MASK, at any depth (see sensitiveFieldNames). */
   sensitiveFields?: readonly string[];
   /** Characters of pretty-printed JSON shown before the preview is cut (default 1500). */

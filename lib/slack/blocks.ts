@@ -4,7 +4,7 @@ import { decider, decisionText, outcomeText, outcomeTitle } from './approval-out
 import { argumentsPreview, type ArgumentsPreviewOptions } from './arguments-preview.ts';
 import { actions, button, header, messageText, section, type SlackMessage } from './block-kit.ts';
 import { APPROVE_ACTION_ID, REJECT_ACTION_ID } from './interaction.ts';
-import { escapeMrkdwn } from './mrkdwn.ts';
+import { escapeMrkdwn, inlineCode } from './mrkdwn.ts';
 
 export type ApprovalMessageOptions = ArgumentsPreviewOptions;
 
@@ -22,7 +22,7 @@ export function approvalRequestMessage(approval: Approval, options: ApprovalMess
     blocks: [
       header(`Approval needed: ${approval.tool}`),
       detailsFields(approval),
-      section(argumentsPreview(approval.arguments, options)),
+      section(argumentsPreview(options.arguments ?? approval.arguments, options)),
       policyReason(approval),
       approvalContext(approval),
       actions(DECISION_BLOCK_ID, [
@@ -35,8 +35,9 @@ export function approvalRequestMessage(approval: Approval, options: ApprovalMess
 
 /**
  * The same message once decided, without buttons: who decided, when and why, and the outcome
- * (result excerpt when executed; rejected; expired). Pass the options used for the request so
- * the same values stay hidden.
+ * (result excerpt when executed; rejected; expired). The arguments are shown only when the
+ * options say how to hide what is sensitive (`arguments` or `sensitiveFields`, as for the
+ * request); otherwise only their hash, so a caller that forgets the options leaks nothing.
  */
 export function approvalDecidedMessage(approval: Approval, options: ApprovalMessageOptions = {}): SlackMessage {
   const { label } = outcomeTitle(approval);
@@ -48,9 +49,15 @@ export function approvalDecidedMessage(approval: Approval, options: ApprovalMess
       section(decisionText(approval)),
       section(outcomeText(approval)),
       detailsFields(approval),
-      section(argumentsPreview(approval.arguments, options)),
+      section(decidedArguments(approval, options)),
       policyReason(approval),
       approvalContext(approval),
     ],
   };
+}
+
+function decidedArguments(approval: Approval, options: ApprovalMessageOptions): string {
+  if (options.arguments) return argumentsPreview(options.arguments, options);
+  if (options.sensitiveFields) return argumentsPreview(approval.arguments, options);
+  return `*Arguments*\nNot shown once decided (SHA-256 ${inlineCode(approval.args_hash)}).`;
 }

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { dispatchBatch } from '../../dispatch/batch.ts';
 import { PROVIDER_FORMATS } from '../../dispatch/formats/index.ts';
+import { deferFor } from '../defer.ts';
 import { parseDispatchRequest } from '../dispatch-request.ts';
 import type { GatewayEnv } from '../env.ts';
 import { errorResponse, readJsonBody } from '../errors.ts';
@@ -25,6 +26,7 @@ export function dispatchRoutes(env: Readonly<Record<string, string | undefined>>
       thread_id: request.thread_id,
       env,
       manifest_version: runtime.manifest.version,
+      defer: deferFor(c),
     };
     const results = await dispatchBatch(runtime.deps, caller, request.calls, { parallel: request.parallel });
     const messages = request.format ? PROVIDER_FORMATS[request.format].writeResults(results, request.calls) : undefined;

@@ -1,0 +1,42 @@
+import { Hono } from 'hono';
+import { failureResult, type ToolResult } from '../../dispatch/call.ts';
+import { parkedCallFailure } from '../../dispatch/parked-call.ts';
+import { idempotencyKeyFor } from '../../idempotency/keys.ts';
+import type { Store } from '../../stores/store.ts';
+import { deferFor } from '../defer.ts';
+import type { GatewayEnv } from '../env.ts';
+import { errorResponse } from '../errors.ts';
+
+const MAX_WAIT_SECONDS = 25;
+const POLL_MS = 500;
+
+/**
+ * GET /v1/calls/:call_id?thread_id=&wait=SECONDS: a stored call's current result. With `wait`,
+ * holds the request (up to 25 s) while the call is still waiting for approval or running.
+ */
+export function callRoutes(store: Store) {
+  const routes = new Hono<GatewayEnv>();
+  routes.get('/:call_id', async (c) => {
+    const call_id = c.req.param('call_id');
+    const thread_id = c.req.query('thread_id');
+    if (!thread_id) return errorResponse(c, 400, 'invalid_request', 'thread_id is required');
+    const wait = Math.min(Math.max(Number(c.req.query('wait') ?? 0) || 0, 0), MAX_WAIT_SECONDS);
+    const deps = c.get('runtime').deps;
+    const key = idempotencyKeyFor('call', { tenant: c.get('principal').tenant, thread_id, call_id, tool: '', args_hash: '' })!;
+    const deadline = Date.now() + wait * 1000;
+    for (;;) {
+      const record = await store.get(key);
+      if (!record) return errorResponse(c, 404, 'not_found', `no stored call "${call_id}" in thread "${thread_id}" (calls of read tools and of tools with idempotency "none" are not stored)`);
+      let result: ToolResult;
+      if (record.state === 'completed') result = record.data.result as unknown as ToolResult;
+      else {
+        const failure = record.state === 'parked' ? await parkedCallFailure(deps, String(record.data.approval_id), deferFor(c)) : { code: 'in_progress' as const, message: 'The call is running.' };
+        result = failureResult({ call_id, name: String(record.data.tool) }, failure, performance.now());
+      }
+      const settled = result.status !== 'pending_approval' && result.status !== 'in_progress';
+      if (settled || Date.now() + POLL_MS > deadline) return c.json({ call_id, thread_id, status: result.status, result });
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  });
+  return routes;
+}
