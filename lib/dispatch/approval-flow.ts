@@ -5,7 +5,7 @@ import type { ToolResult } from './call.ts';
 import { elapsedMs, failureResult } from './call.ts';
 import type { DispatchDeps } from './context.ts';
 import { rejectedFailure } from './approval-results.ts';
-import { deferOrAwait, settleExpired } from './parked-call.ts';
+import { deferOrAwait, previewArguments, settleExpired } from './parked-call.ts';
 import { approvalEnvelope, parkedCallRequest, resultEnvelope, settleParkedCall } from './settle.ts';
 import { executeStage } from './stages/execute.ts';
 import { validateStage } from './stages/validate.ts';
@@ -37,7 +37,7 @@ export async function decideParkedCall(deps: DispatchDeps, approvalId: string, d
       : approval;
   if (final !== approval) await advanceApproval(deps.store, 'approved', final);
   const notifier = deps.approvals?.notifier;
-  if (notifier) await deferOrAwait(defer, () => notifier.settled(final));
+  if (notifier) await deferOrAwait(defer, async () => notifier.settled(final, await previewArguments(deps, final)));
   return { ok: true, approval: final, result };
 }
 

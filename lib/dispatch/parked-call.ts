@@ -1,9 +1,15 @@
+import { maskSensitive } from '../audit/redact.ts';
 import type { Approval } from '../governance/approval.ts';
 import { loadApproval } from '../governance/approvals.ts';
 import { failureResult, type CallFailure } from './call.ts';
 import type { DispatchDeps } from './context.ts';
 import { expiredFailure, pendingApprovalFailure, rejectedFailure } from './approval-results.ts';
 import { approvalEnvelope, resultEnvelope, settleParkedCall } from './settle.ts';
+
+/** The approval's arguments with the tool's `x-sensitive` fields masked, for people to read. */
+export function previewArguments(deps: DispatchDeps, approval: Approval) {
+  return maskSensitive(approval.arguments, deps.registry.get(approval.tool)?.definition.input_schema ?? {});
+}
 
 /** Runs follow-up work after the response where the runtime allows it, else now. */
 export async function deferOrAwait(defer: ((work: Promise<unknown>) => void) | undefined, work: () => Promise<unknown>): Promise<void> {
@@ -19,7 +25,7 @@ export async function settleExpired(deps: DispatchDeps, approval: Approval, defe
   const result = failureResult({ call_id: approval.call_id, name: approval.tool }, expiredFailure(approval), performance.now());
   const settled = await settleParkedCall(deps, approval, result, [approvalEnvelope(approval, 'toolgate'), resultEnvelope(approval, result, result.content)], { state: 'parked' });
   const notifier = deps.approvals?.notifier;
-  if (settled && notifier) await deferOrAwait(defer, () => notifier.settled(approval));
+  if (settled && notifier) await deferOrAwait(defer, async () => notifier.settled(approval, await previewArguments(deps, approval)));
 }
 
 /** What a parked call's caller is told now: still waiting, running, or how it ended. */

@@ -12,6 +12,8 @@ import { adminRoutes } from './routes/admin.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { callRoutes } from './routes/calls.ts';
+import { slackRoutes } from './routes/slack.ts';
+import type { SlackConfig } from '../slack/config.ts';
 import { dispatchRoutes } from './routes/dispatch.ts';
 import { toolRoutes } from './routes/tools.ts';
 
@@ -27,6 +29,8 @@ export interface AppOptions {
   bodyLimitBytes?: number;
   /** Serves GET /metrics (Prometheus text) when given. */
   metrics?: DispatchMetrics;
+  /** Slack settings, when approvals are decided in Slack. */
+  slack?: SlackConfig;
   /** Shown by /healthz. */
   info?: Record<string, string>;
 }
@@ -48,6 +52,8 @@ export function createApp(options: AppOptions) {
   }
 
   app.use('/v1/*', requestBodyLimit(maxSize));
+  // Slack's own signature authenticates interactions; registered before the API-key check.
+  app.route('/v1/slack', slackRoutes(options.store, options.tenants, options.slack, options.env));
   app.use('/v1/*', apiKeyAuth(new ApiKeyResolver(options.store), options.tenants));
   app.route('/v1/tools', toolRoutes());
   app.route('/v1/dispatch', dispatchRoutes(options.env));

@@ -9,6 +9,8 @@ import { createSchemaValidator } from '../validation/select-engine.ts';
 import type { SchemaValidator } from '../validation/validator.ts';
 import { AuditRecorder } from '../audit/recorder.ts';
 import { DispatchMetrics } from '../dispatch/metrics.ts';
+import { slackConfigFromEnv } from '../slack/config.ts';
+import { slackNotifierFor } from '../slack/tenant-notifier.ts';
 import { createApp } from './app.ts';
 
 export interface GatewayConfig {
@@ -27,6 +29,7 @@ export interface GatewayConfig {
 export function createGateway(config: GatewayConfig) {
   const validator = config.validator ?? createSchemaValidator();
   const log = config.log ?? silentLogger;
+  const slack = slackConfigFromEnv(config.env);
   const services: GatewayServices = {
     validator,
     kinds: defaultExecutorKinds(),
@@ -38,6 +41,7 @@ export function createGateway(config: GatewayConfig) {
     events: config.events,
     idempotencyTtlMs: Number(config.env.TOOLGATE_IDEMPOTENCY_TTL_MS ?? DEFAULT_IDEMPOTENCY_TTL_MS),
     defaultTimeoutMs: 5000,
+    notifierFor: (manifest) => slackNotifierFor(manifest, slack, log),
   };
   const tenants: TenantDirectory = new StaticTenantDirectory(config.manifests, services);
   const app = createApp({
@@ -47,6 +51,7 @@ export function createGateway(config: GatewayConfig) {
     env: config.env,
     log,
     bodyLimitBytes: config.bodyLimitBytes,
+    slack,
     info: { validator: validator.engine },
   });
   return { app, services, tenants };

@@ -1,0 +1,52 @@
+import { Hono } from 'hono';
+import { decideParkedCall } from '../../dispatch/approval-flow.ts';
+import type { TenantDirectory } from '../../dispatch/tenant-directory.ts';
+import { loadApproval } from '../../governance/approvals.ts';
+import type { SlackConfig } from '../../slack/config.ts';
+import { APPROVE_ACTION_ID, parseSlackInteraction } from '../../slack/interaction.ts';
+import { SLACK_SIGNATURE_HEADER, SLACK_TIMESTAMP_HEADER, verifySlackRequest } from '../../slack/signature.ts';
+import type { Store } from '../../stores/store.ts';
+import { deferFor } from '../defer.ts';
+import { errorResponse } from '../errors.ts';
+
+/** A reply only the clicking user sees; the original message stays as it is. */
+const ephemeral = (text: string) => ({ response_type: 'ephemeral', replace_original: false, text });
+
+/**
+ * POST /v1/slack/interactions: an Approve / Reject click. Slack's signature is checked on the raw
+ * body before anything else (401 otherwise); the user must be on the tenant's approver list. The
+ * decision runs the call (after the response via waitUntil on Workers, inline elsewhere) and the
+ * message is updated without buttons. A redelivered or double click finds the approval decided.
+ */
+export function slackRoutes(store: Store, tenants: TenantDirectory, slack: SlackConfig | undefined, env: Readonly<Record<string, string | undefined>>) {
+  const routes = new Hono();
+  routes.post('/interactions', async (c) => {
+    if (!slack) return errorResponse(c, 503, 'unavailable', 'Slack is not configured: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET');
+    const rawBody = await c.req.text();
+    const verified = await verifySlackRequest({ signingSecret: slack.signingSecret, timestamp: c.req.header(SLACK_TIMESTAMP_HEADER), signature: c.req.header(SLACK_SIGNATURE_HEADER), rawBody });
+    if (!verified.ok) return errorResponse(c, 401, 'unauthorized', `Slack signature rejected: ${verified.reason}`);
+    const parsed = parseSlackInteraction(rawBody);
+    if (!parsed.ok) return errorResponse(c, 400, 'invalid_request', parsed.reason);
+    const { user, action } = parsed.interaction;
+    const approval = await loadApproval(store, action.value);
+    const runtime = approval ? await tenants.runtime(approval.tenant) : undefined;
+    if (!approval || !runtime) return c.json(ephemeral(`Approval ${action.value} no longer exists.`));
+    if (!(runtime.manifest.approvals?.approvers ?? []).includes(user.id)) {
+      runtime.deps.log('tools.approval.refused', { approval_id: approval.id, slack_user: user.id, reason: 'not an approver' });
+      return c.json(ephemeral(`You are not on the approver list of tenant "${approval.tenant}", so your click changed nothing.`));
+    }
+    const decision = { decision: action.action_id === APPROVE_ACTION_ID ? ('approve' as const) : ('reject' as const), by: user.id, via: 'slack' as const };
+    const defer = deferFor(c);
+    const work = decideParkedCall(runtime.deps, approval.id, decision, env, defer);
+    if (defer) {
+      // Workers: answer Slack at once (it wants a reply within 3 s); the call runs afterwards.
+      defer(work);
+      return c.body(null, 200);
+    }
+    const outcome = await work;
+    if (outcome.ok) return c.body(null, 200);
+    const current = outcome.approval;
+    return c.json(ephemeral(`Nothing to do: approval ${approval.id} is ${current?.state ?? outcome.reason}${current?.decided_by ? ` (decided by ${current.decided_by})` : ''}.`));
+  });
+  return routes;
+}
