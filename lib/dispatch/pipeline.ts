@@ -19,7 +19,7 @@ export interface DispatchOptions {
 }
 
 /**
- * parse → lookup → validate → authorize → govern → claim → execute → truncate → record.
+ * parse → lookup → authorize → validate → govern → claim (or park) → execute → truncate → record.
  * Never throws: every outcome, including a bug in a stage, is a ToolResult.
  */
 export async function dispatchCall(deps: DispatchDeps, caller: CallerContext, call: ToolCall, options: DispatchOptions = {}): Promise<ToolResult> {
@@ -55,14 +55,15 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
   if (!found.ok) return stopped('lookup', found.failure, { args: parsed.value });
   const executor = found.value;
   const definition = executor.definition;
+  // Scopes first (issue: "before anything else"): a caller without them learns nothing about the arguments.
+  const authorized = authorizeStage(definition, caller.scopes);
+  if (!authorized.ok) return stopped('authorize', authorized.failure, { args: parsed.value, definition });
   const validated = validateStage(deps.schemas, definition, parsed.value);
   if (!validated.ok) return stopped('validate', validated.failure, { args: parsed.value, definition });
   const args = validated.value;
   // The arguments hash keys idempotency and audit; nothing to hash for without a store.
   const args_hash = deps.store ? await hashJson(args) : undefined;
   const known = { definition, args, args_hash };
-  const authorized = authorizeStage(definition, caller.scopes);
-  if (!authorized.ok) return stopped('authorize', authorized.failure, known);
   const governed = await governStage(deps.governor, { definition, args, principal: caller.principal });
   deps.log('tools.dispatch.decision', { call_id: call.call_id, tool: call.name, tenant: caller.tenant, decision: governed.ok ? governed.value.action : 'deny' });
   if (!governed.ok) {

@@ -248,3 +248,12 @@ describe('idempotency', () => {
     expect(await router.execute({ call_id: 'r', name: 'remote' })).toMatchObject({ status: 'ok', content: 'ran' });
   });
 });
+
+describe('stage order', () => {
+  it('checks scopes before validating: a caller without the scope learns nothing about the arguments', async () => {
+    const router = new ToolRouter();
+    router.register('billing', { scopes: ['billing:read'], input_schema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } }, () => 'ok');
+    const result = await router.execute({ call_id: 'c1', name: 'billing', arguments: { wrong: 1 } }, { scopes: [] });
+    expect(result.status).toBe('forbidden');
+  });
+});
