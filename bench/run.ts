@@ -7,13 +7,16 @@ import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { applyPatchBench } from './apply-patch.ts';
 import { dispatchOverhead } from './dispatch-overhead.ts';
+import { execRpc } from './exec-rpc.ts';
+import { grepBench } from './grep.ts';
 import type { BenchModule, Figures } from './harness.ts';
 import { progress, VERDICT_SUFFIX } from './harness.ts';
 import { httpThroughput } from './http-throughput.ts';
 import { manifestLoad } from './manifest-load.ts';
+import { storesBench } from './stores.ts';
 import { validationCost } from './validation-cost.ts';
 
-const MODULES: BenchModule[] = [dispatchOverhead, validationCost, httpThroughput, manifestLoad, applyPatchBench];
+const MODULES: BenchModule[] = [dispatchOverhead, validationCost, httpThroughput, manifestLoad, applyPatchBench, grepBench, execRpc, storesBench];
 
 interface Report {
   node: string;
