@@ -32,17 +32,20 @@ export async function findFiles(baseAbsolute: string, baseRelative: string, skip
 
 async function walk(folder: string, relative: string, underBase: string, skipFolder: (name: string) => boolean, found: FoundFile[]): Promise<void> {
   const entries = await readdir(folder, { withFileTypes: true }).catch(() => []);
-  for (const entry of entries) {
-    const absolute = join(folder, entry.name);
-    const path = relative === '' ? entry.name : `${relative}/${entry.name}`;
-    const below = underBase === '' ? entry.name : `${underBase}/${entry.name}`;
-    if (entry.isDirectory()) {
-      if (!skipFolder(entry.name)) await walk(absolute, path, below, skipFolder, found);
-    } else if (entry.isFile()) {
-      const stats = await lstat(absolute).catch(() => null);
-      if (stats) found.push({ absolute, path, underBase: below, size: stats.size, mtime_ms: Math.floor(stats.mtimeMs) });
-    }
-  }
+  // A folder's entries are looked at concurrently (lstat opens no file); order comes from the final sort.
+  await Promise.all(
+    entries.map(async (entry) => {
+      const absolute = join(folder, entry.name);
+      const path = relative === '' ? entry.name : `${relative}/${entry.name}`;
+      const below = underBase === '' ? entry.name : `${underBase}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (!skipFolder(entry.name)) await walk(absolute, path, below, skipFolder, found);
+      } else if (entry.isFile()) {
+        const stats = await lstat(absolute).catch(() => null);
+        if (stats) found.push({ absolute, path, underBase: below, size: stats.size, mtime_ms: Math.floor(stats.mtimeMs) });
+      }
+    }),
+  );
 }
 
 export function skipUsualFolders(pattern = ''): (name: string) => boolean {
@@ -75,18 +78,24 @@ export function matchesFilter(file: FoundFile, filter: string | undefined): bool
   return filter.includes('/') ? matchesGlob(file.underBase, filter) : matchesGlob(basename(file.underBase), filter);
 }
 
+/** Files read at once while grepping: enough to keep the disk busy, few enough to stay far from fd limits. */
+const READ_AHEAD = 32;
+
 /** Matching lines of text files, in path then line order, at most `limit`. */
 export async function grepFiles(files: FoundFile[], regex: RegExp, limit: number): Promise<GrepMatch[]> {
   const matches: GrepMatch[] = [];
-  for (const file of files) {
-    if (file.size > MAX_GREP_FILE_BYTES) continue;
-    const bytes = await readFile(file.absolute).catch(() => null);
-    if (!bytes || isBinary(bytes)) continue;
-    const lines = new TextDecoder().decode(bytes).split(/\r\n|\n|\r/);
-    for (let index = 0; index < lines.length; index++) {
-      if (!regex.test(lines[index])) continue;
-      matches.push({ path: file.path, line: index + 1, text: cutLine(lines[index]) });
-      if (matches.length >= limit) return matches;
+  const searchable = files.filter((file) => file.size <= MAX_GREP_FILE_BYTES);
+  for (let start = 0; start < searchable.length; start += READ_AHEAD) {
+    const batch = searchable.slice(start, start + READ_AHEAD);
+    const contents = await Promise.all(batch.map((file) => readFile(file.absolute).catch(() => null)));
+    for (const [i, bytes] of contents.entries()) {
+      if (!bytes || isBinary(bytes)) continue;
+      const lines = new TextDecoder().decode(bytes).split(/\r\n|\n|\r/);
+      for (let index = 0; index < lines.length; index++) {
+        if (!regex.test(lines[index])) continue;
+        matches.push({ path: batch[i].path, line: index + 1, text: cutLine(lines[index]) });
+        if (matches.length >= limit) return matches;
+      }
     }
   }
   return matches;
