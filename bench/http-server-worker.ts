@@ -45,6 +45,7 @@ async function gatewayApp(apiKey: string, audited = true): Promise<Hono['fetch']
   // Measurement only (the product always audits): tenant runtimes are built on first use from
   // these services, so without a recorder no envelope is chained, hashed or stored.
   if (!audited) gateway.services.audit = undefined;
+  await gateway.ready;
   return gateway.app.fetch;
 }
 

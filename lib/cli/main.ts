@@ -3,7 +3,7 @@ import { auditCommand } from './audit.ts';
 import { callCommand } from './call.ts';
 import { execServerCommand } from './exec-server.ts';
 import { keysCommand } from './keys.ts';
-import { loadManifestFile } from './manifest-file.ts';
+import { manifestCommand } from './manifest.ts';
 import { useNodeCrypto } from './node-crypto.ts';
 import { startLocalGateway } from './serve.ts';
 
@@ -12,6 +12,7 @@ const USAGE = `toolgate — tool-dispatch gateway for AI agents
 Usage:
   toolgate serve [--port N] [--host H] [--manifest FILE]   run the gateway locally (demo tenant)
   toolgate manifest validate FILE                           check a manifest; exits 1 on problems
+  toolgate manifest publish|activate|rollback|list|diff     the manifest lifecycle on a gateway (--url, --key)
   toolgate exec-server --root DIR [--port 8788]             serve DIR to the coding tools (TOOLGATE_EXEC_SECRET)
   toolgate call TOOL --root DIR --args JSON                 run one coding tool locally; exits 1 on an error result
   toolgate audit verify --thread ID [--tenant T | --url U]  recompute a thread's audit chain; exits 1 if broken
@@ -30,21 +31,7 @@ const commands: Record<string, Command> = {
     process.once('SIGTERM', stop);
     return new Promise<number>(() => {});
   },
-  async manifest(args) {
-    const [action, file] = args;
-    if (action !== 'validate' || !file) {
-      console.error('usage: toolgate manifest validate FILE');
-      return 2;
-    }
-    const result = loadManifestFile(file);
-    if (result.ok) {
-      console.log(`${file}: ok (tenant "${result.manifest.tenant}", version ${result.manifest.version}, ${result.manifest.tools.length} tools)`);
-      return 0;
-    }
-    console.error(`${file}: ${result.problems.length} problem${result.problems.length === 1 ? '' : 's'}`);
-    for (const problem of result.problems) console.error(`  ${problem.path}: ${problem.message}`);
-    return 1;
-  },
+  manifest: (args) => manifestCommand(args),
   'exec-server': (args) => execServerCommand(args),
   call: (args) => callCommand(args),
   audit: (args) => auditCommand(args),

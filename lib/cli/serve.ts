@@ -32,7 +32,7 @@ export interface LocalGateway {
 const OPERATOR_SCOPES = ['admin', 'approvals:decide', 'audit:read'];
 
 /** The demo's Slack settings come from the environment, so the same manifest works for everyone. */
-function withDemoSlack(manifest: Manifest, env: NodeJS.ProcessEnv): Manifest {
+function withDemoSlack(manifest: Manifest, env: Readonly<Record<string, string | undefined>>): Manifest {
   const channel = env.TOOLGATE_DEMO_SLACK_CHANNEL;
   const approvers = env.TOOLGATE_DEMO_SLACK_APPROVERS?.split(',').map((s) => s.trim()).filter(Boolean);
   if (!channel && !approvers) return manifest;
@@ -71,15 +71,20 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
   const manifestPath = resolve(options.manifestPath ?? env.TOOLGATE_MANIFEST ?? 'examples/demo/manifest.json');
   const log = options.quiet ? () => {} : jsonLineLogger;
 
-  const loaded = withDemoSlack(readManifest(manifestPath), env);
+  const loaded = readManifest(manifestPath);
   const store = nodeStoreFromEnv(env, dataDir);
   let execServer: LocalExecServer | undefined;
   try {
     const demo = await registerDemoKey(store, loaded, dataDir, env);
     execServer = await startLocalExecServer(loaded, env);
-    const manifest = execServer?.manifest ?? loaded;
-    const { app } = createGateway({ manifests: [manifest], store, env: { ...env, ...execServer?.env }, log, serveMetrics: true });
-    const server = await listen(app.fetch, port, host);
+    const manifest = loaded;
+    // The file is what gets published; this machine's exec-server URL and Slack settings are
+    // applied when the runtime is built, so they never become part of a stored version.
+    const local = execServer;
+    const overlay = (m: Manifest) => withDemoSlack(local && m.tenant === loaded.tenant ? { ...m, execution_environment: local.manifest.execution_environment } : m, env);
+    const gateway = createGateway({ manifests: [manifest], overlay, store, env: { ...env, ...execServer?.env }, log, serveMetrics: true });
+    await gateway.ready;
+    const server = await listen(gateway.app.fetch, port, host);
     const address = server.address();
     const url = `http://${host}:${typeof address === 'object' && address ? address.port : port}`;
     if (!options.quiet) {

@@ -4,6 +4,8 @@ import { buildTenantRuntime, type GatewayServices, type TenantRuntime } from './
 /** Finds the runtime serving a tenant. */
 export interface TenantDirectory {
   runtime(tenant: string): Promise<TenantRuntime | undefined>;
+  /** Drops this isolate's cached view of the tenant (after its active manifest changed here). */
+  invalidate?(tenant: string): void;
 }
 
 /** Manifests fixed at start-up (the local gateway, a static deployment). Runtimes are built on first use. */

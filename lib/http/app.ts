@@ -4,7 +4,7 @@ import { silentLogger, type Logger } from '../dispatch/events.ts';
 import type { DispatchMetrics } from '../dispatch/metrics.ts';
 import { ApiKeyResolver } from '../governance/api-keys.ts';
 import { StoreUnavailableError, type Store } from '../stores/store.ts';
-import { apiKeyAuth } from './auth.ts';
+import { apiKeyAuth, tenantRuntime } from './auth.ts';
 import { requestBodyLimit } from './body-limit.ts';
 import type { GatewayEnv } from './env.ts';
 import { errorResponse } from './errors.ts';
@@ -14,6 +14,7 @@ import { auditRoutes } from './routes/audit.ts';
 import { callRoutes } from './routes/calls.ts';
 import { slackRoutes } from './routes/slack.ts';
 import type { SlackConfig } from '../slack/config.ts';
+import type { SchemaValidator } from '../validation/validator.ts';
 import { dispatchRoutes } from './routes/dispatch.ts';
 import { toolRoutes } from './routes/tools.ts';
 
@@ -29,6 +30,8 @@ export interface AppOptions {
   bodyLimitBytes?: number;
   /** Serves GET /metrics (Prometheus text) when given. */
   metrics?: DispatchMetrics;
+  /** Checks manifests published through the admin routes. */
+  validator: SchemaValidator;
   /** Slack settings, when approvals are decided in Slack. */
   slack?: SlackConfig;
   /** Shown by /healthz. */
@@ -54,13 +57,16 @@ export function createApp(options: AppOptions) {
   app.use('/v1/*', requestBodyLimit(maxSize));
   // Slack's own signature authenticates interactions; registered before the API-key check.
   app.route('/v1/slack', slackRoutes(options.store, options.tenants, options.slack, options.env));
-  app.use('/v1/*', apiKeyAuth(new ApiKeyResolver(options.store), options.tenants));
+  app.use('/v1/*', apiKeyAuth(new ApiKeyResolver(options.store)));
+  // Operator routes work before a tenant has an active manifest (publishing its first one).
+  app.route('/v1/admin', adminRoutes(options.store, options.tenants, options.validator));
+  app.route('/v1/audit', auditRoutes(options.store));
+  const withRuntime = tenantRuntime(options.tenants);
+  for (const path of ['/v1/tools/*', '/v1/tools', '/v1/dispatch', '/v1/approvals/*', '/v1/approvals', '/v1/calls/*']) app.use(path, withRuntime);
   app.route('/v1/tools', toolRoutes());
   app.route('/v1/dispatch', dispatchRoutes(options.env));
-  app.route('/v1/audit', auditRoutes(options.store));
   app.route('/v1/approvals', approvalRoutes(options.store, options.env));
   app.route('/v1/calls', callRoutes(options.store));
-  app.route('/v1/admin', adminRoutes(options.store));
 
   app.notFound((c) => errorResponse(c, 404, 'not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
   app.onError((error, c) => {

@@ -5,11 +5,10 @@ import type { GatewayEnv } from './env.ts';
 import { errorResponse } from './errors.ts';
 
 /**
- * Bearer API key → principal (tenant, principal, scopes) and the tenant's runtime. Naming
- * another tenant (`?tenant=` or `X-Toolgate-Tenant`) answers 404, never 403, so a key cannot
- * even learn that another tenant exists.
+ * Bearer API key → principal (tenant, principal, scopes). Naming another tenant (`?tenant=` or
+ * `X-Toolgate-Tenant`) answers 404, never 403, so a key cannot even learn that another tenant exists.
  */
-export function apiKeyAuth(keys: ApiKeyResolver, tenants: TenantDirectory): MiddlewareHandler<GatewayEnv> {
+export function apiKeyAuth(keys: ApiKeyResolver): MiddlewareHandler<GatewayEnv> {
   return async (c, next) => {
     const header = c.req.header('authorization') ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
@@ -23,9 +22,17 @@ export function apiKeyAuth(keys: ApiKeyResolver, tenants: TenantDirectory): Midd
     if (!principal) return errorResponse(c, 401, 'unauthorized', 'invalid API key');
     const named = c.req.query('tenant') ?? c.req.header('x-toolgate-tenant');
     if (named !== undefined && named !== principal.tenant) return errorResponse(c, 404, 'not_found', `tenant "${named}" not found`);
-    const runtime = await tenants.runtime(principal.tenant);
-    if (!runtime) return errorResponse(c, 404, 'not_found', `tenant "${principal.tenant}" has no active manifest; publish one first`);
     c.set('principal', principal);
+    await next();
+  };
+}
+
+/** For routes that serve the tenant's tools: its runtime (the active manifest version). */
+export function tenantRuntime(tenants: TenantDirectory): MiddlewareHandler<GatewayEnv> {
+  return async (c, next) => {
+    const tenant = c.get('principal').tenant;
+    const runtime = await tenants.runtime(tenant);
+    if (!runtime) return errorResponse(c, 404, 'not_found', `tenant "${tenant}" has no active manifest; publish and activate one first`);
     c.set('runtime', runtime);
     await next();
   };

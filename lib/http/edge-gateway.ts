@@ -14,14 +14,14 @@ export interface EdgeGatewayConfig {
  */
 export function createEdgeGateway(config: EdgeGatewayConfig) {
   const store = new MemoryStore();
-  const { app } = createGateway({ manifests: config.manifests, store, env: config.env });
+  const gateway = createGateway({ manifests: config.manifests, store, env: config.env });
   const demoKey = config.env.TOOLGATE_DEMO_KEY;
   const tenant = config.manifests[0]?.tenant;
   const ready = demoKey && tenant ? createApiKey(store, { tenant, principal: 'demo-user', scopes: ['admin'] }, demoKey) : Promise.resolve();
   return {
     async fetch(request: Request, ...rest: unknown[]): Promise<Response> {
       await ready;
-      return app.fetch(request, ...(rest as []));
+      return gateway.fetch(request, ...rest);
     },
   };
 }

@@ -1,41 +1,52 @@
-import { StaticTenantDirectory, type TenantDirectory } from '../dispatch/tenant-directory.ts';
+import { AuditRecorder } from '../audit/recorder.ts';
+import { DispatchMetrics } from '../dispatch/metrics.ts';
+import { StoreTenantDirectory } from '../dispatch/store-tenant-directory.ts';
 import type { GatewayServices } from '../dispatch/tenant-runtime.ts';
 import { silentLogger, type EventSink, type Logger } from '../dispatch/events.ts';
 import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../idempotency/claim.ts';
 import { defaultExecutorKinds } from '../registry/executors/index.ts';
 import type { Manifest } from '../registry/manifest.ts';
+import { seedManifests } from '../registry/seed-manifests.ts';
 import type { Store } from '../stores/store.ts';
-import { createSchemaValidator } from '../validation/select-engine.ts';
-import type { SchemaValidator } from '../validation/validator.ts';
-import { AuditRecorder } from '../audit/recorder.ts';
-import { DispatchMetrics } from '../dispatch/metrics.ts';
 import { slackConfigFromEnv } from '../slack/config.ts';
 import { slackNotifierFor } from '../slack/tenant-notifier.ts';
+import { createSchemaValidator } from '../validation/select-engine.ts';
+import type { SchemaValidator } from '../validation/validator.ts';
 import { createApp } from './app.ts';
 
 export interface GatewayConfig {
-  manifests: Manifest[];
   store: Store;
   env: Readonly<Record<string, string | undefined>>;
+  /** Manifests published and activated at start if their tenant has none active (see seedManifests). */
+  manifests?: Manifest[];
+  /** Applied to a tenant's manifest before its runtime is built, never stored. */
+  overlay?: (manifest: Manifest) => Manifest;
   validator?: SchemaValidator;
   log?: Logger;
   events?: EventSink;
   bodyLimitBytes?: number;
   /** Serve GET /metrics (Node). */
   serveMetrics?: boolean;
+  /** How long an isolate trusts its view of a tenant's active manifest (TOOLGATE_MANIFEST_CACHE_MS, default 5 s). */
+  manifestCacheMs?: number;
 }
 
-/** Everything a runtime needs, assembled the same way everywhere: services, tenants, the Hono app. */
+/**
+ * Everything a runtime needs, assembled the same way everywhere: services, the tenants (active
+ * manifests in the store), the Hono app, and `ready` (seed manifests in place). `fetch` waits for
+ * `ready` before the first request.
+ */
 export function createGateway(config: GatewayConfig) {
   const validator = config.validator ?? createSchemaValidator();
   const log = config.log ?? silentLogger;
   const slack = slackConfigFromEnv(config.env);
+  const audit = new AuditRecorder(config.store, log);
   const services: GatewayServices = {
     validator,
     kinds: defaultExecutorKinds(),
     env: config.env,
     store: config.store,
-    audit: new AuditRecorder(config.store, log),
+    audit,
     metrics: new DispatchMetrics(),
     log,
     events: config.events,
@@ -43,16 +54,23 @@ export function createGateway(config: GatewayConfig) {
     defaultTimeoutMs: 5000,
     notifierFor: (manifest) => slackNotifierFor(manifest, slack, log),
   };
-  const tenants: TenantDirectory = new StaticTenantDirectory(config.manifests, services);
+  const cacheMs = config.manifestCacheMs ?? Number(config.env.TOOLGATE_MANIFEST_CACHE_MS ?? 5000);
+  const tenants = new StoreTenantDirectory(config.store, services, { cacheMs, overlay: config.overlay });
   const app = createApp({
-    metrics: config.serveMetrics ? services.metrics : undefined,
     tenants,
     store: config.store,
     env: config.env,
     log,
-    bodyLimitBytes: config.bodyLimitBytes,
+    validator,
     slack,
+    bodyLimitBytes: config.bodyLimitBytes,
+    metrics: config.serveMetrics ? services.metrics : undefined,
     info: { validator: validator.engine },
   });
-  return { app, services, tenants };
+  const ready = seedManifests(config.store, audit, config.manifests ?? [], log);
+  const fetch = async (request: Request, ...rest: unknown[]): Promise<Response> => {
+    await ready;
+    return app.fetch(request, ...(rest as []));
+  };
+  return { app, fetch, services, tenants, ready };
 }

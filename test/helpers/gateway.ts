@@ -16,6 +16,7 @@ export async function testGateway(manifests: Manifest[], keys: Record<string, Te
     await createApiKey(store, { tenant: principal.tenant, principal: principal.principal ?? `${principal.tenant}-user`, scopes: principal.scopes ?? [] }, key);
   }
   const gateway = createGateway({ manifests, store, env: {}, ...config });
+  await gateway.ready;
   const request = (path: string, init: RequestInit & { key?: string; json?: unknown } = {}) => {
     const headers = new Headers(init.headers);
     if (init.key) headers.set('authorization', `Bearer ${init.key}`);

@@ -1,26 +1,99 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
+import { AuditRecorder } from '../../audit/recorder.ts';
+import type { TenantDirectory } from '../../dispatch/tenant-directory.ts';
 import { createApiKey } from '../../governance/api-keys.ts';
+import { defaultExecutorKinds } from '../../registry/executors/index.ts';
+import { diffManifests } from '../../registry/manifest-diff.ts';
+import { loadManifest } from '../../registry/manifest-loader.ts';
+import { activateManifest, listManifests, loadActivePointer, loadPublished, ManifestLifecycleError, publishManifest, rollbackManifest } from '../../registry/manifest-store.ts';
 import type { Store } from '../../stores/store.ts';
+import { builtinsForUncheckedManifest } from '../../tools/tenant-tools.ts';
+import type { SchemaValidator } from '../../validation/validator.ts';
 import { requireScope } from '../auth.ts';
 import type { GatewayEnv } from '../env.ts';
 import { errorResponse, readJsonBody } from '../errors.ts';
 
 const NAME = /^[\w.@:-]{1,100}$/;
 
-/** POST /v1/admin/keys (scope admin): a new key for a principal of the caller's own tenant, shown once. */
-export function adminRoutes(store: Store) {
+function lifecycleError(c: Context, error: unknown) {
+  if (!(error instanceof ManifestLifecycleError)) throw error;
+  return errorResponse(c, error.code === 'conflict' ? 409 : 404, error.code, error.message);
+}
+
+/**
+ * Operator routes (scope `admin`), always within the key's own tenant: API keys, and the
+ * manifest lifecycle (publish, activate, rollback, list, diff), every step audited.
+ */
+export function adminRoutes(store: Store, tenants: TenantDirectory, validator: SchemaValidator) {
   const routes = new Hono<GatewayEnv>();
+  const audit = new AuditRecorder(store);
   routes.use('*', requireScope('admin'));
+  const actor = (c: Context<GatewayEnv>) => c.get('principal').principal;
+  const tenantOf = (c: Context<GatewayEnv>) => c.get('principal').tenant;
+
   routes.post('/keys', async (c) => {
     const read = await readJsonBody(c);
     if (!read.ok) return read.response;
     const body = read.body as { principal?: unknown; scopes?: unknown };
     if (typeof body.principal !== 'string' || !NAME.test(body.principal)) return errorResponse(c, 400, 'invalid_request', 'principal must be 1-100 letters, digits and _ . @ : -');
     if (!Array.isArray(body.scopes) || body.scopes.some((s) => typeof s !== 'string' || !NAME.test(s))) return errorResponse(c, 400, 'invalid_request', 'scopes must be an array of scope names');
-    const tenant = c.get('principal').tenant;
-    const principal = { tenant, principal: body.principal, scopes: body.scopes as string[] };
+    const principal = { tenant: tenantOf(c), principal: body.principal, scopes: body.scopes as string[] };
     const { key } = await createApiKey(store, principal);
     return c.json({ key, ...principal, note: 'this key is shown once; toolgate stores only its hash' }, 201);
   });
+
+  routes.post('/manifests', async (c) => {
+    const read = await readJsonBody(c);
+    if (!read.ok) return read.response;
+    const checked = loadManifest(read.body, { validator, kinds: defaultExecutorKinds(), builtins: builtinsForUncheckedManifest });
+    if (!checked.ok) return c.json({ error: { code: 'invalid_manifest', message: `the manifest has ${checked.problems.length} problem(s)`, problems: checked.problems } }, 400);
+    if (checked.manifest.tenant !== tenantOf(c)) return errorResponse(c, 404, 'not_found', `tenant "${checked.manifest.tenant}" not found`);
+    try {
+      const published = await publishManifest(store, audit, checked.manifest, actor(c));
+      return c.json(published, published.status === 'published' ? 201 : 200);
+    } catch (error) {
+      return lifecycleError(c, error);
+    }
+  });
+
+  routes.get('/manifests', async (c) => {
+    const [versions, pointer] = await Promise.all([listManifests(store, tenantOf(c)), loadActivePointer(store, tenantOf(c))]);
+    return c.json({ tenant: tenantOf(c), active: pointer?.version ?? null, versions });
+  });
+
+  routes.get('/manifests/diff', async (c) => {
+    const [from, to] = [c.req.query('from'), c.req.query('to')];
+    if (!from || !to) return errorResponse(c, 400, 'invalid_request', 'give the versions to compare as ?from=A&to=B');
+    const [a, b] = await Promise.all([loadPublished(store, tenantOf(c), from), loadPublished(store, tenantOf(c), to)]);
+    if (!a || !b) return errorResponse(c, 404, 'not_found', `version ${!a ? from : to} is not published`);
+    return c.json({ from, to, ...diffManifests(a.manifest, b.manifest) });
+  });
+
+  routes.get('/manifests/:version', async (c) => {
+    const published = await loadPublished(store, tenantOf(c), c.req.param('version'));
+    if (!published) return errorResponse(c, 404, 'not_found', `version ${c.req.param('version')} is not published`);
+    return c.json(published);
+  });
+
+  routes.post('/manifests/rollback', async (c) => {
+    try {
+      const moved = await rollbackManifest(store, audit, tenantOf(c), actor(c));
+      tenants.invalidate?.(tenantOf(c));
+      return c.json(moved);
+    } catch (error) {
+      return lifecycleError(c, error);
+    }
+  });
+
+  routes.post('/manifests/:version/activate', async (c) => {
+    try {
+      const moved = await activateManifest(store, audit, tenantOf(c), c.req.param('version'), actor(c));
+      tenants.invalidate?.(tenantOf(c));
+      return c.json(moved);
+    } catch (error) {
+      return lifecycleError(c, error);
+    }
+  });
+
   return routes;
 }
