@@ -1,6 +1,6 @@
 import { cpSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { toHex } from '../idempotency/canonical-json.ts';
+import { toHex } from '../crypto/sha256.ts';
 import type { Manifest } from '../registry/manifest.ts';
 import { startExecServer } from '../exec/server.ts';
 import { EXEC_SECRET_VARIABLE } from './exec-server.ts';
@@ -9,8 +9,6 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 const SAMPLE_WORKSPACE = resolve(import.meta.dirname, '../../examples/demo/workspace');
 
 export interface LocalExecServer {
-  /** The manifest, pointing at the server actually started. */
-  manifest: Manifest;
   /** Variables the gateway needs to reach it (its secret). */
   env: Record<string, string>;
   root: string;
@@ -39,11 +37,5 @@ export async function startLocalExecServer(manifest: Manifest, env: NodeJS.Proce
     }
     throw error;
   }
-  return {
-    manifest: { ...manifest, execution_environment: { ...ref, url: server.url } },
-    env: { [EXEC_SECRET_VARIABLE]: secret },
-    root,
-    url: server.url,
-    close: () => server.close(),
-  };
+  return { env: { [EXEC_SECRET_VARIABLE]: secret }, root, url: server.url, close: () => server.close() };
 }

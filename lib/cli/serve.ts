@@ -1,11 +1,9 @@
 import { serve, type ServerType } from '@hono/node-server';
 import { resolve } from 'node:path';
 import { jsonLineLogger } from '../dispatch/events.ts';
-import { createApiKey } from '../governance/api-keys.ts';
-import { createGateway } from '../http/gateway.ts';
+import { createRuntimeGateway } from '../http/runtime-gateway.ts';
 import type { Manifest } from '../registry/manifest.ts';
 import { SqliteStore } from '../stores/sqlite.ts';
-import type { Store } from '../stores/store.ts';
 import { demoApiKey } from './demo-key.ts';
 import { startLocalExecServer, type LocalExecServer } from './local-exec-server.ts';
 import { loadManifestFile } from './manifest-file.ts';
@@ -28,30 +26,11 @@ export interface LocalGateway {
   close(): Promise<void>;
 }
 
-/** All scopes the demo key holds: those the demo tools need, plus the operator's. */
-const OPERATOR_SCOPES = ['admin', 'approvals:decide', 'audit:read'];
-
-/** The demo's Slack settings come from the environment, so the same manifest works for everyone. */
-function withDemoSlack(manifest: Manifest, env: Readonly<Record<string, string | undefined>>): Manifest {
-  const channel = env.TOOLGATE_DEMO_SLACK_CHANNEL;
-  const approvers = env.TOOLGATE_DEMO_SLACK_APPROVERS?.split(',').map((s) => s.trim()).filter(Boolean);
-  if (!channel && !approvers) return manifest;
-  return { ...manifest, approvals: { ...manifest.approvals, ...(channel ? { slack_channel: channel } : {}), ...(approvers ? { approvers } : {}) } };
-}
-
 function readManifest(path: string): Manifest {
   const loaded = loadManifestFile(path);
   if (loaded.ok) return loaded.manifest;
   const lines = loaded.problems.map((p) => `  ${p.path}: ${p.message}`).join('\n');
   throw new Error(`the manifest ${path} has problems:\n${lines}`);
-}
-
-/** Registers the demo key (the store must be reachable: a clear error at start-up otherwise). */
-async function registerDemoKey(store: Store, manifest: Manifest, dataDir: string, env: NodeJS.ProcessEnv) {
-  const demo = demoApiKey(dataDir, env);
-  const scopes = [...new Set([...manifest.tools.flatMap((t) => t.scopes ?? []), ...OPERATOR_SCOPES])];
-  await createApiKey(store, { tenant: manifest.tenant, principal: 'demo-user', scopes }, demo.key);
-  return demo;
 }
 
 function listen(fetch: (request: Request) => Response | Promise<Response>, port: number, host: string): Promise<ServerType> {
@@ -61,7 +40,11 @@ function listen(fetch: (request: Request) => Response | Promise<Response>, port:
   });
 }
 
-/** `toolgate serve`: the gateway on 127.0.0.1 with the demo tenant. */
+/**
+ * `toolgate serve` (npm start): the Node runtime of the same gateway, on 127.0.0.1, with the demo
+ * tenant seeded from its manifest file, an exec-server beside it for the coding tools, SQLite
+ * by default, and a demo key that survives restarts.
+ */
 export async function startLocalGateway(options: LocalGatewayOptions = {}): Promise<LocalGateway> {
   useNodeCrypto();
   const env = options.env ?? process.env;
@@ -69,20 +52,15 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
   const host = options.host ?? env.HOST ?? '127.0.0.1';
   const dataDir = resolve(options.dataDir ?? env.TOOLGATE_DATA_DIR ?? '.toolgate');
   const manifestPath = resolve(options.manifestPath ?? env.TOOLGATE_MANIFEST ?? 'examples/demo/manifest.json');
-  const log = options.quiet ? () => {} : jsonLineLogger;
 
-  const loaded = readManifest(manifestPath);
+  const manifest = readManifest(manifestPath);
   const store = nodeStoreFromEnv(env, dataDir);
   let execServer: LocalExecServer | undefined;
   try {
-    const demo = await registerDemoKey(store, loaded, dataDir, env);
-    execServer = await startLocalExecServer(loaded, env);
-    const manifest = loaded;
-    // The file is what gets published; this machine's exec-server URL and Slack settings are
-    // applied when the runtime is built, so they never become part of a stored version.
-    const local = execServer;
-    const overlay = (m: Manifest) => withDemoSlack(local && m.tenant === loaded.tenant ? { ...m, execution_environment: local.manifest.execution_environment } : m, env);
-    const gateway = createGateway({ manifests: [manifest], overlay, store, env: { ...env, ...execServer?.env }, log, serveMetrics: true });
+    const demo = demoApiKey(dataDir, env);
+    execServer = await startLocalExecServer(manifest, env);
+    const runtimeEnv = { ...env, ...execServer?.env, TOOLGATE_DEMO_KEY: demo.key, ...(execServer ? { TOOLGATE_DEMO_EXEC_URL: execServer.url } : {}) };
+    const gateway = createRuntimeGateway({ runtime: 'node', env: runtimeEnv, manifests: [manifest], store, log: options.quiet ? () => {} : jsonLineLogger });
     await gateway.ready;
     const server = await listen(gateway.app.fetch, port, host);
     const address = server.address();

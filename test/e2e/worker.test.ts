@@ -18,11 +18,24 @@ describe('Cloudflare Worker in workerd', () => {
     const wrangler = join(REPO_ROOT, 'node_modules/wrangler/bin/wrangler.js');
     const build = await runNode([wrangler, 'deploy', '--dry-run', '--outdir', outDir], { env: { WRANGLER_SEND_METRICS: 'false', CI: 'true' } });
     if (build.code !== 0) throw new Error(`wrangler build failed:\n${build.stdout}\n${build.stderr}`);
-    mf = new Miniflare({ modules: true, scriptPath: join(outDir, 'worker.js'), compatibilityDate: '2026-04-01', bindings: { TOOLGATE_DEMO_KEY: 'worker-test-key' } });
+    mf = new Miniflare({ modules: true, scriptPath: join(outDir, 'worker.js'), compatibilityDate: '2026-04-01', bindings: { TOOLGATE_DEMO_KEY: 'worker-test-key', TOOLGATE_STORE: 'memory' } });
   }, 120_000);
   afterAll(async () => {
     await mf?.dispose();
     rmSync(outDir, { recursive: true, force: true });
+  });
+
+  it('refuses to run without a store, or on SQLite, with a clear message', async () => {
+    for (const [bindings, message] of [
+      [{}, 'TOOLGATE_STORE is not set: on Cloudflare Workers set it to upstash or dynamodb'],
+      [{ TOOLGATE_STORE: 'sqlite' }, 'TOOLGATE_STORE=sqlite needs a local file, which Cloudflare Workers does not have: set TOOLGATE_STORE to upstash or dynamodb'],
+    ] as const) {
+      const bare = new Miniflare({ modules: true, scriptPath: join(outDir, 'worker.js'), compatibilityDate: '2026-04-01', bindings });
+      const response = await bare.dispatchFetch('http://worker/healthz');
+      expect(response.status).toBe(503);
+      expect(((await response.json()) as { error: { message: string } }).error.message).toContain(message);
+      await bare.dispose();
+    }
   });
 
   it('builds a bundle with wrangler', () => {

@@ -1,0 +1,13 @@
+// AWS Lambda entrypoint (API Gateway HTTP API and Function URL events, payload format 2.0).
+// Configuration errors fail the cold start with the message in the function's log.
+import { handle } from 'hono/aws-lambda';
+import type { Hono } from 'hono';
+import demoManifest from '../examples/demo/manifest.json' with { type: 'json' };
+import { createRuntimeGateway } from '../lib/http/runtime-gateway.ts';
+import type { Manifest } from '../lib/registry/manifest.ts';
+
+const env = process.env;
+const gateway = createRuntimeGateway({ runtime: 'lambda', env, manifests: env.TOOLGATE_DEMO_KEY ? [demoManifest as Manifest] : [] });
+
+// hono/aws-lambda only calls fetch(request, bindings); the gateway waits for its seeding first.
+export const handler = handle({ fetch: gateway.fetch } as unknown as Hono);

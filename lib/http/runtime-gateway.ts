@@ -1,0 +1,88 @@
+import { jsonLineLogger, type Logger } from '../dispatch/events.ts';
+import { createApiKey } from '../governance/api-keys.ts';
+import type { Manifest } from '../registry/manifest.ts';
+import { remoteStoreFromEnv, storeKindFromEnv, type StoreKind } from '../stores/config.ts';
+import type { Store } from '../stores/store.ts';
+import { demoOverlay } from './demo-overlay.ts';
+import { createGateway } from './gateway.ts';
+
+export type RuntimeName = 'workers' | 'lambda' | 'deno' | 'node';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const LABEL: Record<RuntimeName, string> = { workers: 'Cloudflare Workers', lambda: 'AWS Lambda', deno: 'Deno', node: 'Node' };
+/** Where state lives when TOOLGATE_STORE is not set (Workers must say). */
+const DEFAULT_STORE: Record<RuntimeName, StoreKind | undefined> = { workers: undefined, lambda: 'dynamodb', deno: 'upstash', node: 'sqlite' };
+
+/** Scopes of the development key TOOLGATE_DEMO_KEY: the operator's, so the demo can be driven end to end. */
+export const DEMO_KEY_SCOPES = ['admin', 'approvals:decide', 'audit:read'];
+
+export interface RuntimeGatewayConfig {
+  runtime: RuntimeName;
+  env: Env;
+  /** Manifests the deployment carries: published and activated at start if their tenant has none. */
+  manifests?: Manifest[];
+  /** A store built by the entrypoint (Node's SQLite); otherwise TOOLGATE_STORE decides. */
+  store?: Store;
+  log?: Logger;
+}
+
+export class RuntimeConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RuntimeConfigError';
+  }
+}
+
+function storeFor(config: RuntimeGatewayConfig): Store {
+  if (config.store) return config.store;
+  const kind = storeKindFromEnv(config.env, DEFAULT_STORE[config.runtime] ?? 'memory');
+  if (config.env.TOOLGATE_STORE === undefined && DEFAULT_STORE[config.runtime] === undefined) {
+    throw new RuntimeConfigError(`TOOLGATE_STORE is not set: on ${LABEL[config.runtime]} set it to upstash or dynamodb (wrangler.toml [vars]), with that store's variables as secrets`);
+  }
+  return remoteStoreFromEnv(kind, config.env, LABEL[config.runtime]);
+}
+
+/** A Lambda function cannot reach an exec-server on its own loopback: say so instead of timing out later. */
+function refuseWhatTheRuntimeCannotDo(config: RuntimeGatewayConfig, manifests: Manifest[]): void {
+  if (config.runtime !== 'lambda') return;
+  for (const manifest of manifests) {
+    const url = manifest.execution_environment?.url;
+    if (url && ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(url).hostname)) {
+      throw new RuntimeConfigError(`tenant "${manifest.tenant}": execution_environment ${url} is on this machine, and a Lambda function has no local exec-server: run \`toolgate exec-server\` on a host the function can reach and put its URL in the manifest (or TOOLGATE_DEMO_EXEC_URL for the demo)`);
+    }
+  }
+}
+
+/**
+ * The gateway as every entrypoint builds it from its runtime's env (Workers bindings, Lambda's
+ * process.env, Deno.env): the store from TOOLGATE_STORE, the bundled manifests seeded, the demo's
+ * development settings overlaid, and TOOLGATE_DEMO_KEY registered for the first bundled tenant.
+ * Throws RuntimeConfigError for what the runtime cannot do or a missing variable.
+ */
+export function createRuntimeGateway(config: RuntimeGatewayConfig) {
+  const env = config.env;
+  const overlay = demoOverlay(env, config.manifests?.[0]?.tenant);
+  refuseWhatTheRuntimeCannotDo(config, (config.manifests ?? []).map(overlay));
+  const store = storeFor(config);
+  const gateway = createGateway({ store, env, manifests: config.manifests, overlay, log: config.log ?? jsonLineLogger, serveMetrics: config.runtime === 'node' });
+  const tenant = config.manifests?.[0]?.tenant;
+  const demoKey = env.TOOLGATE_DEMO_KEY;
+  const ready = Promise.all([gateway.ready, demoKey && tenant ? createApiKey(store, { tenant, principal: 'demo-user', scopes: DEMO_KEY_SCOPES }, demoKey) : undefined]).then(() => undefined);
+  return {
+    ...gateway,
+    store,
+    ready,
+    async fetch(request: Request, ...rest: unknown[]): Promise<Response> {
+      await ready;
+      return gateway.app.fetch(request, ...(rest as []));
+    },
+  };
+}
+
+/** For entrypoints that can only answer requests (Workers): a configuration error becomes a clear 503 on every request. */
+export function misconfiguredFetch(error: unknown): (request: Request) => Response {
+  const message = error instanceof Error ? error.message : String(error);
+  console.error(JSON.stringify({ event: 'gateway.misconfigured', error: message }));
+  return () => Response.json({ error: { code: 'misconfigured', message } }, { status: 503 });
+}
