@@ -1,0 +1,132 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyChain } from '../../../lib/audit/verify.ts';
+import type { StoredEnvelope } from '../../../lib/stores/store.ts';
+import { REPO_ROOT } from '../../helpers/processes.ts';
+import { blockActionsPayload, signedInteraction } from '../../support/fake-slack.ts';
+import { APPROVER, DEMO_KEY, SIGNING_SECRET, startScenarioFixtures, type RuntimeTarget, type ScenarioFixtures } from './fixtures.ts';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies in tests
+
+/**
+ * The same end-to-end scenarios on every runtime: formats, dispatch outcomes, coding tools
+ * through the remote exec-server, idempotent replay, a write approved through Slack, the audit
+ * chain, and the manifest lifecycle. `open` starts the runtime with the fixtures' env.
+ */
+export function runtimeScenarios(name: string, open: (fixtures: ScenarioFixtures) => Promise<RuntimeTarget>, options: { skip?: string } = {}) {
+  describe.skipIf(options.skip !== undefined)(`${name}: end-to-end`, () => {
+    let fixtures: ScenarioFixtures;
+    let target: RuntimeTarget;
+
+    beforeAll(async () => {
+      if (options.skip) return;
+      fixtures = await startScenarioFixtures();
+      target = await open(fixtures);
+    }, 180_000);
+    afterAll(async () => {
+      await target?.stop();
+      await fixtures?.stop();
+    });
+
+    const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Json }> => {
+      const response = await target.fetch(new Request(`http://gateway${path}`, {
+        method,
+        headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json', ...headers },
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      }));
+      const text = await response.text();
+      return { status: response.status, body: text ? (JSON.parse(text) as Json) : {} };
+    };
+    const dispatch = async (thread_id: string, calls: unknown[]) => (await call('POST', '/v1/dispatch', { thread_id, calls })).body;
+
+    it('lists the tools in every provider format', async () => {
+      const own = await call('GET', '/v1/tools');
+      expect(own.status).toBe(200);
+      expect(own.body.tools.map((t: Json) => t.name)).toEqual(['read_file', 'write_file', 'apply_patch', 'shell', 'grep', 'glob', 'echo', 'sleep']);
+      expect((await call('GET', '/v1/tools?format=openai')).body.tools[0]).toMatchObject({ type: 'function', function: { name: 'read_file' } });
+      expect((await call('GET', '/v1/tools?format=anthropic')).body.tools[0]).toMatchObject({ name: 'read_file', input_schema: { type: 'object' } });
+      expect((await call('GET', '/v1/tools?format=gemini')).body.tools[0].functionDeclarations).toHaveLength(8);
+      expect((await call('GET', '/v1/tools?format=mcp')).body.tools.find((t: Json) => t.name === 'shell').annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+    });
+
+    it('dispatches ok, invalid, unknown and timeout in one batch', async () => {
+      const body = await dispatch('e2e-basic', [
+        { call_id: 'ok', name: 'echo', arguments: { text: `hello from ${name}` } },
+        { call_id: 'bad', name: 'echo', arguments: '{"text": 5}' },
+        { call_id: 'nope', name: 'send_fax', arguments: {} },
+        { call_id: 'slow', name: 'sleep', arguments: { ms: 5000 } },
+      ]);
+      expect(body.results.map((r: Json) => r.status)).toEqual(['ok', 'invalid_arguments', 'unknown_tool', 'timeout']);
+      expect(body.results[0].content).toBe(`hello from ${name}`);
+      expect(body.results[1].content).toContain('`text` must be a string, got number 5');
+    });
+
+    it('runs coding tools through the remote exec-server', async () => {
+      const body = await dispatch('e2e-coding', [
+        { call_id: 'r', name: 'read_file', arguments: { file_path: 'greet.sh' } },
+        { call_id: 'l', name: 'shell', arguments: { command: 'ls' } },
+        { call_id: 'g', name: 'grep', arguments: { pattern: 'Hello' } },
+      ]);
+      expect(body.results.map((r: Json) => r.status)).toEqual(['ok', 'ok', 'ok']);
+      expect(body.results[0].content).toContain('   4 | echo "Hello, $name!"');
+      expect(body.results[1].content).toMatch(/--- stdout ---\ngreet\.sh\n/);
+      expect(body.results[2].content).toBe('greet.sh:4:echo "Hello, $name!"');
+    });
+
+    it('replays an idempotent call on retry, and refuses other arguments under its id', async () => {
+      const first = await dispatch('e2e-replay', [{ call_id: 'ls-1', name: 'shell', arguments: { command: 'ls' } }]);
+      const retry = await dispatch('e2e-replay', [{ call_id: 'ls-1', name: 'shell', arguments: { command: 'ls' } }]);
+      expect(first.results[0].replayed).toBeUndefined();
+      expect(retry.results[0]).toMatchObject({ status: 'ok', replayed: true, content: first.results[0].content });
+      const changed = await dispatch('e2e-replay', [{ call_id: 'ls-1', name: 'shell', arguments: { command: 'pwd' } }]);
+      expect(changed.results[0].status).toBe('conflict');
+    });
+
+    it('parks a write, approves it through a signed Slack click, and runs it once', async () => {
+      const parked = (await dispatch('e2e-slack', [{ call_id: 'w', name: 'write_file', arguments: { file_path: `out/${name.replace(/\W+/g, '-')}.txt`, content: 'approved\n' } }])).results[0];
+      expect(parked.status).toBe('pending_approval');
+      const approvalId = parked.error.details.approval_id;
+      const posted = fixtures.slack.calls.find((c) => c.method === 'chat.postMessage' && JSON.stringify(c.body).includes(approvalId));
+      expect(posted).toBeDefined();
+      const click = await signedInteraction({ signingSecret: SIGNING_SECRET, payload: blockActionsPayload({ decision: 'approve', approvalId, user: { id: APPROVER } }) });
+      const clicked = await target.fetch(new Request('http://gateway/v1/slack/interactions', { method: 'POST', headers: click.headers, body: click.body }));
+      expect(clicked.status).toBe(200);
+      const polled = await call('GET', '/v1/calls/w?thread_id=e2e-slack&wait=20');
+      expect(polled.body).toMatchObject({ status: 'ok', result: { content: `Wrote 9 bytes to out/${name.replace(/\W+/g, '-')}.txt` } });
+      expect(readFileSync(join(fixtures.workspace, `out/${name.replace(/\W+/g, '-')}.txt`), 'utf8')).toBe('approved\n');
+      const again = await target.fetch(new Request('http://gateway/v1/slack/interactions', { method: 'POST', headers: click.headers, body: click.body }));
+      expect(again.status).toBe(200);
+      const resent = (await dispatch('e2e-slack', [{ call_id: 'w', name: 'write_file', arguments: { file_path: `out/${name.replace(/\W+/g, '-')}.txt`, content: 'approved\n' } }])).results[0];
+      expect(resent).toMatchObject({ status: 'ok', replayed: true });
+      for (let i = 0; i < 50 && !fixtures.slack.calls.some((c) => c.method === 'chat.update' && JSON.stringify(c.body).includes(approvalId)); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(fixtures.slack.calls.some((c) => c.method === 'chat.update' && JSON.stringify(c.body).includes(approvalId))).toBe(true);
+    });
+
+    it("verifies a thread's audit chain", async () => {
+      const envelopes: StoredEnvelope[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await call('GET', `/v1/audit?thread_id=e2e-slack&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+        envelopes.push(...page.body.envelopes);
+        cursor = page.body.next_cursor;
+      } while (cursor);
+      expect(envelopes.map((e) => e.type)).toEqual(['tool.call.request', 'tool.call.decision', 'tool.call.result', 'tool.call.approval', 'tool.call.result', 'tool.call.request', 'tool.call.decision', 'tool.call.result']);
+      expect(await verifyChain(envelopes)).toMatchObject({ ok: true, count: 8 });
+    });
+
+    it('publishes, activates, serves and rolls back a manifest version', async () => {
+      const demo = JSON.parse(readFileSync(join(REPO_ROOT, 'examples/demo/manifest.json'), 'utf8'));
+      const v2 = { ...demo, version: 'e2e-2', tools: [demo.tools[0]] };
+      expect((await call('POST', '/v1/admin/manifests', v2)).status).toBe(201);
+      expect((await call('POST', '/v1/admin/manifests', { ...v2, tools: [] })).status).toBe(409);
+      expect((await call('POST', '/v1/admin/manifests/e2e-2/activate')).body).toEqual({ from: '1', to: 'e2e-2' });
+      const served = await call('GET', '/v1/tools');
+      expect(served.body.version).toBe('e2e-2');
+      expect(served.body.tools.map((t: Json) => t.name)).not.toContain('sleep');
+      expect((await call('POST', '/v1/admin/manifests/rollback')).body).toEqual({ from: 'e2e-2', to: '1' });
+      expect((await call('GET', '/v1/tools')).body.version).toBe('1');
+      expect(existsSync(fixtures.workspace)).toBe(true);
+    });
+  });
+}
