@@ -43,9 +43,21 @@ function storeFor(config: RuntimeGatewayConfig): Store {
   return remoteStoreFromEnv(kind, config.env, LABEL[config.runtime]);
 }
 
-/** A Lambda function cannot reach an exec-server on its own loopback: say so instead of timing out later. */
+/**
+ * Whether this process is a Lambda execution environment: Lambda sets both variables in every one
+ * (AWS_EXECUTION_ENV is e.g. "AWS_Lambda_nodejs22.x"; ECS and CloudShell set it to other values).
+ */
+function insideLambda(env: Env): boolean {
+  return Boolean(env.AWS_LAMBDA_FUNCTION_NAME) || (env.AWS_EXECUTION_ENV ?? '').startsWith('AWS_Lambda_');
+}
+
+/**
+ * A Lambda function cannot reach an exec-server on its own loopback: say so instead of timing out
+ * later. Only inside Lambda: the handler invoked on a developer's machine (tests, a local invoke)
+ * shares that machine's loopback, where the exec-server does listen.
+ */
 function refuseWhatTheRuntimeCannotDo(config: RuntimeGatewayConfig, manifests: Manifest[]): void {
-  if (config.runtime !== 'lambda') return;
+  if (config.runtime !== 'lambda' || !insideLambda(config.env)) return;
   for (const manifest of manifests) {
     const url = manifest.execution_environment?.url;
     if (url && ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(url).hostname)) {
