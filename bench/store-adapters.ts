@@ -12,8 +12,8 @@ import { SqliteStore } from '../lib/stores/sqlite.ts';
 import type { Store } from '../lib/stores/store.ts';
 import { UpstashStore } from '../lib/stores/upstash.ts';
 import { createFreshTable, dynaliteClientOptions, startDynalite } from '../test/support/dynalite.ts';
-import { startRedisServer } from '../test/support/redis-server.ts';
-import { startUpstashBridge } from '../test/support/upstash-bridge.ts';
+import { startRedisServer } from '../scripts/dev/redis-server.ts';
+import { startUpstashBridge } from '../scripts/dev/upstash-bridge.ts';
 import { dynamoDbOperation, RoundTripMeter, upstashCommand, withGlobalFetch } from './store-meters.ts';
 
 export interface OpenStore {

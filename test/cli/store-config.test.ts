@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { storeKindFromEnv } from '../../lib/stores/config.ts';
 import { freePort, runNode, spawnNode } from '../helpers/processes.ts';
-import { startRedisServer } from '../support/redis-server.ts';
-import { startUpstashBridge } from '../support/upstash-bridge.ts';
+import { startRedisServer } from '../../scripts/dev/redis-server.ts';
+import { startUpstashBridge } from '../../scripts/dev/upstash-bridge.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'toolgate-storecfg-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));

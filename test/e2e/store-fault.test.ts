@@ -5,8 +5,8 @@ import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';
 import { createDynamoDbClient, DynamoDbStore } from '../../lib/stores/dynamodb.ts';
 import { createTestTable, dynaliteClientOptions, startDynalite } from '../support/dynalite.ts';
-import { startRedisServer } from '../support/redis-server.ts';
-import { startUpstashBridge } from '../support/upstash-bridge.ts';
+import { startRedisServer } from '../../scripts/dev/redis-server.ts';
+import { startUpstashBridge } from '../../scripts/dev/upstash-bridge.ts';
 
 /** A store whose backing server can be stopped and started again on the same port. */
 interface Outage {

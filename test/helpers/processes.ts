@@ -1,18 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 
-export const REPO_ROOT = resolve(import.meta.dirname, '../..');
+export { freePort } from '../../scripts/dev/free-port.ts';
 
-/** A free TCP port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
+export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 
 export interface Spawned {
   child: ChildProcess;
@@ -24,7 +15,12 @@ export interface Spawned {
 
 /** Starts a process with the repo's Node (the one running the tests) and collects its output. */
 export function spawnNode(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Spawned {
-  const child = spawn(process.execPath, args, { cwd: options.cwd ?? REPO_ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawnProcess(process.execPath, args, options);
+}
+
+/** Starts any program (in the repo unless `cwd` says otherwise) and collects its output. */
+export function spawnProcess(command: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Spawned {
+  const child = spawn(command, args, { cwd: options.cwd ?? REPO_ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (d: Buffer) => { output += d.toString(); });
   child.stderr?.on('data', (d: Buffer) => { output += d.toString(); });

@@ -22,20 +22,20 @@ export default {
   },
 };`;
 
-describe('DynamoDbStore inside workerd (nodejs_compat)', () => {
+describe('DynamoDbStore inside workerd (no nodejs_compat)', () => {
   let dynalite: RunningDynalite;
   let mf: Miniflare;
 
   beforeAll(async () => {
     dynalite = await startDynalite();
     const table = await createFreshTable(dynalite.endpoint);
-    // Bundled the way wrangler bundles a Worker: browser builds of packages, node: left to the runtime.
+    // Bundled the way wrangler bundles a Worker: browser builds of packages. Without nodejs_compat
+    // (as wrangler.toml deploys it) a node: import would fail to load, so this proves there is none.
     const bundle = await build({ stdin: { contents: WORKER, resolveDir: REPO_ROOT, loader: 'ts' }, bundle: true, write: false, format: 'esm', platform: 'browser', conditions: ['workerd', 'worker', 'browser'], external: ['node:*'], logLevel: 'silent' });
     mf = new Miniflare({
       modules: true,
       script: bundle.outputFiles[0].text,
       compatibilityDate: '2026-04-01',
-      compatibilityFlags: ['nodejs_compat'],
       bindings: { TOOLGATE_DYNAMODB_TABLE: table, AWS_REGION: DYNALITE_REGION, TOOLGATE_DYNAMODB_ENDPOINT: dynalite.endpoint, AWS_ACCESS_KEY_ID: DYNALITE_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: DYNALITE_CREDENTIALS.secretAccessKey },
     });
   }, 60_000);

@@ -1,8 +1,8 @@
 import { Redis as RedisClient } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upstashStoreFromEnv } from '../../lib/stores/upstash-config.ts';
-import { startRedisServer, type RedisServer } from '../support/redis-server.ts';
-import { startUpstashBridge, type UpstashBridge } from '../support/upstash-bridge.ts';
+import { startRedisServer, type RedisServer } from '../../scripts/dev/redis-server.ts';
+import { startUpstashBridge, type UpstashBridge } from '../../scripts/dev/upstash-bridge.ts';
 
 describe('upstashStoreFromEnv', () => {
   const url = 'https://example-12345.upstash.io';

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError, type StateRecord, type Store, type StoredEnvelope, type ThreadRef } from '../../lib/stores/store.ts';
 import { UpstashStore } from '../../lib/stores/upstash.ts';
 import { startTestServer } from '../helpers/http-server.ts';
-import { startRedisServer, type RedisServer } from '../support/redis-server.ts';
-import { startUpstashBridge, type UpstashBridge } from '../support/upstash-bridge.ts';
+import { startRedisServer, type RedisServer } from '../../scripts/dev/redis-server.ts';
+import { startUpstashBridge, type UpstashBridge } from '../../scripts/dev/upstash-bridge.ts';
 import { storeContract } from './contract.ts';
 
 const HOUR = 3_600_000;

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { SqliteStore } from '../../lib/stores/sqlite.ts';
 import type { Store } from '../../lib/stores/store.ts';
 import { UpstashStore } from '../../lib/stores/upstash.ts';
-import { startRedisServer } from './redis-server.ts';
-import { startUpstashBridge } from './upstash-bridge.ts';
+import { startRedisServer } from '../../scripts/dev/redis-server.ts';
+import { startUpstashBridge } from '../../scripts/dev/upstash-bridge.ts';
 
 export interface RunningStore {
   store: Store;

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../helpers/processes.ts';
+import { freePort } from './free-port.ts';
 
 const REDIS_SERVER = '/usr/bin/redis-server';
 
