@@ -4,7 +4,8 @@ import { createApiKey } from '../governance/api-keys.ts';
 import { nodeStoreFromEnv } from './node-store.ts';
 
 const USAGE = `Usage: toolgate keys create --tenant T --principal P --scopes a,b      (into the store of TOOLGATE_STORE, default .toolgate/toolgate.db)
-       toolgate keys create --principal P --scopes a,b --url URL [--key KEY]  (through POST /v1/admin/keys; the admin key's tenant)
+       toolgate keys create --principal P --scopes a,b [--url URL --key KEY]  (through POST /v1/admin/keys, for the admin key's tenant;
+                                                                          URL and KEY default to TOOLGATE_URL and TOOLGATE_KEY)
 
 Creates an API key for a principal and prints it once; toolgate keeps only its SHA-256.
 Scopes the gateway knows: approvals:read, approvals:decide, audit:read, admin, plus any tool scopes.`;
@@ -14,11 +15,14 @@ export async function keysCommand(args: string[]): Promise<number> {
   const [action, ...rest] = args;
   const { values } = parseArgs({ args: rest, options: { tenant: { type: 'string' }, principal: { type: 'string' }, scopes: { type: 'string' }, url: { type: 'string' }, key: { type: 'string' } } });
   const scopes = (values.scopes ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  if (action !== 'create' || !values.principal || (!values.url && !values.tenant)) {
+  // --tenant writes to the store directly (bootstrapping a tenant's first admin key); otherwise
+  // the key is created through a gateway, for the admin key's own tenant.
+  const url = values.tenant ? undefined : (values.url ?? process.env.TOOLGATE_URL);
+  if (action !== 'create' || !values.principal || (!url && !values.tenant)) {
     console.error(USAGE);
     return 2;
   }
-  if (values.url) return createThroughGateway(values.url, values.key ?? process.env.TOOLGATE_KEY, values.principal, scopes);
+  if (url) return createThroughGateway(url, values.key ?? process.env.TOOLGATE_KEY, values.principal, scopes);
   const store = nodeStoreFromEnv(process.env, resolve(process.env.TOOLGATE_DATA_DIR ?? '.toolgate'));
   try {
     const { key } = await createApiKey(store, { tenant: values.tenant!, principal: values.principal, scopes });
