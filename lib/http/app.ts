@@ -12,6 +12,7 @@ import { adminRoutes } from './routes/admin.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { callRoutes } from './routes/calls.ts';
+import { mcpRoutes } from './routes/mcp.ts';
 import { slackRoutes } from './routes/slack.ts';
 import type { SlackConfig } from '../slack/config.ts';
 import type { SchemaValidator } from '../validation/validator.ts';
@@ -57,12 +58,16 @@ export function createApp(options: AppOptions) {
   app.use('/v1/*', requestBodyLimit(maxSize));
   // Slack's own signature authenticates interactions; registered before the API-key check.
   app.route('/v1/slack', slackRoutes(options.store, options.tenants, options.slack, options.env));
-  app.use('/v1/*', apiKeyAuth(new ApiKeyResolver(options.store)));
+  const keys = new ApiKeyResolver(options.store);
+  app.use('/v1/*', apiKeyAuth(keys));
   // Operator routes work before a tenant has an active manifest (publishing its first one).
   app.route('/v1/admin', adminRoutes(options.store, options.tenants, options.validator));
   app.route('/v1/audit', auditRoutes(options.store));
   const withRuntime = tenantRuntime(options.tenants);
   for (const path of ['/v1/tools/*', '/v1/tools', '/v1/dispatch', '/v1/approvals/*', '/v1/approvals', '/v1/calls/*']) app.use(path, withRuntime);
+  // MCP clients reach the same tools, with the same keys, body limit and pipeline.
+  app.use('/mcp', requestBodyLimit(maxSize), apiKeyAuth(keys), withRuntime);
+  app.route('/mcp', mcpRoutes(options.env));
   app.route('/v1/tools', toolRoutes());
   app.route('/v1/dispatch', dispatchRoutes(options.env));
   app.route('/v1/approvals', approvalRoutes(options.store, options.env));

@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -113,6 +115,39 @@ export function runtimeScenarios(name: string, open: (fixtures: ScenarioFixtures
       } while (cursor);
       expect(envelopes.map((e) => e.type)).toEqual(['tool.call.request', 'tool.call.decision', 'tool.call.result', 'tool.call.approval', 'tool.call.result', 'tool.call.request', 'tool.call.decision', 'tool.call.result']);
       expect(await verifyChain(envelopes)).toMatchObject({ ok: true, count: 8 });
+    });
+
+    it('serves the tools over MCP to the official client: list, call, errors, approval through Slack, replay', async () => {
+      const mcp = new Client({ name: 'e2e', version: '1.0.0' });
+      await mcp.connect(new StreamableHTTPClientTransport(new URL('http://gateway/mcp'), {
+        requestInit: { headers: { authorization: `Bearer ${DEMO_KEY}`, 'x-toolgate-thread': 'e2e-mcp' } },
+        fetch: (input, init) => target.fetch(new Request(input, init)),
+      }));
+      try {
+        const { tools } = await mcp.listTools();
+        expect(tools.find((t) => t.name === 'read_file')?.annotations).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
+        const text = (r: Json) => r.content[0].text as string;
+        expect(text(await mcp.callTool({ name: 'echo', arguments: { text: 'via mcp' } }))).toBe('via mcp');
+        expect(await mcp.callTool({ name: 'echo', arguments: {} })).toMatchObject({ isError: true, _meta: { 'toolgate/status': 'invalid_arguments' } });
+        expect(await mcp.callTool({ name: 'fly', arguments: {} })).toMatchObject({ isError: true, _meta: { 'toolgate/status': 'unknown_tool' } });
+        const file = `mcp/${name.replace(/\W+/g, '-')}.txt`;
+        const write = { name: 'write_file', arguments: { file_path: file, content: 'via mcp\n' } };
+        const parked = await mcp.callTool(write);
+        expect(parked._meta?.['toolgate/status']).toBe('pending_approval');
+        const approvalId = String(parked._meta?.['toolgate/approval_id']);
+        const click = await signedInteraction({ signingSecret: SIGNING_SECRET, payload: blockActionsPayload({ decision: 'approve', approvalId, user: { id: APPROVER } }) });
+        expect((await target.fetch(new Request('http://gateway/v1/slack/interactions', { method: 'POST', headers: click.headers, body: click.body }))).status).toBe(200);
+        let outcome = await mcp.callTool(write);
+        for (let i = 0; i < 50 && outcome._meta?.['toolgate/status'] !== 'ok'; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+          outcome = await mcp.callTool(write);
+        }
+        expect(outcome).toMatchObject({ isError: false, _meta: { 'toolgate/status': 'ok', 'toolgate/replayed': true } });
+        expect(text(outcome)).toBe(`Wrote 8 bytes to ${file}`);
+        expect(readFileSync(join(fixtures.workspace, file), 'utf8')).toBe('via mcp\n');
+      } finally {
+        await mcp.close();
+      }
     });
 
     it('publishes, activates, serves and rolls back a manifest version', async () => {

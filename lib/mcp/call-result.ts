@@ -1,0 +1,20 @@
+import type { ToolResult } from '../dispatch/call.ts';
+
+/**
+ * A toolgate result as an MCP `tools/call` result. Every outcome, including unknown tools,
+ * invalid arguments and calls waiting for approval, is a result the model can read
+ * (`isError: true`), never a protocol error; `_meta` carries toolgate's status for clients
+ * that want it.
+ */
+export function toCallToolResult(result: ToolResult) {
+  return {
+    content: [{ type: 'text' as const, text: result.content }],
+    isError: result.is_error,
+    _meta: {
+      'toolgate/status': result.status,
+      'toolgate/call_id': result.call_id,
+      ...(result.replayed ? { 'toolgate/replayed': true } : {}),
+      ...(result.error?.details?.approval_id ? { 'toolgate/approval_id': result.error.details.approval_id } : {}),
+    },
+  };
+}

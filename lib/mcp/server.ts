@@ -1,0 +1,61 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
+import { dispatchCall } from '../dispatch/pipeline.ts';
+import type { CallerContext } from '../dispatch/context.ts';
+import type { TenantRuntime } from '../dispatch/tenant-runtime.ts';
+import type { Principal } from '../governance/api-keys.ts';
+import { toMcpTools } from '../registry/formats/mcp.ts';
+import { toCallToolResult } from './call-result.ts';
+import { mcpCallIdentity } from './call-identity.ts';
+
+export interface McpRequestContext {
+  runtime: TenantRuntime;
+  principal: Principal;
+  env: Readonly<Record<string, string | undefined>>;
+  threadHeader?: string;
+  defer?: (work: Promise<unknown>) => void;
+}
+
+/**
+ * One stateless MCP server per request (the official SDK's Server over its Web-standard
+ * Streamable HTTP transport, JSON responses, no session): `tools/list` shows the tenant's
+ * active manifest and profile, `tools/call` goes through the same pipeline as /v1/dispatch.
+ * The interpreted JSON Schema validator is used so nothing needs eval on Workers.
+ */
+export function createMcpServer(context: McpRequestContext): Server {
+  const { runtime, principal } = context;
+  const server = new Server(
+    { name: 'toolgate', version: runtime.manifest.version, title: `toolgate: ${runtime.manifest.tenant}` },
+    { capabilities: { tools: {} }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator(), instructions: runtime.manifest.description },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toMcpTools(runtime.registry.definitions()) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { name, arguments: args, _meta: meta } = request.params;
+    const identity = await mcpCallIdentity({ principal: principal.principal, threadHeader: context.threadHeader, meta, tool: name, args });
+    const caller: CallerContext = {
+      tenant: principal.tenant,
+      principal: principal.principal,
+      scopes: new Set(principal.scopes),
+      thread_id: identity.thread_id,
+      env: context.env,
+      manifest_version: runtime.manifest.version,
+      defer: context.defer,
+    };
+    return toCallToolResult(await dispatchCall(runtime.deps, caller, { call_id: identity.call_id, name, arguments: args ?? {} }));
+  });
+  return server;
+}
+
+/** Answers one HTTP request of the Streamable HTTP transport (POST; GET/DELETE are 405 without sessions). */
+export async function handleMcpRequest(request: Request, context: McpRequestContext, parsedBody: unknown): Promise<Response> {
+  const server = createMcpServer(context);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, { parsedBody });
+  } finally {
+    await server.close();
+  }
+}
