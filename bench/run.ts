@@ -13,10 +13,11 @@ import type { BenchModule, Figures } from './harness.ts';
 import { progress, VERDICT_SUFFIX } from './harness.ts';
 import { httpThroughput } from './http-throughput.ts';
 import { manifestLoad } from './manifest-load.ts';
+import { runtimesBench } from './runtimes.ts';
 import { storesBench } from './stores.ts';
 import { validationCost } from './validation-cost.ts';
 
-const MODULES: BenchModule[] = [dispatchOverhead, validationCost, httpThroughput, manifestLoad, applyPatchBench, grepBench, execRpc, storesBench];
+const MODULES: BenchModule[] = [dispatchOverhead, validationCost, httpThroughput, manifestLoad, applyPatchBench, grepBench, execRpc, storesBench, runtimesBench];
 
 interface Report {
   node: string;
