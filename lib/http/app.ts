@@ -45,7 +45,7 @@ export function createApp(options: AppOptions) {
   const maxSize = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   const app = new Hono<GatewayEnv>();
 
-  app.get('/healthz', (c) => c.json({ status: 'ok', store: options.store.name, ...options.info }));
+  app.get('/healthz', (c) => c.json({ status: 'ok', store: options.store.name, validator: options.validator.engine, ...options.info }));
   if (options.metrics) {
     const metrics = options.metrics;
     const token = options.env.TOOLGATE_METRICS_TOKEN;

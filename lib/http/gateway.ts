@@ -34,7 +34,7 @@ export interface GatewayConfig {
 /**
  * Everything a runtime needs, assembled the same way everywhere: services, the tenants (active
  * manifests in the store), the Hono app, and `ready` (seed manifests in place). `fetch` waits for
- * `ready` before the first request.
+ * `ready` before the first request. Building it does no I/O.
  */
 export function createGateway(config: GatewayConfig) {
   const validator = config.validator ?? createSchemaValidator();
@@ -65,12 +65,23 @@ export function createGateway(config: GatewayConfig) {
     slack,
     bodyLimitBytes: config.bodyLimitBytes,
     metrics: config.serveMetrics ? services.metrics : undefined,
-    info: { validator: validator.engine },
   });
-  const ready = seedManifests(config.store, audit, config.manifests ?? [], log);
+  // Seeding is I/O: it starts with the first request (or `ready`), so building the gateway does
+  // none — Workers forbid I/O, timers and randomness at module scope, where the Worker builds it.
+  let seeded: Promise<void> | undefined;
+  const start = () => (seeded ??= seedManifests(config.store, audit, config.manifests ?? [], log));
   const fetch = async (request: Request, ...rest: unknown[]): Promise<Response> => {
-    await ready;
+    await start();
     return app.fetch(request, ...(rest as []));
   };
-  return { app, fetch, services, tenants, ready };
+  return {
+    app,
+    fetch,
+    services,
+    tenants,
+    /** Resolves when the seed manifests are in place (starting the seeding if no request has yet). */
+    get ready() {
+      return start();
+    },
+  };
 }

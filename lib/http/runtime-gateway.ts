@@ -80,13 +80,20 @@ export function createRuntimeGateway(config: RuntimeGatewayConfig) {
   const gateway = createGateway({ store, env, manifests: config.manifests, overlay, log: config.log ?? jsonLineLogger, serveMetrics: config.runtime === 'node' });
   const tenant = config.manifests?.[0]?.tenant;
   const demoKey = env.TOOLGATE_DEMO_KEY;
-  const ready = Promise.all([gateway.ready, demoKey && tenant ? createApiKey(store, { tenant, principal: 'demo-user', scopes: DEMO_KEY_SCOPES }, demoKey) : undefined]).then(() => undefined);
+  // Started by the first request (or `ready`): construction stays free of I/O (see createGateway).
+  let started: Promise<void> | undefined;
+  const start = () =>
+    (started ??= Promise.all([gateway.ready, demoKey && tenant ? createApiKey(store, { tenant, principal: 'demo-user', scopes: DEMO_KEY_SCOPES }, demoKey) : undefined]).then(() => undefined));
   return {
-    ...gateway,
+    app: gateway.app,
+    services: gateway.services,
+    tenants: gateway.tenants,
     store,
-    ready,
+    get ready() {
+      return start();
+    },
     async fetch(request: Request, ...rest: unknown[]): Promise<Response> {
-      await ready;
+      await start();
       return gateway.app.fetch(request, ...(rest as []));
     },
   };

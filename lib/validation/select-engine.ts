@@ -11,8 +11,20 @@ export function canGenerateCode(): boolean {
   }
 }
 
-/** The ajv engine where code generation is allowed, the eval-free engine elsewhere. */
+/**
+ * The ajv engine where code generation is allowed, the eval-free engine elsewhere. With `auto`
+ * the choice is made on first use, not at construction: Workers allow `new Function` while a
+ * module loads and refuse it inside requests, where schemas are compiled.
+ */
 export function createSchemaValidator(engine: EngineName | 'auto' = 'auto'): SchemaValidator {
-  const chosen = engine === 'auto' ? (canGenerateCode() ? 'ajv' : 'cfworker') : engine;
-  return chosen === 'ajv' ? createAjvValidator() : createCfworkerValidator();
+  if (engine !== 'auto') return engine === 'ajv' ? createAjvValidator() : createCfworkerValidator();
+  let chosen: SchemaValidator | undefined;
+  const pick = () => (chosen ??= canGenerateCode() ? createAjvValidator() : createCfworkerValidator());
+  return {
+    get engine() {
+      return pick().engine;
+    },
+    compile: (schema) => pick().compile(schema),
+    check: (schema) => pick().check(schema),
+  };
 }

@@ -12,7 +12,7 @@ let runs = 0;
 async function connect(key: string, headers: Record<string, string> = {}): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL('http://gateway/mcp'), {
     requestInit: { headers: { authorization: `Bearer ${key}`, ...headers } },
-    fetch: (input, init) => gw.app.fetch(new Request(input, init)),
+    fetch: async (input, init) => gw.app.fetch(new Request(input, init)),
   });
   const mcp = new Client({ name: 'test-client', version: '1.0.0' });
   await mcp.connect(transport);
