@@ -1,16 +1,20 @@
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import type { Manifest } from '../registry/manifest.ts';
+import { unpinnedImports } from '../registry/mcp-import-check.ts';
 import { loadManifestFile } from './manifest-file.ts';
+import { importMcpCommand, pinManifestImports, printProblems } from './manifest-import.ts';
 
 const USAGE = `Usage:
   toolgate manifest validate FILE                 check a manifest; prints every problem with its JSON path
-  toolgate manifest publish FILE [--activate]     publish a version (immutable) to the gateway
+  toolgate manifest import-mcp FILE [--out OUT]   pin the tools of its mcp_imports into "tools"; prints the manifest (or writes OUT)
+  toolgate manifest publish FILE [--activate]     publish a version (immutable) to the gateway, pinning mcp_imports first
   toolgate manifest activate VERSION              make a published version the active one
   toolgate manifest rollback                      return to the version active before
   toolgate manifest list                          published versions, the active one marked
   toolgate manifest diff A B                      tools added, removed and changed from A to B
-All but validate talk to a gateway: --url URL --key KEY (or TOOLGATE_URL and TOOLGATE_KEY), with an
-API key holding the admin scope; they act on that key's tenant.`;
+All but validate and import-mcp talk to a gateway: --url URL --key KEY (or TOOLGATE_URL and TOOLGATE_KEY),
+with an API key holding the admin scope; they act on that key's tenant. Importing resolves "env:NAME"
+headers from this process's environment.`;
 
 interface Target {
   url: string;
@@ -46,22 +50,38 @@ async function request(target: Target, method: 'GET' | 'POST', path: string, bod
   return { ok: false, code: 1 };
 }
 
+const okLine = (file: string, manifest: Manifest) => `${file}: ok (tenant "${manifest.tenant}", version ${manifest.version}, ${manifest.tools.length} tools)`;
+
 function validate(file: string): number {
   const result = loadManifestFile(file);
   if (result.ok) {
-    console.log(`${file}: ok (tenant "${result.manifest.tenant}", version ${result.manifest.version}, ${result.manifest.tools.length} tools)`);
+    console.log(okLine(file, result.manifest));
+    const unpinned = unpinnedImports(result.manifest);
+    if (unpinned.length > 0) console.log(`  mcp_imports ${unpinned.map((server) => `"${server}"`).join(', ')} not pinned yet: \`toolgate manifest import-mcp ${file}\` pins them (publish does it first)`);
     return 0;
   }
-  console.error(`${file}: ${result.problems.length} problem${result.problems.length === 1 ? '' : 's'}`);
-  for (const problem of result.problems) console.error(`  ${problem.path}: ${problem.message}`);
+  printProblems(file, result.problems);
   return 1;
+}
+
+/** The manifest to publish: checked, with its mcp_imports pinned first. Undefined after printing why not. */
+async function publishable(file: string): Promise<Manifest | undefined> {
+  const loaded = loadManifestFile(file);
+  if (!loaded.ok) {
+    printProblems(file, loaded.problems);
+    return undefined;
+  }
+  const manifest = loaded.manifest.mcp_imports?.length ? await pinManifestImports(file, loaded.manifest, (line) => console.log(line)) : loaded.manifest;
+  if (manifest) console.log(okLine(file, manifest));
+  return manifest;
 }
 
 const remote: Record<string, (target: Target, args: string[], activate: boolean) => Promise<number>> = {
   async publish(target, [file], activate) {
     if (!file) return usage();
-    if (validate(file) !== 0) return 1;
-    const published = await request(target, 'POST', '/manifests', JSON.parse(readFileSync(file, 'utf8')));
+    const manifest = await publishable(file);
+    if (!manifest) return 1;
+    const published = await request(target, 'POST', '/manifests', manifest);
     if (!published.ok) return published.code;
     const { status, version, hash } = published.body as { status: string; version: string; hash: string };
     console.log(`${status === 'published' ? 'published' : 'already published (same content)'}: version ${version} (sha256 ${hash.slice(0, 12)})`);
@@ -112,6 +132,7 @@ function usage(): number {
 export async function manifestCommand(args: string[]): Promise<number> {
   const [action, ...rest] = args;
   if (action === 'validate') return rest[0] ? validate(rest[0]) : usage();
+  if (action === 'import-mcp') return importMcpCommand(rest, usage);
   const command = action ? remote[action] : undefined;
   if (!command) return usage();
   const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { url: { type: 'string' }, key: { type: 'string' }, activate: { type: 'boolean' } } });

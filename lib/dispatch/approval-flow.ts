@@ -82,6 +82,7 @@ async function executeApproved(deps: DispatchDeps, approval: Approval, env: Read
   const context = { call_id: approval.call_id, thread_id: approval.thread_id, tenant: approval.tenant, principal: approval.requested_by, env };
   const executed = await executeStage(executor, validated.value, context, timeoutMs);
   if (!executed.ok) return failed(executed.failure);
-  const { content, truncated } = truncateOutput(executed.value, executor.definition.output);
-  return { result: { ...call, status: 'ok', is_error: false, content, truncated, duration_ms: elapsedMs(startedAt) }, output: executed.value };
+  const { text, client_call } = executed.value;
+  const { content, truncated } = truncateOutput(text, executor.definition.output);
+  return { result: { ...call, status: 'ok', is_error: false, content, truncated, ...(client_call ? { client_call } : {}), duration_ms: elapsedMs(startedAt) }, output: text };
 }

@@ -1,3 +1,4 @@
+import type { ClientCall } from '../registry/client-call.ts';
 import type { CallStatus, ErrorCode } from '../registry/errors.ts';
 
 /** A tool call in toolgate's own shape. `arguments` is an object or a JSON string. */
@@ -26,6 +27,11 @@ export interface ToolResult {
   duration_ms: number;
   /** Set when the result was stored earlier and is being replayed (idempotency). */
   replayed?: boolean;
+  /**
+   * Set for a tool whose execution lives in the agent's client (executor kind `client`): the
+   * call passed every check and governance, and the client is to run it; toolgate did not.
+   */
+  client_call?: ClientCall;
 }
 
 export function failureResult(call: Pick<ToolCall, 'call_id' | 'name'>, failure: CallFailure, startedAt: number): ToolResult {

@@ -87,7 +87,8 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
     const result = failureResult(call, executed.failure, startedAt);
     return { ...trace, result, output: result.content };
   }
-  const { content, truncated } = truncateOutput(executed.value, definition.output);
-  const result: ToolResult = { call_id: call.call_id, name: call.name, status: 'ok', is_error: false, content, truncated, duration_ms: elapsedMs(startedAt) };
-  return { ...trace, result, output: executed.value };
+  const { text, client_call } = executed.value;
+  const { content, truncated } = truncateOutput(text, definition.output);
+  const result: ToolResult = { call_id: call.call_id, name: call.name, status: 'ok', is_error: false, content, truncated, ...(client_call ? { client_call } : {}), duration_ms: elapsedMs(startedAt) };
+  return { ...trace, result, output: text };
 }

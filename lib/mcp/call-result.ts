@@ -15,6 +15,8 @@ export function toCallToolResult(result: ToolResult) {
       'toolgate/call_id': result.call_id,
       ...(result.replayed ? { 'toolgate/replayed': true } : {}),
       ...(result.error?.details?.approval_id ? { 'toolgate/approval_id': result.error.details.approval_id } : {}),
+      // A tool whose execution lives in the client: the call to run there.
+      ...(result.client_call ? { 'toolgate/client_call': result.client_call } : {}),
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { ClientCallOutput } from './client-call.ts';
 import type { ToolDefinition, ToolDefinitionInput } from './definition.ts';
 import { defineTool } from './definition.ts';
 import type { JsonObject, JsonValue } from './json.ts';
@@ -14,8 +15,11 @@ export interface ToolExecutionContext {
   env: Readonly<Record<string, string | undefined>>;
 }
 
-/** An executor's answer: text for the model, or JSON that is serialised for it. */
-export type ToolOutput = string | JsonValue;
+/**
+ * An executor's answer: text for the model, JSON that is serialised for it, or a
+ * ClientCallOutput when the agent's client runs the tool instead.
+ */
+export type ToolOutput = string | JsonValue | ClientCallOutput;
 
 /** One tool: its definition and how to run it. */
 export interface ToolExecutor {

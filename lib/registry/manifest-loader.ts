@@ -6,6 +6,7 @@ import type { ExecutorKind, ExecutorKindContext, ManifestProblem } from './execu
 import type { Manifest, ManifestTool } from './manifest.ts';
 import { joinPath, jsonPath } from './manifest-paths.ts';
 import { findInlineSecrets } from './manifest-secrets.ts';
+import { checkMcpImports } from './mcp-import-check.ts';
 
 export interface ManifestLoadOptions {
   validator: SchemaValidator;
@@ -49,6 +50,7 @@ export function loadManifest(value: unknown, options: ManifestLoadOptions): Mani
     const builtins = typeof options.builtins === 'function' ? options.builtins(value) : options.builtins;
     if (Array.isArray(value.tools)) problems.push(...checkTools(value.tools, { ...options, builtins }));
     problems.push(...findInlineSecrets(value.execution_environment, '$.execution_environment'));
+    problems.push(...checkMcpImports(value.mcp_imports));
     problems.push(...checkRulePatterns(value.policy));
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, manifest: value as unknown as Manifest };

@@ -13,3 +13,8 @@ export function joinPath(base: string, relative: string): string {
   if (relative === '') return base;
   return relative.startsWith('[') ? `${base}${relative}` : `${base}.${relative}`;
 }
+
+/** A member of the object at `base`: `.name` when it is an identifier, `["x-api-key"]` otherwise. */
+export function memberPath(base: string, key: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? `${base}.${key}` : `${base}[${JSON.stringify(key)}]`;
+}

@@ -36,6 +36,32 @@ export interface ApprovalSettings {
   approvers?: string[];
 }
 
+/**
+ * Tools to take from another MCP server (`toolgate manifest import-mcp`): the import lists the
+ * server's tools and pins each selected one into `tools` as an `mcp` executor entry, with the
+ * description and input schema the server has at that moment.
+ */
+export interface McpImport {
+  /** A name for the upstream, unique in the manifest; pinned entries carry it as `executor.server`. */
+  server: string;
+  /** The upstream's Streamable HTTP endpoint. */
+  url: string;
+  /** Sent with every request; "env:NAME" values come from the environment. */
+  headers?: Record<string, string>;
+  /** "all", or the upstream names of the tools to take. */
+  tools: 'all' | string[];
+  /** Put before every imported name (unless `rename` names it). */
+  prefix?: string;
+  /** Upstream name → toolgate name. */
+  rename?: Record<string, string>;
+  /** The tier of every imported tool (default `write`: deny by default). */
+  tier?: ToolTier;
+  /** Upstream name → tier, over `tier`. */
+  tiers?: Record<string, ToolTier>;
+  scopes?: string[];
+  timeout_ms?: number;
+}
+
 /** One tenant's tools and policy: versioned, immutable once published (schema/manifest.v1.json). */
 export interface Manifest {
   format: typeof MANIFEST_FORMAT;
@@ -46,5 +72,6 @@ export interface Manifest {
   policy?: PolicyConfig;
   approvals?: ApprovalSettings;
   execution_environment?: ExecutionEnvironmentRef;
+  mcp_imports?: McpImport[];
   tools: ManifestTool[];
 }

@@ -17,7 +17,7 @@ describe('toolgate manifest validate', () => {
     writeFileSync(file, JSON.stringify({ format: 'toolgate.manifest/v1', tenant: 'acme', version: '1', profile: 'openai', tools: [{ name: 'a', executor: { kind: 'grpc' } }, { name: 'a', executor: { kind: 'builtin', name: 'echo' } }] }));
     const { code, stderr } = await runNode(['bin/toolgate.js', 'manifest', 'validate', file]);
     expect(code).toBe(1);
-    expect(stderr).toBe(`${file}: 2 problems\n  $.tools[0].executor.kind: unknown executor kind "grpc" (known: builtin, http)\n  $.tools[1].name: duplicate tool name "a" (first defined at $.tools[0])\n`);
+    expect(stderr).toBe(`${file}: 2 problems\n  $.tools[0].executor.kind: unknown executor kind "grpc" (known: builtin, http, mcp, client)\n  $.tools[1].name: duplicate tool name "a" (first defined at $.tools[0])\n`);
   });
 
   it('reports an unreadable file', async () => {

@@ -32,7 +32,7 @@ describe('manifest lifecycle', () => {
   it('refuses a broken manifest with every problem, and another tenant with 404', async () => {
     const broken = await admin('/manifests', { ...v('3', [{ name: 'x', executor: { kind: 'grpc' } }]) });
     expect(broken.status).toBe(400);
-    expect((await broken.json()).error.problems).toEqual([{ path: '$.tools[0].executor.kind', message: 'unknown executor kind "grpc" (known: builtin, http)' }]);
+    expect((await broken.json()).error.problems).toEqual([{ path: '$.tools[0].executor.kind', message: 'unknown executor kind "grpc" (known: builtin, http, mcp, client)' }]);
     expect((await admin('/manifests', { ...v('3', [echo]), tenant: 'beta' })).status).toBe(404);
     expect((await admin('/manifests', v('3', [echo]), 'agent')).status).toBe(403);
   });
@@ -97,5 +97,14 @@ describe('manifest lifecycle', () => {
     const listed = await (await admin('/manifests', undefined, 'other')).json();
     expect(listed).toEqual({ tenant: 'beta', active: null, versions: [] });
     expect((await admin('/manifests/1', undefined, 'other')).status).toBe(404);
+  });
+});
+
+describe('publishing manifests with MCP imports', () => {
+  it('refuses imports that are not pinned yet, saying how to pin them', async () => {
+    const manifest = { ...v('5', [echo]), mcp_imports: [{ server: 'crm', url: 'https://crm.example.com/mcp', tools: 'all' }] };
+    const response = await admin('/manifests', manifest);
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.message).toBe('mcp_imports "crm" have no pinned tools: pin them with `toolgate manifest import-mcp` (or publish with `toolgate manifest publish`, which pins first)');
   });
 });

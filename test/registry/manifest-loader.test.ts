@@ -48,7 +48,7 @@ describe('manifest loader', () => {
       { name: 'b', executor: { kind: 'builtin', name: 'teleport' } },
     ];
     expect(problemsOf(baseManifest({ tools }))).toEqual([
-      { path: '$.tools[0].executor.kind', message: 'unknown executor kind "grpc" (known: builtin, http)' },
+      { path: '$.tools[0].executor.kind', message: 'unknown executor kind "grpc" (known: builtin, http, mcp, client)' },
       { path: '$.tools[1].executor.name', message: 'unknown builtin tool "teleport" (available: echo, sleep)' },
     ]);
   });

@@ -1,3 +1,4 @@
+import { ClientCallOutput, clientCallInstruction, type ClientCall } from '../../registry/client-call.ts';
 import { ToolError } from '../../registry/errors.ts';
 import type { ToolExecutionContext, ToolExecutor, ToolOutput } from '../../registry/executor.ts';
 import type { JsonObject } from '../../registry/json.ts';
@@ -5,9 +6,16 @@ import { fail, pass, type StageResult } from './stage.ts';
 
 class TimeoutSignal extends Error {}
 
-function outputText(output: ToolOutput | undefined): string {
-  if (output === undefined) return '';
-  return typeof output === 'string' ? output : JSON.stringify(output);
+/** What a call produced: the text for the model, and the call itself when the client is to run it. */
+export interface ExecutedOutput {
+  text: string;
+  client_call?: ClientCall;
+}
+
+function executedOutput(output: ToolOutput | undefined): ExecutedOutput {
+  if (output instanceof ClientCallOutput) return { text: clientCallInstruction(output.client_call.name), client_call: output.client_call };
+  if (output === undefined) return { text: '' };
+  return { text: typeof output === 'string' ? output : JSON.stringify(output) };
 }
 
 /**
@@ -19,7 +27,7 @@ export async function executeStage(
   args: JsonObject,
   context: Omit<ToolExecutionContext, 'signal'>,
   timeoutMs: number,
-): Promise<StageResult<string>> {
+): Promise<StageResult<ExecutedOutput>> {
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<never>((_, reject) => {
@@ -34,7 +42,7 @@ export async function executeStage(
     // After a timeout nobody awaits the handler any more; its late failure must not go unhandled.
     running.catch(() => {});
     const output = await Promise.race([running, timedOut]);
-    return pass(outputText(output));
+    return pass(executedOutput(output));
   } catch (error) {
     if (error instanceof TimeoutSignal || (controller.signal.aborted && error === controller.signal.reason)) {
       return fail({

@@ -5,6 +5,7 @@ import { createApiKey } from '../../governance/api-keys.ts';
 import { defaultExecutorKinds } from '../../registry/executors/index.ts';
 import { diffManifests } from '../../registry/manifest-diff.ts';
 import { loadManifest } from '../../registry/manifest-loader.ts';
+import { unpinnedImports } from '../../registry/mcp-import-check.ts';
 import { activateManifest, listManifests, loadActivePointer, loadPublished, ManifestLifecycleError, publishManifest, rollbackManifest } from '../../registry/manifest-store.ts';
 import type { Store } from '../../stores/store.ts';
 import { builtinsForUncheckedManifest } from '../../tools/tenant-tools.ts';
@@ -48,6 +49,10 @@ export function adminRoutes(store: Store, tenants: TenantDirectory, validator: S
     const checked = loadManifest(read.body, { validator, kinds: defaultExecutorKinds(), builtins: builtinsForUncheckedManifest });
     if (!checked.ok) return c.json({ error: { code: 'invalid_manifest', message: `the manifest has ${checked.problems.length} problem(s)`, problems: checked.problems } }, 400);
     if (checked.manifest.tenant !== tenantOf(c)) return errorResponse(c, 404, 'not_found', `tenant "${checked.manifest.tenant}" not found`);
+    const unpinned = unpinnedImports(checked.manifest);
+    if (unpinned.length > 0) {
+      return errorResponse(c, 400, 'invalid_manifest', `mcp_imports ${unpinned.map((s) => `"${s}"`).join(', ')} have no pinned tools: pin them with \`toolgate manifest import-mcp\` (or publish with \`toolgate manifest publish\`, which pins first)`);
+    }
     try {
       const published = await publishManifest(store, audit, checked.manifest, actor(c));
       return c.json(published, published.status === 'published' ? 201 : 200);

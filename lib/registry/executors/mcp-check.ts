@@ -1,0 +1,45 @@
+import { SECRET_REFERENCE } from '../../crypto/secrets.ts';
+import type { JsonObject } from '../json.ts';
+import { memberPath } from '../manifest-paths.ts';
+import type { ManifestProblem } from './kind.ts';
+
+const FIELDS = ['kind', 'url', 'tool', 'headers', 'server'];
+
+/** An http(s) URL that parses: what an MCP Streamable HTTP endpoint must be. */
+export function isHttpUrl(value: unknown): value is string {
+  if (typeof value !== 'string' || !/^https?:\/\/[^/]/.test(value)) return false;
+  try {
+    new URL(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Header values are sent as written, except "env:NAME" ones, which the runtime resolves. A value
+ * that starts with "env:" but is no valid reference would leak out literally: refuse it. (Secret
+ * header names holding inline values are the loader's findInlineSecrets' to report.)
+ */
+export function checkMcpHeaders(headers: unknown, path: string): ManifestProblem[] {
+  if (headers === undefined) return [];
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers) || Object.values(headers).some((v) => typeof v !== 'string')) {
+    return [{ path, message: 'must be an object of header names to string values ("env:NAME" for secrets)' }];
+  }
+  return Object.entries(headers as Record<string, string>)
+    .filter(([, value]) => value.startsWith('env:') && !SECRET_REFERENCE.test(value))
+    .map(([name]) => ({ path: memberPath(path, name), message: 'is not a valid secret reference: write "env:NAME" with NAME made of letters, digits and _' }));
+}
+
+/** The mcp executor's fields: url (http/https), tool (the upstream's name), headers, server. */
+export function checkMcpExecutor(config: JsonObject, path: string): ManifestProblem[] {
+  const problems: ManifestProblem[] = [];
+  if (!isHttpUrl(config.url)) problems.push({ path: `${path}.url`, message: 'must be the http(s) URL of the upstream MCP server (its Streamable HTTP endpoint)' });
+  if (typeof config.tool !== 'string' || config.tool === '') problems.push({ path: `${path}.tool`, message: "is required: the tool's name on the upstream MCP server" });
+  if (config.server !== undefined && typeof config.server !== 'string') problems.push({ path: `${path}.server`, message: 'must be the name of the mcp_imports entry that pinned this tool' });
+  problems.push(...checkMcpHeaders(config.headers, `${path}.headers`));
+  for (const key of Object.keys(config).filter((k) => !FIELDS.includes(k))) {
+    problems.push({ path: `${path}.${key}`, message: 'is not a field of an mcp executor (url, tool, headers, server)' });
+  }
+  return problems;
+}

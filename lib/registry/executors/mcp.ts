@@ -1,0 +1,91 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolDefinition } from '../definition.ts';
+import { ToolError } from '../errors.ts';
+import type { ToolExecutionContext, ToolExecutor, ToolOutput } from '../executor.ts';
+import type { JsonObject } from '../json.ts';
+import { resolveHeaders, resumeMcpClient } from '../mcp-connect.ts';
+import { isSessionGone, upstreamCallFailure, upstreamUnavailable } from '../mcp-failure.ts';
+import type { ExecutorKind } from './kind.ts';
+import { sharedMcpSessionPool, type McpSessionPool, type PooledSession } from './mcp-session-pool.ts';
+import { checkMcpExecutor } from './mcp-check.ts';
+import { mcpResultText } from './mcp-result.ts';
+
+export interface McpExecutorConfig {
+  /** The upstream's Streamable HTTP endpoint. */
+  url: string;
+  /** The tool's name on the upstream server (toolgate's name may differ). */
+  tool: string;
+  /** Sent with every request; "env:NAME" values come from the runtime's environment. */
+  headers?: Record<string, string>;
+  /** The `mcp_imports` entry that pinned this tool, if one did. */
+  server?: string;
+}
+
+/**
+ * The SDK's own per-request timeout is pushed out of the way: the pipeline's AbortSignal is
+ * the call's timeout (the tool's `timeout_ms`), and it cancels the request upstream too.
+ */
+const SDK_TIMEOUT_MS = 2_147_483_647;
+
+/**
+ * A tool on another MCP server, called with `tools/call` over Streamable HTTP. Its definition,
+ * tier and scopes are the manifest's pin; whatever the upstream says about itself later does
+ * not change them.
+ */
+export class McpToolExecutor implements ToolExecutor {
+  readonly name: string;
+  readonly definition: ToolDefinition;
+  readonly #config: McpExecutorConfig;
+  readonly #pool: McpSessionPool;
+
+  constructor(definition: ToolDefinition, config: McpExecutorConfig, options: { pool?: McpSessionPool } = {}) {
+    this.name = definition.name;
+    this.definition = definition;
+    this.#config = config;
+    this.#pool = options.pool ?? sharedMcpSessionPool;
+  }
+
+  async execute(args: JsonObject, context: ToolExecutionContext): Promise<ToolOutput> {
+    const result = await this.#callUpstream(args, context);
+    const text = mcpResultText(result);
+    if (result.isError) throw new ToolError('error', text || `upstream tool "${this.#config.tool}" at ${this.#config.url} reported an error without a message`, { upstream: this.#config.url });
+    return text;
+  }
+
+  async #callUpstream(args: JsonObject, context: ToolExecutionContext): Promise<CallToolResult> {
+    const { url, tool } = this.#config;
+    let headers: Record<string, string>;
+    try {
+      headers = resolveHeaders(this.#config.headers, context.env);
+    } catch (error) {
+      throw upstreamUnavailable(url, error);
+    }
+    for (let attempt = 1; ; attempt++) {
+      const pooled = await this.#pool.acquire(url, headers, context.signal);
+      try {
+        return await this.#send(pooled, headers, args, context.signal);
+      } catch (error) {
+        if (context.signal.aborted) throw context.signal.reason;
+        const gone = isSessionGone(error);
+        if (gone) this.#pool.drop(pooled);
+        // A kept session may have died with an upstream restart (nothing ran): one new session, one more try.
+        if (!gone || pooled.fresh || attempt > 1) throw upstreamCallFailure(url, tool, error);
+      }
+    }
+  }
+
+  /** One tools/call on a client built for this call around the kept session. */
+  async #send(pooled: PooledSession, headers: Record<string, string>, args: JsonObject, signal: AbortSignal): Promise<CallToolResult> {
+    const client = await resumeMcpClient(this.#config.url, headers, pooled.session, { signal });
+    return (await client.callTool({ name: this.#config.tool, arguments: args }, undefined, { signal, timeout: SDK_TIMEOUT_MS })) as CallToolResult;
+  }
+}
+
+/** `{"kind": "mcp", "url", "tool", "headers"?}`: a pinned tool of an upstream MCP server. */
+export const mcpExecutorKind: ExecutorKind = {
+  kind: 'mcp',
+  needsDefinition: true,
+  check: (config, path) => checkMcpExecutor(config, path),
+  baseDefinition: () => undefined,
+  create: (definition, config) => new McpToolExecutor(definition, config as unknown as McpExecutorConfig),
+};

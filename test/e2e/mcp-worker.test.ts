@@ -1,0 +1,56 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { Miniflare } from 'miniflare';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { baseManifest } from '../helpers/manifests.ts';
+import { startMcpUpstream, type McpUpstream } from '../helpers/mcp-upstream.ts';
+import { REPO_ROOT, runNode } from '../helpers/processes.ts';
+
+/**
+ * An upstream MCP tool called from the Worker inside workerd: the SDK client runs on fetch
+ * alone, and the client kept between requests still works in the next one.
+ */
+describe('MCP executor in workerd', () => {
+  mkdirSync(join(REPO_ROOT, '.wrangler'), { recursive: true });
+  const outDir = mkdtempSync(join(REPO_ROOT, '.wrangler', 'test-build-'));
+  let mf: Miniflare;
+  let upstream: McpUpstream;
+
+  beforeAll(async () => {
+    upstream = await startMcpUpstream();
+    const wrangler = join(REPO_ROOT, 'node_modules/wrangler/bin/wrangler.js');
+    const build = await runNode([wrangler, 'deploy', '--dry-run', '--outdir', outDir], { env: { WRANGLER_SEND_METRICS: 'false', CI: 'true' } });
+    if (build.code !== 0) throw new Error(`wrangler build failed:\n${build.stdout}\n${build.stderr}`);
+    mf = new Miniflare({ modules: true, scriptPath: join(outDir, 'worker.js'), compatibilityDate: '2026-04-01', bindings: { TOOLGATE_DEMO_KEY: 'mcp-worker-key', TOOLGATE_STORE: 'memory', CRM_MCP_TOKEN: 'Bearer upstream-token' } });
+  }, 120_000);
+  afterAll(async () => {
+    await mf?.dispose();
+    await upstream?.close();
+    rmSync(outDir, { recursive: true, force: true });
+  });
+
+  const send = async (path: string, body?: unknown) => {
+    const response = await mf.dispatchFetch(`http://worker${path}`, { method: 'POST', headers: { authorization: 'Bearer mcp-worker-key', 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  const dispatch = async (call_id: string, args: unknown) => ((await send('/v1/dispatch', { thread_id: 'w', calls: [{ call_id, name: 'crm_search', arguments: args }] })).body.results as Array<Record<string, unknown>>)[0];
+
+  it('calls a pinned upstream tool across requests, and after the upstream forgets the session', async () => {
+    const tool = {
+      name: 'crm_search', description: 'Searches contacts.', tier: 'read', timeout_ms: 1000,
+      input_schema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+      executor: { kind: 'mcp', url: upstream.secureUrl, tool: 'search', headers: { Authorization: 'env:CRM_MCP_TOKEN' } },
+    };
+    expect((await send('/v1/admin/manifests', baseManifest({ tenant: 'demo', version: 'mcp-1', tools: [tool] }))).status).toBe(201);
+    expect((await send('/v1/admin/manifests/mcp-1/activate')).status).toBe(200);
+
+    expect(await dispatch('a', { query: 'ada' })).toMatchObject({ status: 'ok', content: '2 contacts match "ada"\nAda, Grace' });
+    expect(await dispatch('b', { query: 'grace' })).toMatchObject({ status: 'ok' });
+    expect(upstream.initializations).toBe(1);
+    upstream.forgetSessions();
+    expect(await dispatch('c', { query: 'again' })).toMatchObject({ status: 'ok' });
+    expect(upstream.initializations).toBe(2);
+    expect(await dispatch('d', { query: 'slow' })).toMatchObject({ status: 'timeout' });
+    expect(await dispatch('e', { query: 'boom' })).toMatchObject({ status: 'error', content: expect.stringContaining('the search index is rebuilding') });
+  });
+});
