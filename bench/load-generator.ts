@@ -13,11 +13,19 @@ export interface LoadOptions {
   durationMs: number;
   /** Called right before and right after the measured window (e.g. to read the server's CPU time). */
   onWindow?: (edge: 'start' | 'end') => Promise<void>;
+  /**
+   * Judges each 2xx answer's body in the measured window (false: a wrong answer, counted in
+   * `rejected`). A 200 is not enough where errors travel inside the body, as JSON-RPC's do.
+   * Without it, bodies are never decoded.
+   */
+  inspect?: (body: string) => boolean;
 }
 
 export interface LoadResult {
   requests: number;
   non2xx: number;
+  /** 2xx answers `inspect` refused (0 without `inspect`). */
+  rejected: number;
   rps: number;
   latencyP50Ms: number;
   latencyP99Ms: number;
@@ -25,7 +33,7 @@ export interface LoadResult {
 
 interface ConnectionHooks {
   request(sequence: number): Buffer;
-  onResponse(status: number, sentAt: number): void;
+  onResponse(status: number, sentAt: number, body: () => string): void;
   running(): boolean;
   fail(error: Error): void;
 }
@@ -42,14 +50,17 @@ const CONTENT_LENGTH = /\r\ncontent-length:\s*(\d+)/i;
 export async function generateLoad(options: LoadOptions): Promise<LoadResult> {
   const latencies: number[] = [];
   const failures: Error[] = [];
-  const state = { measuring: false, running: true, requests: 0, non2xx: 0 };
+  const state = { measuring: false, running: true, requests: 0, non2xx: 0, rejected: 0 };
+  const { inspect } = options;
   const hooksFor = (connection: number): ConnectionHooks => ({
     request: requestBuilder(options, connection),
-    onResponse(status, sentAt) {
+    onResponse(status, sentAt, body) {
       if (!state.measuring) return;
+      // Latency first: judging the body is the generator's work, not the server's.
+      latencies.push(performance.now() - sentAt);
       state.requests++;
       if (status < 200 || status > 299) state.non2xx++;
-      latencies.push(performance.now() - sentAt);
+      else if (inspect && !inspect(body())) state.rejected++;
     },
     running: () => state.running,
     fail: (error) => failures.push(error),
@@ -66,7 +77,7 @@ export async function generateLoad(options: LoadOptions): Promise<LoadResult> {
   state.running = false;
   for (const socket of sockets) socket.destroy();
   if (failures.length > 0) throw new Error(`load generator: ${failures.length} connection(s) failed, first: ${failures[0].message}`);
-  return { requests: state.requests, non2xx: state.non2xx, rps: (state.requests / elapsedMs) * 1000, ...latencyPercentiles(latencies) };
+  return { requests: state.requests, non2xx: state.non2xx, rejected: state.rejected, rps: (state.requests / elapsedMs) * 1000, ...latencyPercentiles(latencies) };
 }
 
 function latencyPercentiles(latencies: number[]): { latencyP50Ms: number; latencyP99Ms: number } {
@@ -111,8 +122,9 @@ function openConnection(port: number, hooks: ConnectionHooks): Promise<Socket> {
         return;
       }
       if (!parsed) return;
+      const answer = pending;
       pending = pending.subarray(parsed.length);
-      hooks.onResponse(parsed.status, sentAt);
+      hooks.onResponse(parsed.status, sentAt, () => answer.toString('utf8', parsed.bodyStart, parsed.length));
       if (hooks.running()) send();
     });
     socket.once('connect', () => {
@@ -126,17 +138,18 @@ function openConnection(port: number, hooks: ConnectionHooks): Promise<Socket> {
   });
 }
 
-/** Status and total length of the first complete response in `data`, or undefined if it is still arriving. */
-function parseResponse(data: Buffer): { status: number; length: number } | undefined {
+/** Status, body offset and total length of the first complete response in `data`, or undefined if it is still arriving. */
+function parseResponse(data: Buffer): { status: number; bodyStart: number; length: number } | undefined {
   const headerEnd = data.indexOf(HEADER_END);
   if (headerEnd < 0) return undefined;
   const head = data.toString('latin1', 0, headerEnd);
   const length = CONTENT_LENGTH.exec(head);
   // Hono's JSON answers always carry Content-Length; a chunked answer would need a real parser.
   if (!length) throw new Error(`response without Content-Length: ${head.split('\r\n')[0]}`);
-  const total = headerEnd + HEADER_END.length + Number(length[1]);
+  const bodyStart = headerEnd + HEADER_END.length;
+  const total = bodyStart + Number(length[1]);
   if (data.length < total) return undefined;
-  return { status: Number(head.slice(9, 12)), length: total };
+  return { status: Number(head.slice(9, 12)), bodyStart, length: total };
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

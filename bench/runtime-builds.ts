@@ -3,12 +3,11 @@
  * `wrangler deploy --dry-run` builds it, and the Lambda bundle as serverless-esbuild would
  * (the options in serverless.yml, as test/deploy/lambda-bundle.test.ts builds it).
  */
-import { build } from 'esbuild';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { handlerEntry, readServerlessConfig } from '../test/deploy/serverless-config.ts';
+import { buildLambdaBundle as bundleLambdaInto } from '../test/deploy/serverless-config.ts';
 import { REPO_ROOT, runNode } from '../test/helpers/processes.ts';
 
 export interface BuiltArtifact {
@@ -66,23 +65,7 @@ export async function buildLambdaBundle(): Promise<BuiltArtifact> {
   const dir = mkdtempSync(join(tmpdir(), 'toolgate-bench-lambda-'));
   const remove = () => rmSync(dir, { recursive: true, force: true });
   try {
-    const config = readServerlessConfig();
-    const options = config.custom.esbuild;
-    const [gateway] = Object.values(config.functions);
-    const file = join(dir, `lambda${options.outputFileExtension}`);
-    await build({
-      entryPoints: [join(REPO_ROOT, handlerEntry(gateway.handler).file)],
-      outfile: file,
-      bundle: options.bundle,
-      minify: options.minify,
-      sourcemap: options.sourcemap,
-      target: options.target,
-      platform: options.platform,
-      format: options.format,
-      mainFields: options.mainFields,
-      external: options.exclude,
-      logLevel: 'silent',
-    });
+    const file = await bundleLambdaInto(dir);
     return { file, ...sizes(file), remove };
   } catch (error) {
     remove();

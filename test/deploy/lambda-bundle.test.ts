@@ -1,4 +1,3 @@
-import { build } from 'esbuild';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/processes.ts';
 import { fromLambdaResult, toHttpApiEvent } from '../e2e/runtimes/lambda-events.ts';
 import { startLambdaEnvironment } from '../e2e/runtimes/lambda-environment.ts';
-import { handlerEntry, readServerlessConfig } from './serverless-config.ts';
+import { buildLambdaBundle } from './serverless-config.ts';
 
 /**
  * The artifact `serverless deploy` would upload: functions/lambda.ts bundled with the esbuild
@@ -19,23 +18,7 @@ describe('the Lambda bundle', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'toolgate-lambda-bundle-'));
-    const config = readServerlessConfig();
-    const options = config.custom.esbuild;
-    const [gateway] = Object.values(config.functions);
-    bundle = join(dir, `lambda${options.outputFileExtension}`);
-    await build({
-      entryPoints: [join(REPO_ROOT, handlerEntry(gateway.handler).file)],
-      outfile: bundle,
-      bundle: options.bundle,
-      minify: options.minify,
-      sourcemap: options.sourcemap,
-      target: options.target,
-      platform: options.platform,
-      format: options.format,
-      mainFields: options.mainFields,
-      external: options.exclude,
-      logLevel: 'silent',
-    });
+    bundle = await buildLambdaBundle(dir);
     console.info(JSON.stringify({ event: 'lambda.bundle.built', bytes: statSync(bundle).size, sourcemap_bytes: statSync(`${bundle}.map`).size }));
   }, 60_000);
   afterAll(() => {

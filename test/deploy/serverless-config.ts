@@ -77,3 +77,30 @@ function transactionParts(source: string): string[] {
   if (unknown.length) throw new Error(`unknown transaction write kinds: ${unknown.join(', ')}`);
   return parts;
 }
+
+/**
+ * The artifact `serverless deploy` would upload: the function's handler bundled with the esbuild
+ * options in serverless.yml, written into `dir`. Returns the bundle's path.
+ */
+export async function buildLambdaBundle(dir: string): Promise<string> {
+  const { build } = await import('esbuild');
+  const config = readServerlessConfig();
+  const options = config.custom.esbuild;
+  const [gateway] = Object.values(config.functions);
+  const file = join(dir, `lambda${options.outputFileExtension}`);
+  await build({
+    entryPoints: [join(REPO_ROOT, handlerEntry(gateway.handler).file)],
+    outfile: file,
+    bundle: options.bundle,
+    minify: options.minify,
+    sourcemap: options.sourcemap,
+    target: options.target,
+    platform: options.platform,
+    format: options.format,
+    mainFields: options.mainFields,
+    external: options.exclude,
+    logLevel: 'silent',
+  });
+  return file;
+}
+

@@ -1,4 +1,5 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import { readBody } from '../../scripts/dev/read-body.ts';
 
 /*
  * dynalite (4.0.0) does not implement TransactWriteItems, which the DynamoDB store needs for
@@ -132,15 +133,6 @@ function send(res: ServerResponse, { status, body }: Answer): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0', 'content-length': Buffer.byteLength(text), 'x-amzn-requestid': crypto.randomUUID() });
   res.end(text);
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 /** Many readers or one writer; a waiting writer holds off new readers so it cannot starve. */
