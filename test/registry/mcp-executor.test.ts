@@ -196,3 +196,38 @@ describe('a call that may have reached the upstream tool', () => {
     }
   });
 });
+
+describe('imported MCP tools through toolgate\'s own /mcp', () => {
+  it('an MCP client calls them governed: reads run, writes park, an upstream that is down is unavailable', async () => {
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const gw = await gatewayFor(await importedManifest());
+    const client = new Client({ name: 'mcp-through-toolgate', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL('http://gateway/mcp'), {
+      requestInit: { headers: { authorization: 'Bearer agent' } },
+      fetch: async (input, init) => gw.app.fetch(new Request(input, init)),
+    }));
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.find((t) => t.name === 'crm_search')?.annotations).toMatchObject({ readOnlyHint: true });
+      expect(tools.find((t) => t.name === 'crm_create_contact')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+
+      const read = await client.callTool({ name: 'crm_search', arguments: { query: 'Ada' } });
+      expect(read).toMatchObject({ isError: false, _meta: { 'toolgate/status': 'ok' } });
+      expect(upstream.calls.map((c) => c.name)).toEqual(['search']);
+
+      const write = await client.callTool({ name: 'crm_create_contact', arguments: { name: 'Bo' } });
+      expect(write).toMatchObject({ isError: true, _meta: { 'toolgate/status': 'pending_approval' } });
+      expect(upstream.calls.map((c) => c.name)).toEqual(['search']);
+
+      await upstream.close();
+      sharedMcpSessionPool.clear();
+      const down = await client.callTool({ name: 'crm_search', arguments: { query: 'Ada' } });
+      expect(down).toMatchObject({ isError: true, _meta: { 'toolgate/status': 'unavailable' } });
+      expect((down.content as Array<{ text: string }>)[0].text).toMatch(/^upstream MCP server at http:\/\/127\.0\.0\.1:\d+\/mcp is unavailable: /);
+      upstream = await startMcpUpstream();
+    } finally {
+      await client.close();
+    }
+  });
+});
