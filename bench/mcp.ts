@@ -14,9 +14,9 @@ const ROUNDS = 3;
 const API_KEY = 'tg_bench_0123456789abcdef0123456789abcdef';
 const TEXT = 'hello from the benchmark';
 
-type TargetName = 'direct' | 'direct_docs' | 'mcp' | 'mcp_plain' | 'dispatch';
+type TargetName = 'direct' | 'direct_mcpserver' | 'direct_docs' | 'mcp' | 'mcp_plain' | 'dispatch';
 /** Reversed every other round; the pairs the ratios compare sit next to each other. */
-const ORDER: TargetName[] = ['direct_docs', 'direct', 'mcp', 'dispatch', 'mcp_plain'];
+const ORDER: TargetName[] = ['direct_docs', 'direct_mcpserver', 'direct', 'mcp', 'dispatch', 'mcp_plain'];
 const TIMING: Timing = { connections: CONNECTIONS, warmupMs: WARMUP_MS, durationMs: DURATION_MS };
 
 /**
@@ -37,7 +37,12 @@ const plainCall = (_connection: number, sequence: number) => toolsCall(sequence)
 const dispatchCall = (connection: number, sequence: number) =>
   JSON.stringify({ thread_id: `bench-${connection}`, calls: [{ call_id: `call_${sequence}`, name: 'echo', arguments: { text: TEXT } }] });
 
-/** What the Streamable HTTP transport requires of a POST (content-type is the generator's default). */
+/**
+ * The transport refuses a POST without both media types in `accept` (406) or a JSON
+ * content-type (415, the generator's default). The version header is optional to the SDK
+ * (checked when present, else 2025-03-26 assumed) but the spec has clients send it after
+ * `initialize`, so it is sent.
+ */
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': LATEST_PROTOCOL_VERSION };
 const AUTH = { authorization: `Bearer ${API_KEY}` };
 
@@ -70,6 +75,7 @@ function targetsFor(ports: McpServerPorts): Record<TargetName, TargetLoad> {
   const mcp = (port: number, body: TargetLoad['body'], auth: Record<string, string>): TargetLoad => ({ port, path: '/mcp', body, headers: { ...MCP_HEADERS, ...auth }, inspect: echoedOverMcp });
   return {
     direct: mcp(ports.directPort, threadedCall, {}),
+    direct_mcpserver: mcp(ports.directMcpServerPort, threadedCall, {}),
     direct_docs: mcp(ports.directDocsPort, threadedCall, {}),
     mcp: mcp(ports.mcpGatewayPort, threadedCall, AUTH),
     mcp_plain: mcp(ports.mcpPlainGatewayPort, plainCall, AUTH),
@@ -95,6 +101,7 @@ function ratioFigures(rounds: Record<TargetName, Measured>[]): Figures {
   return {
     mcp_to_direct_ratio: round(medianRatio(rounds, 'mcp', 'direct')),
     mcp_to_direct_ratio_runs: rounds.map((r) => round(r.mcp.rps / r.direct.rps)).join(' / '),
+    mcp_to_direct_mcpserver_ratio: round(medianRatio(rounds, 'mcp', 'direct_mcpserver')),
     mcp_to_direct_docs_ratio: round(medianRatio(rounds, 'mcp', 'direct_docs')),
     mcp_to_dispatch_ratio: round(medianRatio(rounds, 'mcp', 'dispatch')),
     mcp_plain_to_mcp_ratio: round(medianRatio(rounds, 'mcp_plain', 'mcp')),
@@ -102,6 +109,7 @@ function ratioFigures(rounds: Record<TargetName, Measured>[]): Figures {
     cpu_cost_ratio: round(median(rounds.map((r) => r.direct.serverCpuUsPerRequest / r.mcp.serverCpuUsPerRequest))),
     mcp_minus_direct_cpu_us: addedCpuUs(rounds, 'mcp', 'direct'),
     mcp_minus_dispatch_cpu_us: addedCpuUs(rounds, 'mcp', 'dispatch'),
+    direct_mcpserver_minus_direct_cpu_us: addedCpuUs(rounds, 'direct_mcpserver', 'direct'),
     direct_docs_minus_direct_cpu_us: addedCpuUs(rounds, 'direct_docs', 'direct'),
   };
 }
@@ -113,9 +121,8 @@ function roundFigures(rounds: Record<TargetName, Measured>[]): Figures {
     ...figures,
     ...ratioFigures(rounds),
     note:
-      'per tools/call toolgate adds: API key auth (SHA-256, store lookup), the tenant runtime, JSON Schema validation, governance, 3 hash-chained audit envelopes committed to the store (memory here); ' +
-      'mcp_plain (no _meta) also hashes the arguments for a call id and chains every call into the principal’s one audit thread. direct = the SDK alone, per-request McpServer + transport, validator built once; ' +
-      'direct_docs = the same as the SDK example writes it (a new Ajv per request). No budget.',
+      'toolgate adds per tools/call: API key auth (SHA-256, store lookup), tenant runtime, JSON Schema validation, governance, 3 hash-chained audit envelopes committed (memory store). ' +
+      'direct: the SDK’s low-level Server; direct_mcpserver: McpServer + zod; direct_docs: the SDK example verbatim (a new Ajv per request); see bench/README.md. No budget.',
   };
 }
 
