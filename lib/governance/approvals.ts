@@ -95,10 +95,11 @@ export async function listApprovals(store: Store, tenant: string, options: { sta
   // Filtering by state happens after reading, so keep reading pages until the page is full.
   for (;;) {
     const page = await store.listIndex(approvalIndex(tenant), { after_score: after, limit: options.limit });
-    for (const entry of page) {
-      const approval = await loadApproval(store, entry.member);
+    // A page's records are read together, not one round trip after another.
+    const loaded = await Promise.all(page.map((entry) => loadApproval(store, entry.member)));
+    for (const [i, approval] of loaded.entries()) {
       if (approval && (!options.state || approval.state === options.state)) approvals.push(approval);
-      after = entry.score;
+      after = page[i].score;
       if (approvals.length === options.limit) return { approvals, next: after };
     }
     if (page.length < options.limit) return { approvals };

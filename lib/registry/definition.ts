@@ -2,7 +2,6 @@ import type { JsonSchema } from './json.ts';
 
 /** read observes, write changes state, execute runs code (DESIGN.md "Tiers"). */
 export type ToolTier = 'read' | 'write' | 'execute';
-export const TOOL_TIERS: readonly ToolTier[] = ['read', 'write', 'execute'];
 
 /** call: retries of one call replay; content: the same arguments in a thread run once; none. */
 export type IdempotencyMode = 'call' | 'content' | 'none';
