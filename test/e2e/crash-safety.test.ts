@@ -122,6 +122,9 @@ describe('a gateway killed mid-call (sqlite, SIGKILL)', () => {
     const retry = await dispatch('crash-write', [transfer]);
     expect(retry).toMatchObject({ status: 'indeterminate', is_error: true, replayed: true });
     expect(hits.get('/transfer')).toBe(1);
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toContain('toolgate_tools_indeterminate_total 1\n');
+    expect(metrics).toContain('toolgate_tools_dispatch_total{status="indeterminate"} 1\n');
 
     const envelopes = await auditOf('crash-write');
     // Committed before the side effect started, by the process that was killed:
