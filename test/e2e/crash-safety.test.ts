@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/http-server.ts';
 import { freePort, runNode, spawnNode, type Spawned } from '../helpers/processes.ts';
 
@@ -65,10 +65,15 @@ describe('a gateway killed mid-call (sqlite, SIGKILL)', () => {
     };
   });
   afterAll(async () => {
-    await gateway?.stop();
     await endpoint?.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
+  // Each test starts a gateway whose tools hang, kills it mid-call, and restarts it.
+  beforeEach(async () => {
+    hanging = true;
+    await start();
+  });
+  afterEach(async () => { await gateway?.stop(); });
 
   async function start(): Promise<void> {
     const port = await freePort();
@@ -77,11 +82,21 @@ describe('a gateway killed mid-call (sqlite, SIGKILL)', () => {
     url = `http://127.0.0.1:${port}`;
   }
 
-  async function kill(): Promise<void> {
+  /**
+   * `send` starts a request that reaches `tool`; once the endpoint has it, the gateway is killed
+   * (SIGKILL), restarted on the same file with tools that answer, and the call's deadline let pass.
+   */
+  async function killWhileRunning(tool: string, send: () => void): Promise<void> {
+    send();
+    await until(() => hits.get(`/${tool}`) === 1, `the tool ${tool} to be called`);
     const child = gateway!.child;
     const exited = new Promise((done) => child.once('exit', done));
     child.kill('SIGKILL');
     await exited;
+    const killedAt = Date.now();
+    hanging = false;
+    await start();
+    await sleep(Math.max(0, killedAt + PAST_DEADLINE_MS - Date.now()));
   }
 
   /** Starts a request the gateway will never answer (it is killed meanwhile). */
@@ -104,17 +119,8 @@ describe('a gateway killed mid-call (sqlite, SIGKILL)', () => {
   const verify = (thread_id: string) => runNode(['bin/toolgate.js', 'audit', 'verify', '--thread', thread_id], { env });
 
   it('a write call killed mid-run answers indeterminate after its deadline and never runs again', async () => {
-    hanging = true;
-    await start();
     const transfer = { call_id: 'transfer-1', name: 'transfer', arguments: { n: 100 } };
-    unanswered('/v1/dispatch', { thread_id: 'crash-write', calls: [transfer] });
-    await until(() => hits.get('/transfer') === 1, 'the tool to be called');
-    await kill();
-    const killedAt = Date.now();
-
-    hanging = false;
-    await start();
-    await sleep(Math.max(0, killedAt + PAST_DEADLINE_MS - Date.now()));
+    await killWhileRunning('transfer', () => unanswered('/v1/dispatch', { thread_id: 'crash-write', calls: [transfer] }));
     // The poll settles it: executing past its deadline → completed with an indeterminate result.
     const polled = await call('/v1/calls/transfer-1?thread_id=crash-write');
     expect(polled.body).toMatchObject({ status: 'indeterminate', result: { status: 'indeterminate', is_error: true } });
@@ -134,25 +140,15 @@ describe('a gateway killed mid-call (sqlite, SIGKILL)', () => {
     const verified = await verify('crash-write');
     expect(verified.code).toBe(0);
     expect(verified.stdout).toMatch(/^thread "crash-write": 6 envelopes, chain intact/);
-    await gateway!.stop();
   }, 60_000);
 
   it('an approval killed mid-execution ends interrupted and audited; the re-sent call neither runs nor parks again', async () => {
-    hanging = true;
-    await start();
     const alice = (await call('/v1/admin/keys', { method: 'POST', body: JSON.stringify({ principal: 'alice', scopes: ['approvals:decide', 'approvals:read'] }) })).body.key as string;
     const deploy = { call_id: 'deploy-1', name: 'deploy', arguments: { n: 1 } };
     const parked = await dispatch('crash-approval', [deploy]);
     expect(parked.status).toBe('pending_approval');
     const approvalId = parked.error.details.approval_id as string;
-    unanswered(`/v1/approvals/${approvalId}`, { decision: 'approve', reason: 'ship it' }, alice);
-    await until(() => hits.get('/deploy') === 1, 'the approved tool to be called');
-    await kill();
-    const killedAt = Date.now();
-
-    hanging = false;
-    await start();
-    await sleep(Math.max(0, killedAt + PAST_DEADLINE_MS - Date.now()));
+    await killWhileRunning('deploy', () => unanswered(`/v1/approvals/${approvalId}`, { decision: 'approve', reason: 'ship it' }, alice));
     // Looking at the approvals settles it: there is no background sweeper.
     const listed = (await call('/v1/approvals', { key: alice })).body.approvals as Array<Record<string, any>>;
     const mine = listed.filter((a) => a.thread_id === 'crash-approval');
@@ -177,23 +173,12 @@ describe('a gateway killed mid-call (sqlite, SIGKILL)', () => {
     expect(envelopes[4]).toMatchObject({ call_id: 'deploy-1', data: { status: 'indeterminate' } });
     expect(envelopes.at(-1)).toMatchObject({ data: { status: 'indeterminate' } });
     expect((await verify('crash-approval')).code).toBe(0);
-    await gateway!.stop();
   }, 60_000);
 
   it('a read call killed mid-run runs again after its lease', async () => {
-    hanging = true;
-    await start();
     const lookup = { call_id: 'lookup-1', name: 'lookup', arguments: { n: 7 } };
-    unanswered('/v1/dispatch', { thread_id: 'crash-read', calls: [lookup] });
-    await until(() => hits.get('/lookup') === 1, 'the read tool to be called');
-    await kill();
-    const killedAt = Date.now();
-
-    hanging = false;
-    await start();
-    await sleep(Math.max(0, killedAt + PAST_DEADLINE_MS - Date.now()));
+    await killWhileRunning('lookup', () => unanswered('/v1/dispatch', { thread_id: 'crash-read', calls: [lookup] }));
     expect(await dispatch('crash-read', [lookup])).toMatchObject({ status: 'ok', content: 'done /lookup' });
     expect(hits.get('/lookup')).toBe(2);
-    await gateway!.stop();
   }, 60_000);
 });
