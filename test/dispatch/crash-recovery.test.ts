@@ -3,7 +3,7 @@ import { verifyChain } from '../../lib/audit/verify.ts';
 import { ToolRouter } from '../../lib/dispatch/router.ts';
 import { approvalIndex } from '../../lib/governance/approvals.ts';
 import { MemoryStore } from '../../lib/stores/memory.ts';
-import { StoreUnavailableError, type Store } from '../../lib/stores/store.ts';
+import { atExecutingCommit, mortalStore, type DeathCondition } from '../helpers/mortal-store.ts';
 import { openDynamoDbStore } from '../support/dynalite.ts';
 import { openSqliteStore, openUpstashStore, type RunningStore } from '../support/store-fixtures.ts';
 
@@ -31,29 +31,6 @@ async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await sleep(5);
 }
 
-type DeathCondition = (method: string, args: unknown[]) => boolean;
-
-/** The store as one process sees it: it dies on demand, or when a call matches `when`; then every call fails. */
-function mortalView(store: Store, when: DeathCondition = () => false) {
-  let dead = false;
-  const view = new Proxy(store, {
-    get(target, property) {
-      const value = Reflect.get(target, property) as unknown;
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        if (!dead && when(String(property), args)) dead = true;
-        if (dead) return Promise.reject(new StoreUnavailableError(target.name, 'the process died'));
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { store: view, die: () => { dead = true; } };
-}
-
-/** The commit that marks a call executing: dying there means the side effect never started. */
-const atExecutingCommit: DeathCondition = (method, args) =>
-  method === 'commit' && (args[0] as { record?: { next?: { state?: string } | null } }).record?.next?.state === 'executing';
-
 describe.each(ADAPTERS)('crash recovery on %s', (_name, open) => {
   let running: RunningStore;
   let thread = 0;
@@ -62,7 +39,7 @@ describe.each(ADAPTERS)('crash recovery on %s', (_name, open) => {
 
   /** Two processes on one store: the one that dies, and the one started after it. */
   function processes(when?: DeathCondition) {
-    const first = mortalView(running.store, when);
+    const first = mortalStore(running.store, when);
     const counts = { runs: 0 };
     const routers = [first.store, running.store].map((store) => {
       const router = new ToolRouter(undefined, 5000, { policy: { write: 'grant' }, store, leaseGraceMs: GRACE_MS });

@@ -1,6 +1,6 @@
-import { leaseMsFor } from '../lease.ts';
 import { interpretClaim, leaseRecord, type ClaimDecision, type ClaimRequest } from '../../idempotency/claim.ts';
 import { settleAbandonedCall } from '../indeterminate.ts';
+import { leaseMsFor } from '../lease.ts';
 import { parkedCallFailure } from '../parked-call.ts';
 import { hashJson } from '../../idempotency/canonical-json.ts';
 import { idempotencyKeyFor } from '../../idempotency/keys.ts';

@@ -43,9 +43,10 @@ export function approvalRoutes(store: Store, env: Readonly<Record<string, string
   routes.post('/:id', requireScope('approvals:decide'), async (c) => {
     const principal = c.get('principal');
     const id = c.req.param('id');
-    const loaded = await loadApproval(store, id);
-    if (!loaded || loaded.tenant !== principal.tenant) return errorResponse(c, 404, 'not_found', `approval "${id}" not found`);
-    const existing = await currentApproval(c.get('runtime').deps, deferFor(c))(loaded);
+    const existing = await loadApproval(store, id);
+    if (!existing || existing.tenant !== principal.tenant) return errorResponse(c, 404, 'not_found', `approval "${id}" not found`);
+    // An interrupted approved call settles first, so a late decision is told what became of it.
+    await currentApproval(c.get('runtime').deps, deferFor(c))(existing);
     const read = await readJsonBody(c);
     if (!read.ok) return read.response;
     const body = read.body as { decision?: unknown; reason?: unknown };
