@@ -8,8 +8,12 @@ import { STORE_ADAPTERS, type OpenStore, type StoreAdapter } from './store-adapt
 import { loggedStore, StoreCallLog } from './store-meters.ts';
 import { distribution, timeEachAsync, type Distribution } from './stats.ts';
 
-/** Claim + completion + audit append on a remote store (DESIGN: one round trip each for claimWithHead and commit). */
-const BUDGET_ROUND_TRIPS = 2;
+/**
+ * Claim, start and completion on a remote store: one round trip each for claimWithHead, the
+ * commit that marks the call executing with its request and decision envelopes before the side
+ * effect (crash safety), and the commit of the result with its envelope.
+ */
+const BUDGET_ROUND_TRIPS = 3;
 const ENVELOPES_PER_CALL = 3;
 const BASELINE = { iterations: 20_000, warmup: 2_000 };
 /** Per adapter: the remote ones cost milliseconds a call (dynalite most), so fewer calls. */

@@ -31,17 +31,32 @@ export interface CallRecord {
   output: string;
 }
 
+/** What is known of a call before it runs: enough for its request and decision envelopes. */
+export type CallStart = Omit<CallRecord, 'result' | 'output'>;
+
 /** The request, decision and result envelopes of one call. Sensitive arguments are hashed. */
 export async function callEnvelopes(call: CallRecord): Promise<EnvelopeDraft[]> {
-  const base = { call_id: call.call_id, tool: call.tool, principal: call.principal, args_hash: call.args_hash, ...(call.manifest_version ? { manifest_version: call.manifest_version } : {}) };
+  return [...(await callStartEnvelopes(call)), await callResultEnvelope(call)];
+}
+
+/** The request and decision envelopes, committed before a side effect starts. */
+export async function callStartEnvelopes(call: CallStart): Promise<EnvelopeDraft[]> {
+  const base = envelopeBase(call);
   return [
     { ...base, type: 'tool.call.request', data: { arguments: await auditedArguments(call) } },
     { ...base, type: 'tool.call.decision', data: { ...call.decision } },
-    { ...base, type: 'tool.call.result', data: { ...(call.result as unknown as JsonObject), ...(await auditedOutput(call.output)) } },
   ];
 }
 
-async function auditedArguments(call: CallRecord): Promise<JsonValue> {
+export async function callResultEnvelope(call: CallRecord): Promise<EnvelopeDraft> {
+  return { ...envelopeBase(call), type: 'tool.call.result', data: { ...(call.result as unknown as JsonObject), ...(await auditedOutput(call.output)) } };
+}
+
+function envelopeBase(call: CallStart) {
+  return { call_id: call.call_id, tool: call.tool, principal: call.principal, args_hash: call.args_hash, ...(call.manifest_version ? { manifest_version: call.manifest_version } : {}) };
+}
+
+async function auditedArguments(call: CallStart): Promise<JsonValue> {
   if (!call.args) {
     const raw = typeof call.raw_arguments === 'string' ? call.raw_arguments : JSON.stringify(call.raw_arguments ?? null);
     return raw.length > RAW_ARGUMENT_CHARS ? `${raw.slice(0, RAW_ARGUMENT_CHARS)}…` : raw;

@@ -1,11 +1,14 @@
 import type { Approval } from '../governance/approval.ts';
-import { advanceApproval, decideApproval, type Decision, type DecisionOutcome } from '../governance/approvals.ts';
-import { leaseRecord } from '../idempotency/claim.ts';
+import { decideApproval, type Decision, type DecisionOutcome } from '../governance/approvals.ts';
+import { executingChange } from '../idempotency/execution.ts';
 import type { ToolResult } from './call.ts';
 import { elapsedMs, failureResult } from './call.ts';
 import type { DispatchDeps } from './context.ts';
+import { concludeApproval } from './approval-conclusion.ts';
+import { notifySettled } from './approval-notice.ts';
 import { rejectedFailure } from './approval-results.ts';
-import { deferOrAwait, previewArguments, settleExpired } from './parked-call.ts';
+import { leaseMsFor } from './lease.ts';
+import { settleExpired } from './parked-call.ts';
 import { approvalEnvelope, parkedCallRequest, resultEnvelope, settleParkedCall } from './settle.ts';
 import { executeStage } from './stages/execute.ts';
 import { validateStage } from './stages/validate.ts';
@@ -13,12 +16,9 @@ import { truncateOutput } from '../tools/truncate.ts';
 
 export type DecideOutcome = { ok: true; approval: Approval; result: ToolResult } | Extract<DecisionOutcome, { ok: false }>;
 
-const RESULT_EXCERPT_CHARS = 500;
-const LEASE_GRACE_MS = 30_000;
-
 /**
  * A human's decision on a parked call. Exactly one of racing decisions wins; an approval runs
- * the call once (its parked record moves to in_progress by compare-and-set, so a double click
+ * the call once (its parked record moves to executing by compare-and-set, so a double click
  * or a redelivered webhook finds nothing left to run), a rejection ends it as `denied`.
  */
 export async function decideParkedCall(deps: DispatchDeps, approvalId: string, decision: Decision, env: Readonly<Record<string, string | undefined>>, defer?: (work: Promise<unknown>) => void): Promise<DecideOutcome> {
@@ -30,15 +30,13 @@ export async function decideParkedCall(deps: DispatchDeps, approvalId: string, d
   }
   const approval = outcome.approval;
   deps.log('tools.approval.decided', { tenant: approval.tenant, approval_id: approval.id, state: approval.state, by: decision.by, via: decision.via });
-  const result = approval.state === 'rejected' ? await settleRejected(deps, approval, decision.by) : await runApprovedCall(deps, approval, decision.by, env);
-  const final: Approval =
-    approval.state === 'approved'
-      ? { ...approval, state: 'executed', result: { status: result.status, is_error: result.is_error, content: result.content.slice(0, RESULT_EXCERPT_CHARS) } }
-      : approval;
-  if (final !== approval) await advanceApproval(deps.store, 'approved', final);
-  const notifier = deps.approvals?.notifier;
-  if (notifier) await deferOrAwait(defer, async () => notifier.settled(final, await previewArguments(deps, final)));
-  return { ok: true, approval: final, result };
+  if (approval.state === 'rejected') {
+    const result = await settleRejected(deps, approval, decision.by);
+    await notifySettled(deps, approval, defer);
+    return { ok: true, approval, result };
+  }
+  const result = await runApprovedCall(deps, approval, decision.by, env);
+  return { ok: true, approval: await concludeApproval(deps, approval, 'executed', result, defer), result };
 }
 
 async function settleRejected(deps: DispatchDeps, approval: Approval, by: string): Promise<ToolResult> {
@@ -47,25 +45,41 @@ async function settleRejected(deps: DispatchDeps, approval: Approval, by: string
   return result;
 }
 
-/** Takes the parked call's record (parked → in_progress), runs the tool, stores and audits the result. */
+/**
+ * Starts the parked call (parked → executing, committed with the approval envelope before
+ * anything runs), runs the tool, then stores and audits the result (executing → completed).
+ */
 async function runApprovedCall(deps: DispatchDeps, approval: Approval, by: string, env: Readonly<Record<string, string | undefined>>): Promise<ToolResult> {
   const startedAt = performance.now();
   const call = { call_id: approval.call_id, name: approval.tool };
-  const executor = deps.registry.get(approval.tool);
-  const timeoutMs = executor?.definition.timeout_ms ?? deps.defaultTimeoutMs;
-  const request = { ...parkedCallRequest(deps, approval), lease_ms: timeoutMs + LEASE_GRACE_MS };
+  const timeoutMs = deps.registry.get(approval.tool)?.definition.timeout_ms ?? deps.defaultTimeoutMs;
   const owner = crypto.randomUUID();
-  const taken = await deps.store!.transition(approval.call_key, { state: 'parked', owner: approval.id }, leaseRecord(request, owner));
-  if (!taken.ok) {
-    const stored = taken.current?.state === 'completed' ? (taken.current.data.result as unknown as ToolResult) : undefined;
+  const started = await startApprovedCall(deps, approval, by, owner, timeoutMs);
+  if (!started.ok) {
+    const stored = started.current?.state === 'completed' ? (started.current.data.result as unknown as ToolResult) : undefined;
     return stored ?? failureResult(call, { code: 'in_progress', message: `This call of \`${approval.tool}\` is already running.` }, startedAt);
   }
   deps.events?.({ type: 'tool_call.start', ...call, thread_id: approval.thread_id, tenant: approval.tenant, arguments: approval.arguments });
   const { result, output } = await executeApproved(deps, approval, env, timeoutMs, startedAt);
-  await settleParkedCall(deps, approval, result, [approvalEnvelope(approval, by), resultEnvelope(approval, result, output)], { state: 'in_progress', owner });
+  await settleParkedCall(deps, approval, result, [resultEnvelope(approval, result, output)], { state: 'executing', owner });
   deps.events?.({ type: 'tool_call.end', ...call, thread_id: approval.thread_id, tenant: approval.tenant, result, output });
   deps.metrics?.observe(result);
   return result;
+}
+
+/** The approved call's start, durable before its side effect: the record says executing (with its deadline), the approval is audited. */
+async function startApprovedCall(deps: DispatchDeps, approval: Approval, by: string, owner: string, timeoutMs: number) {
+  const start = {
+    call_id: approval.call_id,
+    principal: approval.requested_by,
+    deadline: deps.now() + leaseMsFor(timeoutMs, deps.leaseGraceMs),
+    approval_id: approval.id,
+    ...(approval.manifest_version ? { manifest_version: approval.manifest_version } : {}),
+  };
+  const change = executingChange(parkedCallRequest(deps, approval), owner, start, { state: 'parked', owner: approval.id });
+  const thread = { tenant: approval.tenant, thread_id: approval.thread_id };
+  const outcome = deps.audit ? await deps.audit.record(thread, [approvalEnvelope(approval, by)], { record: change }) : (await deps.store!.commit({ record: change })).record;
+  return outcome ?? { ok: false as const, current: undefined };
 }
 
 /** The execute and truncate stages for an approved call; the tool may have changed since it was parked. */

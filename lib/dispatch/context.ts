@@ -35,6 +35,8 @@ export interface DispatchDeps {
   /** Deferred approvals: `review` parks calls (needs a store); without it, review answers `denied`. */
   approvals?: { ttlMs: number; notifier?: ApprovalNotifier };
   idempotencyTtlMs: number;
+  /** Added to a tool's timeout before its call is given up on (TOOLGATE_LEASE_GRACE_MS; lease.ts). */
+  leaseGraceMs?: number;
   defaultTimeoutMs: number;
   events?: EventSink;
   log: Logger;

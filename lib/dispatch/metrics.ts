@@ -12,6 +12,7 @@ export class DispatchMetrics {
   #count = 0;
   #sum = 0;
   #errors = 0;
+  #indeterminate = 0;
   readonly #registrySizes = new Map<string, number>();
 
   observe(result: ToolResult): void {
@@ -22,6 +23,11 @@ export class DispatchMetrics {
     LATENCY_BUCKETS_MS.forEach((bound, i) => {
       if (result.duration_ms <= bound) this.#buckets[i]++;
     });
+  }
+
+  /** A call whose side effect started and never completed was settled as `indeterminate` (once per call). */
+  indeterminate(): void {
+    this.#indeterminate++;
   }
 
   registrySize(tenant: string, size: number): void {
@@ -45,6 +51,9 @@ export class DispatchMetrics {
       '# HELP toolgate_tools_dispatch_error_rate Errors divided by calls since start.',
       '# TYPE toolgate_tools_dispatch_error_rate gauge',
       `toolgate_tools_dispatch_error_rate ${this.#count === 0 ? 0 : this.#errors / this.#count}`,
+      '# HELP toolgate_tools_indeterminate_total Calls whose side effect started but never completed (the process stopped), settled as indeterminate.',
+      '# TYPE toolgate_tools_indeterminate_total counter',
+      `toolgate_tools_indeterminate_total ${this.#indeterminate}`,
       '# HELP toolgate_tools_registry_size Tools registered per tenant.',
       '# TYPE toolgate_tools_registry_size gauge',
       ...[...this.#registrySizes].map(([tenant, n]) => `toolgate_tools_registry_size{tenant="${tenant.replace(/["\\\n]/g, '_')}"} ${n}`),

@@ -1,21 +1,11 @@
-import { maskSensitive } from '../audit/redact.ts';
 import type { Approval } from '../governance/approval.ts';
 import { loadApproval } from '../governance/approvals.ts';
 import { failureResult, type CallFailure } from './call.ts';
 import type { DispatchDeps } from './context.ts';
+import { notifySettled } from './approval-notice.ts';
 import { expiredFailure, pendingApprovalFailure, rejectedFailure } from './approval-results.ts';
+import { interruptedFailure, settleInterruptedApproval } from './interrupted-approval.ts';
 import { approvalEnvelope, resultEnvelope, settleParkedCall } from './settle.ts';
-
-/** The approval's arguments with the tool's `x-sensitive` fields masked, for people to read. */
-export function previewArguments(deps: DispatchDeps, approval: Approval) {
-  return maskSensitive(approval.arguments, deps.registry.get(approval.tool)?.definition.input_schema ?? {});
-}
-
-/** Runs follow-up work after the response where the runtime allows it, else now. */
-export async function deferOrAwait(defer: ((work: Promise<unknown>) => void) | undefined, work: () => Promise<unknown>): Promise<void> {
-  if (defer) defer(work());
-  else await work();
-}
 
 /**
  * An expired approval ends its call: the call's record gets the `expired` result (so a re-sent
@@ -24,8 +14,7 @@ export async function deferOrAwait(defer: ((work: Promise<unknown>) => void) | u
 export async function settleExpired(deps: DispatchDeps, approval: Approval, defer?: (work: Promise<unknown>) => void): Promise<void> {
   const result = failureResult({ call_id: approval.call_id, name: approval.tool }, expiredFailure(approval), performance.now());
   const settled = await settleParkedCall(deps, approval, result, [approvalEnvelope(approval, 'toolgate'), resultEnvelope(approval, result, result.content)], { state: 'parked' });
-  const notifier = deps.approvals?.notifier;
-  if (settled && notifier) await deferOrAwait(defer, async () => notifier.settled(approval, await previewArguments(deps, approval)));
+  if (settled) await notifySettled(deps, approval, defer);
 }
 
 /** What a parked call's caller is told now: still waiting, running, or how it ended. */
@@ -40,8 +29,19 @@ export async function parkedCallFailure(deps: DispatchDeps, approvalId: string, 
       return expiredFailure(approval);
     case 'rejected':
       return rejectedFailure(approval);
-    case 'approved':
+    case 'approved': {
+      const settled = await settleInterruptedApproval(deps, approval, defer);
+      if (settled.result?.error) return settled.result.error;
+      if (settled.approval.state === 'interrupted') return interruptedFailure(settled.approval);
+      return runningFailure(approval);
+    }
     case 'executed':
-      return { code: 'in_progress', message: `This call of \`${approval.tool}\` was approved by ${approval.decided_by ?? 'an approver'} and is running; ask again shortly for its result.`, details: { approval_id: approval.id } };
+      return runningFailure(approval);
+    case 'interrupted':
+      return interruptedFailure(approval);
   }
+}
+
+function runningFailure(approval: Approval): CallFailure {
+  return { code: 'in_progress', message: `This call of \`${approval.tool}\` was approved by ${approval.decided_by ?? 'an approver'} and is running; ask again shortly for its result.`, details: { approval_id: approval.id } };
 }

@@ -2,7 +2,9 @@ import { hashJson } from '../idempotency/canonical-json.ts';
 import { truncateOutput } from '../tools/truncate.ts';
 import { elapsedMs, failureResult, type CallFailure, type ToolCall, type ToolResult } from './call.ts';
 import type { CallerContext, DispatchDeps } from './context.ts';
+import { leaseMsFor } from './lease.ts';
 import { authorizeStage } from './stages/authorize.ts';
+import { beginStage, type TraceBeforeRun } from './stages/begin.ts';
 import { claimStage } from './stages/claim.ts';
 import { executeStage } from './stages/execute.ts';
 import { governStage } from './stages/govern.ts';
@@ -19,7 +21,7 @@ export interface DispatchOptions {
 }
 
 /**
- * parse → lookup → authorize → validate → govern → claim (or park) → execute → truncate → record.
+ * parse → lookup → authorize → validate → govern → claim (or park) → begin → execute → truncate → record.
  * Never throws: every outcome, including a bug in a stage, is a ToolResult.
  */
 export async function dispatchCall(deps: DispatchDeps, caller: CallerContext, call: ToolCall, options: DispatchOptions = {}): Promise<ToolResult> {
@@ -81,8 +83,17 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
   const { claim, replay, head } = claimed.value;
   if (replay) return { ...known, raw_arguments: call.arguments, decision, head, result: { ...replay, call_id: call.call_id }, output: replay.content };
 
+  let trace: TraceBeforeRun = { ...known, raw_arguments: call.arguments, decision, claim, head };
+  // A side effect starts only once its start is durable (reads may simply run again after a crash).
+  if (definition.tier !== 'read') {
+    const begun = await beginStage(deps, caller, call, trace, deps.now() + leaseMsFor(timeoutMs, deps.leaseGraceMs));
+    trace = { ...trace, started: begun.started };
+    if (begun.failure) {
+      const result = failureResult(call, begun.failure, startedAt);
+      return { ...trace, result, output: result.content };
+    }
+  }
   const executed = await executeStage(executor, args, { call_id: call.call_id, thread_id: caller.thread_id, tenant: caller.tenant, principal: caller.principal, env: caller.env }, timeoutMs);
-  const trace = { ...known, raw_arguments: call.arguments, decision, claim, head };
   if (!executed.ok) {
     const result = failureResult(call, executed.failure, startedAt);
     return { ...trace, result, output: result.content };

@@ -28,6 +28,8 @@ export interface ToolRouterOptions {
   log?: Logger;
   /** The clock for idempotency and approval expiry (tests move it). */
   now?: () => number;
+  /** Added to a tool's timeout before a call that stopped mid-way is given up on (default 30 s; see lease.ts). */
+  leaseGraceMs?: number;
 }
 
 /** Who is calling, for library use. Everything is optional: an in-process caller is trusted with all scopes. */
@@ -55,6 +57,7 @@ export class ToolRouter {
       // With a store, `review` parks calls until submitApproval decides them.
       approvals: options.store ? { ttlMs: DEFAULT_APPROVAL_TTL_SECONDS * 1000 } : undefined,
       idempotencyTtlMs: DEFAULT_IDEMPOTENCY_TTL_MS,
+      leaseGraceMs: options.leaseGraceMs,
       defaultTimeoutMs,
       events: options.events,
       log: options.log ?? silentLogger,

@@ -10,8 +10,8 @@ export function parkedCallRequest(deps: DispatchDeps, approval: Approval): Claim
 }
 
 /**
- * Ends a parked call with its final result (run, rejected or expired): the result is stored
- * under the call's key, so a re-sent call or a poll gets it, and audited, in one commit.
+ * Ends a parked call with its final result (run, rejected, expired or interrupted): the result is
+ * stored under the call's key, so a re-sent call or a poll gets it, and audited, in one commit.
  * Returns false when the record was no longer in the expected state (someone else settled it).
  */
 export async function settleParkedCall(
@@ -19,10 +19,10 @@ export async function settleParkedCall(
   approval: Approval,
   result: ToolResult,
   drafts: EnvelopeDraft[],
-  from: { state: 'parked' } | { state: 'in_progress'; owner: string },
+  from: { state: 'parked' } | { state: 'executing'; owner: string },
 ): Promise<boolean> {
   if (!deps.store) return false;
-  const change = completionChange(parkedCallRequest(deps, approval), from.state === 'in_progress' ? from.owner : undefined, result, deps.now(), from.state);
+  const change = completionChange(parkedCallRequest(deps, approval), from.state === 'executing' ? from.owner : undefined, result, deps.now(), from.state);
   const thread = { tenant: approval.tenant, thread_id: approval.thread_id };
   const outcome = deps.audit ? await deps.audit.record(thread, drafts, { record: change }) : (await deps.store.commit({ record: change })).record;
   return outcome?.ok ?? false;

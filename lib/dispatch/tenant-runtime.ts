@@ -26,6 +26,7 @@ export interface GatewayServices {
   log: Logger;
   events?: EventSink;
   idempotencyTtlMs: number;
+  leaseGraceMs?: number;
   defaultTimeoutMs: number;
   /** Who hears about a tenant's parked calls (Slack), if anyone. */
   notifierFor?: (manifest: Manifest) => ApprovalNotifier | undefined;
@@ -57,6 +58,7 @@ export function buildTenantRuntime(manifest: Manifest, services: GatewayServices
       audit: services.audit,
       metrics: services.metrics,
       idempotencyTtlMs: services.idempotencyTtlMs,
+      leaseGraceMs: services.leaseGraceMs,
       defaultTimeoutMs: services.defaultTimeoutMs,
       events: services.events,
       log: services.log,

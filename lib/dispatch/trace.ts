@@ -17,4 +17,6 @@ export interface CallTrace {
   decision: { decision: string; stage: string; reason?: string };
   claim?: HeldClaim;
   head?: AuditHead | null;
+  /** The start was committed before the side effect (begin stage): the claim's record is executing, request and decision are audited. */
+  started?: boolean;
 }

@@ -1,8 +1,12 @@
 import type { ToolTier } from '../registry/definition.ts';
 import type { JsonObject } from '../registry/json.ts';
 
-/** pending → approved | rejected | expired; approved → executed. */
-export type ApprovalState = 'pending' | 'approved' | 'rejected' | 'expired' | 'executed';
+/**
+ * pending → approved | rejected | expired; approved → executed | interrupted. `interrupted` is
+ * terminal: the gateway stopped while the approved call was starting or running, and its result
+ * says whether it may have run (`indeterminate`) or never started.
+ */
+export type ApprovalState = 'pending' | 'approved' | 'rejected' | 'expired' | 'executed' | 'interrupted';
 
 /** Where a decision came from. */
 export type DecisionChannel = 'api' | 'slack';
@@ -32,7 +36,7 @@ export interface Approval {
   decided_via?: DecisionChannel;
   decided_at?: string;
   decision_reason?: string;
-  /** The result of the approved call, once it ran (status and content as the model saw them). */
+  /** The result of the approved call, once it ran or was interrupted (status and content as the model saw them). */
   result?: { status: string; is_error: boolean; content: string };
   /** The Slack message showing this approval, once posted. */
   slack?: { channel: string; ts: string };

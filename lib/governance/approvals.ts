@@ -88,15 +88,21 @@ export async function attachSlackMessage(store: Store, id: string, slack: { chan
   }
 }
 
-/** A tenant's approvals, oldest first, optionally in one state; `after` pages on. */
-export async function listApprovals(store: Store, tenant: string, options: { state?: ApprovalState; after?: number; limit: number }): Promise<{ approvals: Approval[]; next?: number }> {
+/**
+ * A tenant's approvals, oldest first, optionally in one state; `after` pages on. `refresh` brings
+ * each one up to date before it is filtered (an interrupted approved call settles when seen).
+ */
+export async function listApprovals(store: Store, tenant: string, options: { state?: ApprovalState; after?: number; limit: number; refresh?: (approval: Approval) => Promise<Approval> }): Promise<{ approvals: Approval[]; next?: number }> {
   const approvals: Approval[] = [];
   let after = options.after;
   // Filtering by state happens after reading, so keep reading pages until the page is full.
   for (;;) {
     const page = await store.listIndex(approvalIndex(tenant), { after_score: after, limit: options.limit });
     // A page's records are read together, not one round trip after another.
-    const loaded = await Promise.all(page.map((entry) => loadApproval(store, entry.member)));
+    const loaded = await Promise.all(page.map(async (entry) => {
+      const approval = await loadApproval(store, entry.member);
+      return approval && options.refresh ? options.refresh(approval) : approval;
+    }));
     for (const [i, approval] of loaded.entries()) {
       if (approval && (!options.state || approval.state === options.state)) approvals.push(approval);
       after = page[i].score;

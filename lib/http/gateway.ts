@@ -1,4 +1,5 @@
 import { AuditRecorder } from '../audit/recorder.ts';
+import { leaseGraceFromEnv } from '../dispatch/lease.ts';
 import { DispatchMetrics } from '../dispatch/metrics.ts';
 import { StoreTenantDirectory } from '../dispatch/store-tenant-directory.ts';
 import type { GatewayServices } from '../dispatch/tenant-runtime.ts';
@@ -51,6 +52,7 @@ export function createGateway(config: GatewayConfig) {
     log,
     events: config.events,
     idempotencyTtlMs: Number(config.env.TOOLGATE_IDEMPOTENCY_TTL_MS ?? DEFAULT_IDEMPOTENCY_TTL_MS),
+    leaseGraceMs: leaseGraceFromEnv(config.env.TOOLGATE_LEASE_GRACE_MS),
     defaultTimeoutMs: 5000,
     notifierFor: (manifest) => slackNotifierFor(manifest, slack, log),
   };

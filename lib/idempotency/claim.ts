@@ -1,6 +1,7 @@
 import type { ToolResult } from '../dispatch/call.ts';
 import type { JsonObject } from '../registry/json.ts';
 import type { ClaimOutcome, CommitRequest, StateRecord } from '../stores/store.ts';
+import { EXECUTING, executionDeadline, isAbandonedExecution } from './execution.ts';
 
 export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -9,6 +10,8 @@ export type ClaimDecision =
   | { kind: 'parked'; approval_id: string }
   | { kind: 'replay'; result: ToolResult }
   | { kind: 'in_progress'; lease_until: number }
+  /** A side effect that started and never completed (its deadline passed): settle it, never re-run it. */
+  | { kind: 'abandoned'; record: StateRecord }
   | { kind: 'conflict'; stored_args_hash: string };
 
 export interface ClaimRequest {
@@ -34,8 +37,8 @@ export function leaseRecord(request: ClaimRequest, owner: string): StateRecord {
 
 /**
  * What a claim attempt means. Exactly one concurrent caller gets `claimed`; the others see the
- * stored result (`replay`), a live lease (`in_progress`), or other arguments under the same
- * key (`conflict`).
+ * stored result (`replay`), a live lease or a running side effect (`in_progress`), a side effect
+ * whose outcome was lost (`abandoned`), or other arguments under the same key (`conflict`).
  */
 export function interpretClaim(outcome: ClaimOutcome, request: ClaimRequest, owner: string): ClaimDecision {
   if (outcome.claimed) return { kind: 'claimed', owner };
@@ -45,6 +48,9 @@ export function interpretClaim(outcome: ClaimOutcome, request: ClaimRequest, own
   if (existing.state === 'parked') return { kind: 'parked', approval_id: String(existing.data.approval_id) };
   if (existing.state === 'completed') {
     return { kind: 'replay', result: { ...(existing.data.result as unknown as ToolResult), replayed: true } };
+  }
+  if (existing.state === EXECUTING) {
+    return isAbandonedExecution(existing, request.now) ? { kind: 'abandoned', record: existing } : { kind: 'in_progress', lease_until: executionDeadline(existing) };
   }
   return { kind: 'in_progress', lease_until: existing.claimable_after ?? existing.expires_at };
 }
@@ -64,7 +70,7 @@ export function parkedRecord(request: ClaimRequest, approvalId: string, approval
 }
 
 /** The record change that stores the result the model saw under the claimed key (only while the lease is ours). */
-export function completionChange(request: ClaimRequest, owner: string | undefined, result: ToolResult, now: number, from: 'in_progress' | 'parked' = 'in_progress'): NonNullable<CommitRequest['record']> {
+export function completionChange(request: ClaimRequest, owner: string | undefined, result: ToolResult, now: number, from: 'in_progress' | 'executing' | 'parked' = 'in_progress'): NonNullable<CommitRequest['record']> {
   const { replayed: _replayed, ...stored } = result;
   return {
     key: request.key,
@@ -80,5 +86,5 @@ export function completionChange(request: ClaimRequest, owner: string | undefine
 
 /** The record change that gives a claim back (the tool never ran), so a retry can run it. */
 export function releaseChange(request: ClaimRequest, owner: string): NonNullable<CommitRequest['record']> {
-  return { key: request.key, expect: { state: 'in_progress', owner }, next: null };
+  return { key: request.key, expect: { state: ['in_progress', EXECUTING], owner }, next: null };
 }

@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   'in_progress',
   'conflict',
   'unavailable',
+  'indeterminate',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

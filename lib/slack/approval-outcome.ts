@@ -9,6 +9,7 @@ export function outcomeTitle(approval: Approval): { emoji: string; label: string
   switch (approval.state) {
     case 'approved': return { emoji: ':white_check_mark:', label: 'Approved' };
     case 'executed': return approval.result?.is_error ? { emoji: ':warning:', label: 'Approved, failed' } : { emoji: ':white_check_mark:', label: 'Approved and executed' };
+    case 'interrupted': return { emoji: ':warning:', label: 'Approved, interrupted' };
     case 'rejected': return { emoji: ':no_entry:', label: 'Rejected' };
     case 'expired': return { emoji: ':hourglass:', label: 'Expired' };
     default: return { emoji: ':hourglass_flowing_sand:', label: 'Waiting for approval' };
@@ -43,10 +44,19 @@ export function outcomeText(approval: Approval): string {
   switch (approval.state) {
     case 'executed': return executedText(approval);
     case 'approved': return '*Outcome*\nRunning: the call was approved and is being executed.';
+    case 'interrupted': return interruptedText(approval);
     case 'rejected': return '*Outcome*\nNot run: the call was rejected.';
     case 'expired': return '*Outcome*\nNot run: the approval expired.';
     default: return '*Outcome*\nNot run yet.';
   }
+}
+
+/** The gateway stopped while the call was starting or running: say whether it may have run. */
+function interruptedText(approval: Approval): string {
+  const mayHaveRun = approval.result?.status !== 'error';
+  return mayHaveRun
+    ? '*Outcome*\nInterrupted: the gateway stopped while the call was running, so it may or may not have taken effect. It will not be run again; check before retrying.'
+    : '*Outcome*\nInterrupted: the gateway stopped before the call started, so it did not run.';
 }
 
 function executedText(approval: Approval): string {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolResult } from '../../lib/dispatch/call.ts';
 import { CallFormatError, PROVIDER_FORMATS } from '../../lib/dispatch/formats/index.ts';
+import { toCallToolResult } from '../../lib/mcp/call-result.ts';
 
 const ok = (call_id: string, name: string, content: string): ToolResult => ({ call_id, name, status: 'ok', is_error: false, content, truncated: false, duration_ms: 1 });
 const bad = (call_id: string, name: string, content: string): ToolResult => ({ ...ok(call_id, name, content), status: 'unknown_tool', is_error: true, error: { code: 'unknown_tool', message: content } });
@@ -73,5 +74,17 @@ describe('Gemini calls and results', () => {
         ],
       },
     ]);
+  });
+});
+
+describe('an indeterminate result (a side effect whose outcome was lost) in every format', () => {
+  const lost: ToolResult = { ...ok('call_9', 'transfer', 'It may or may not have taken effect. Check whether it took effect before retrying.'), status: 'indeterminate', is_error: true, error: { code: 'indeterminate', message: 'It may or may not have taken effect.' } };
+
+  it('is an error the model reads, with its message', () => {
+    expect(PROVIDER_FORMATS.anthropic.writeResults([lost], [])).toEqual([{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_9', content: lost.content, is_error: true }] }]);
+    expect(PROVIDER_FORMATS.openai.writeResults([lost], [])).toEqual([{ role: 'tool', tool_call_id: 'call_9', content: lost.content }]);
+    const gemini = JSON.stringify(PROVIDER_FORMATS.gemini.writeResults([lost], []));
+    expect(gemini).toContain('"error":{"code":"indeterminate"');
+    expect(toCallToolResult(lost)).toMatchObject({ isError: true, content: [{ type: 'text', text: lost.content }], _meta: { 'toolgate/status': 'indeterminate' } });
   });
 });

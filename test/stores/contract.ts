@@ -58,6 +58,18 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>, o
         expect(await store.get(lease)).toMatchObject({ owner: 'second' });
       });
 
+      it('never lets a record without claimable_after be taken over, even one that replaced a lease', async () => {
+        // A side effect that started (crash safety): its record keeps the key however long it runs.
+        const k = key('executing');
+        await store.claim(k, record('in_progress', { owner: 'first', claimable_after: fixture.clock.now + 1000 }));
+        expect(await store.transition(k, { state: 'in_progress', owner: 'first' }, record('executing', { owner: 'first' }))).toEqual({ ok: true });
+        fixture.clock.now += 2000;
+        const retry = await store.claim(k, record('in_progress', { owner: 'second', claimable_after: fixture.clock.now + 1000 }));
+        expect(retry.claimed).toBe(false);
+        if (!retry.claimed) expect(retry.existing).toMatchObject({ state: 'executing', owner: 'first' });
+        expect((await store.get(k))?.claimable_after).toBeUndefined();
+      });
+
       it('exactly one of 50 concurrent claims wins', async () => {
         const k = key('race');
         const outcomes = await Promise.all(Array.from({ length: 50 }, (_, i) => store.claim(k, record('in_progress', { owner: `o${i}` }))));

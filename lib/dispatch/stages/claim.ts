@@ -1,4 +1,6 @@
 import { interpretClaim, leaseRecord, type ClaimDecision, type ClaimRequest } from '../../idempotency/claim.ts';
+import { settleAbandonedCall } from '../indeterminate.ts';
+import { leaseMsFor } from '../lease.ts';
 import { parkedCallFailure } from '../parked-call.ts';
 import { hashJson } from '../../idempotency/canonical-json.ts';
 import { idempotencyKeyFor } from '../../idempotency/keys.ts';
@@ -22,9 +24,6 @@ export interface ClaimStageValue {
   head?: AuditHead | null;
 }
 
-/** Grace on top of the tool's timeout before an abandoned claim may be taken over. */
-const LEASE_GRACE_MS = 30_000;
-
 /**
  * Idempotency: replay a stored result, refuse a live or conflicting claim, or take the claim.
  * If the store cannot be reached, side effects fail closed (`unavailable`); reads run unclaimed.
@@ -43,7 +42,7 @@ export async function claimStage(
   const args_hash = argsHash ?? (await hashJson(args));
   const key = idempotencyKeyFor(mode, { tenant: caller.tenant, thread_id: caller.thread_id, call_id: callId, tool: definition.name, args_hash });
   if (key === undefined) return pass({});
-  const request: ClaimRequest = { key, args_hash, tool: definition.name, lease_ms: timeoutMs + LEASE_GRACE_MS, ttl_ms: deps.idempotencyTtlMs, now: deps.now() };
+  const request: ClaimRequest = { key, args_hash, tool: definition.name, lease_ms: leaseMsFor(timeoutMs, deps.leaseGraceMs), ttl_ms: deps.idempotencyTtlMs, now: deps.now() };
   const owner = crypto.randomUUID();
 
   let decision;
@@ -63,26 +62,29 @@ export async function claimStage(
     });
   }
   if (decision.kind === 'claimed') return pass({ claim: { request, owner: decision.owner }, head });
-  return existingCallAnswer(deps, decision, definition, key, caller.defer, head);
+  return existingCallAnswer(deps, decision, definition, key, caller, head);
 }
 
 /**
  * What a call is told when its key is already taken: the stored result (replay), a run in
- * progress, a parked call's current state, or a conflict (other arguments under the same key).
+ * progress, a parked call's current state, a side effect whose outcome was lost (settled once as
+ * `indeterminate`, never re-run), or a conflict (other arguments under the same key).
  */
 export async function existingCallAnswer(
   deps: DispatchDeps,
   decision: Exclude<ClaimDecision, { kind: 'claimed' }>,
   definition: ToolDefinition,
   key: string,
-  defer?: (work: Promise<unknown>) => void,
+  caller: Pick<CallerContext, 'tenant' | 'thread_id' | 'defer'>,
   head?: AuditHead | null,
 ): Promise<StageResult<ClaimStageValue>> {
   switch (decision.kind) {
     case 'replay':
       return pass({ replay: decision.result, head });
+    case 'abandoned':
+      return pass({ replay: await settleAbandonedCall(deps, key, decision.record, { tenant: caller.tenant, thread_id: caller.thread_id }, caller.defer), head });
     case 'parked':
-      return fail(await parkedCallFailure(deps, decision.approval_id, defer));
+      return fail(await parkedCallFailure(deps, decision.approval_id, caller.defer));
     case 'in_progress':
       return fail({
         code: 'in_progress',

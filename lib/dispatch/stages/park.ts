@@ -9,7 +9,7 @@ import type { JsonObject } from '../../registry/json.ts';
 import type { ToolCall } from '../call.ts';
 import type { CallerContext, DispatchDeps } from '../context.ts';
 import { pendingApprovalFailure } from '../approval-results.ts';
-import { deferOrAwait } from '../parked-call.ts';
+import { deferOrAwait } from '../approval-notice.ts';
 import { existingCallAnswer } from './claim.ts';
 import { fail, type StageResult } from './stage.ts';
 import type { ClaimStageValue } from './claim.ts';
@@ -61,7 +61,7 @@ export async function parkStage(
     const outcome = await store.claimWithHead(key, parkedRecord(request, approval.id, now + approvals.ttlMs), { tenant: caller.tenant, thread_id: caller.thread_id });
     if (!outcome.claim.claimed) {
       const existing = interpretClaim(outcome.claim, request, '');
-      if (existing.kind !== 'claimed') return existingCallAnswer(deps, existing, definition, key, caller.defer);
+      if (existing.kind !== 'claimed') return existingCallAnswer(deps, existing, definition, key, caller, outcome.head);
     }
     await saveNewApproval(store, approval);
   } catch (error) {

@@ -1,13 +1,15 @@
-import { callEnvelopes, type CallRecord } from '../../audit/call-envelopes.ts';
+import { callEnvelopes, callResultEnvelope, type CallRecord } from '../../audit/call-envelopes.ts';
 import { completionChange, releaseChange } from '../../idempotency/claim.ts';
 import type { CommitRequest } from '../../stores/store.ts';
 import type { CallerContext, DispatchDeps } from '../context.ts';
 import type { CallTrace } from '../trace.ts';
+import { callStartOf } from './begin.ts';
 
 /**
  * Stores what happened: the result under the idempotency claim (or the claim released when the
- * tool never ran) and the request/decision/result envelopes, in one commit. A failure here is
- * logged, never turned into a different result: the model already has this one.
+ * tool never ran) and the envelopes, in one commit: the result envelope when the begin stage
+ * already audited the request and decision, all three otherwise. A failure here is logged, never
+ * turned into a different result: the model already has this one.
  */
 export async function recordStage(deps: DispatchDeps, caller: CallerContext, trace: CallTrace): Promise<void> {
   if (!deps.store) return;
@@ -15,11 +17,12 @@ export async function recordStage(deps: DispatchDeps, caller: CallerContext, tra
   const record: CommitRequest['record'] = claim
     ? result.status === 'unavailable'
       ? releaseChange(claim.request, claim.owner)
-      : completionChange(claim.request, claim.owner, result, deps.now())
+      : completionChange(claim.request, claim.owner, result, deps.now(), trace.started ? 'executing' : 'in_progress')
     : undefined;
   try {
+    const audited = auditRecordOf(caller, trace);
     const outcome = deps.audit
-      ? await deps.audit.record({ tenant: caller.tenant, thread_id: caller.thread_id }, await callEnvelopes(auditRecordOf(caller, trace)), { record, head: trace.head })
+      ? await deps.audit.record({ tenant: caller.tenant, thread_id: caller.thread_id }, trace.started ? [await callResultEnvelope(audited)] : await callEnvelopes(audited), { record, head: trace.head })
       : record
         ? (await deps.store.commit({ record })).record
         : undefined;
@@ -34,15 +37,7 @@ export async function recordStage(deps: DispatchDeps, caller: CallerContext, tra
 function auditRecordOf(caller: CallerContext, trace: CallTrace): CallRecord {
   const { result } = trace;
   return {
-    call_id: result.call_id,
-    tool: result.name,
-    principal: caller.principal,
-    manifest_version: caller.manifest_version,
-    definition: trace.definition,
-    args: trace.args,
-    raw_arguments: trace.raw_arguments,
-    args_hash: trace.args_hash ?? null,
-    decision: trace.decision,
+    ...callStartOf(caller, { call_id: result.call_id, name: result.name }, trace),
     result: {
       status: result.status,
       is_error: result.is_error,

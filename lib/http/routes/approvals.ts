@@ -1,6 +1,8 @@
 import { Hono } from 'hono';
 import { decideParkedCall } from '../../dispatch/approval-flow.ts';
-import type { ApprovalState } from '../../governance/approval.ts';
+import type { DispatchDeps } from '../../dispatch/context.ts';
+import { settleInterruptedApproval } from '../../dispatch/interrupted-approval.ts';
+import type { Approval, ApprovalState } from '../../governance/approval.ts';
 import { listApprovals, loadApproval } from '../../governance/approvals.ts';
 import type { Store } from '../../stores/store.ts';
 import { approvalView } from '../approval-view.ts';
@@ -9,7 +11,7 @@ import { deferFor } from '../defer.ts';
 import type { GatewayEnv } from '../env.ts';
 import { errorResponse, readJsonBody } from '../errors.ts';
 
-const STATES: ApprovalState[] = ['pending', 'approved', 'rejected', 'expired', 'executed'];
+const STATES: ApprovalState[] = ['pending', 'approved', 'rejected', 'expired', 'executed', 'interrupted'];
 const READ_SCOPES = ['approvals:read', 'approvals:decide'];
 
 /** GET /v1/approvals, GET /v1/approvals/:id, POST /v1/approvals/:id — always within the caller's tenant. */
@@ -22,7 +24,8 @@ export function approvalRoutes(store: Store, env: Readonly<Record<string, string
     const cursor = c.req.query('cursor');
     if (cursor !== undefined && !/^\d+$/.test(cursor)) return errorResponse(c, 400, 'invalid_request', 'cursor must be the next_cursor of a previous page');
     const limit = Math.min(Number(c.req.query('limit') ?? 50) || 50, 200);
-    const page = await listApprovals(store, c.get('principal').tenant, { state, after: cursor === undefined ? undefined : Number(cursor), limit });
+    const refresh = currentApproval(c.get('runtime').deps, deferFor(c));
+    const page = await listApprovals(store, c.get('principal').tenant, { state, after: cursor === undefined ? undefined : Number(cursor), limit, refresh });
     const approvals = await Promise.all(page.approvals.map((a) => approvalView(c.get('runtime'), a)));
     return c.json({ approvals, ...(page.next !== undefined ? { next_cursor: String(page.next) } : {}) });
   });
@@ -34,7 +37,7 @@ export function approvalRoutes(store: Store, env: Readonly<Record<string, string
     if (!approval || approval.tenant !== principal.tenant) return errorResponse(c, 404, 'not_found', `approval "${c.req.param('id')}" not found`);
     const mayRead = approval.requested_by === principal.principal || READ_SCOPES.some((s) => principal.scopes.includes(s));
     if (!mayRead) return errorResponse(c, 403, 'forbidden', 'this API key lacks the scope "approvals:read" and did not request this call');
-    return c.json(await approvalView(c.get('runtime'), approval));
+    return c.json(await approvalView(c.get('runtime'), await currentApproval(c.get('runtime').deps, deferFor(c))(approval)));
   });
 
   routes.post('/:id', requireScope('approvals:decide'), async (c) => {
@@ -42,6 +45,8 @@ export function approvalRoutes(store: Store, env: Readonly<Record<string, string
     const id = c.req.param('id');
     const existing = await loadApproval(store, id);
     if (!existing || existing.tenant !== principal.tenant) return errorResponse(c, 404, 'not_found', `approval "${id}" not found`);
+    // An interrupted approved call settles first, so a late decision is told what became of it.
+    await currentApproval(c.get('runtime').deps, deferFor(c))(existing);
     const read = await readJsonBody(c);
     if (!read.ok) return read.response;
     const body = read.body as { decision?: unknown; reason?: unknown };
@@ -63,4 +68,9 @@ export function approvalRoutes(store: Store, env: Readonly<Record<string, string
   });
 
   return routes;
+}
+
+/** An approval as it stands now: an approved call interrupted by a stopped gateway is settled when seen. */
+function currentApproval(deps: DispatchDeps, defer?: (work: Promise<unknown>) => void) {
+  return async (approval: Approval) => (await settleInterruptedApproval(deps, approval, defer)).approval;
 }

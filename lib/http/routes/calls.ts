@@ -1,6 +1,8 @@
 import { Hono } from 'hono';
 import { failureResult, type ToolResult } from '../../dispatch/call.ts';
+import { settleAbandonedCall } from '../../dispatch/indeterminate.ts';
 import { parkedCallFailure } from '../../dispatch/parked-call.ts';
+import { isAbandonedExecution } from '../../idempotency/execution.ts';
 import { idempotencyKeyFor } from '../../idempotency/keys.ts';
 import type { Store } from '../../stores/store.ts';
 import { deferFor } from '../defer.ts';
@@ -29,6 +31,7 @@ export function callRoutes(store: Store) {
       if (!record) return errorResponse(c, 404, 'not_found', `no stored call "${call_id}" in thread "${thread_id}" (calls of read tools and of tools with idempotency "none" are not stored)`);
       let result: ToolResult;
       if (record.state === 'completed') result = record.data.result as unknown as ToolResult;
+      else if (isAbandonedExecution(record, deps.now())) result = await settleAbandonedCall(deps, key, record, { tenant: c.get('principal').tenant, thread_id }, deferFor(c));
       else {
         const failure = record.state === 'parked' ? await parkedCallFailure(deps, String(record.data.approval_id), deferFor(c)) : { code: 'in_progress' as const, message: 'The call is running.' };
         result = failureResult({ call_id, name: String(record.data.tool) }, failure, performance.now());
