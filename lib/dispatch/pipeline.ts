@@ -5,7 +5,7 @@ import type { CallerContext, DispatchDeps } from './context.ts';
 import { authorizeStage } from './stages/authorize.ts';
 import { claimStage } from './stages/claim.ts';
 import { executeStage } from './stages/execute.ts';
-import { governStage } from './stages/govern.ts';
+import { governStage, grantedExecution } from './stages/govern.ts';
 import { lookupStage } from './stages/lookup.ts';
 import { parkStage } from './stages/park.ts';
 import { parseStage } from './stages/parse.ts';
@@ -81,7 +81,7 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
   const { claim, replay, head } = claimed.value;
   if (replay) return { ...known, raw_arguments: call.arguments, decision, head, result: { ...replay, call_id: call.call_id }, output: replay.content };
 
-  const executed = await executeStage(executor, args, { call_id: call.call_id, thread_id: caller.thread_id, tenant: caller.tenant, principal: caller.principal, env: caller.env }, timeoutMs);
+  const executed = await executeStage(executor, args, { call_id: call.call_id, thread_id: caller.thread_id, tenant: caller.tenant, principal: caller.principal, env: caller.env, ...grantedExecution(governed.value) }, timeoutMs);
   const trace = { ...known, raw_arguments: call.arguments, decision, claim, head };
   if (!executed.ok) {
     const result = failureResult(call, executed.failure, startedAt);

@@ -46,7 +46,7 @@ const LOG_OPTIONAL =
 /** `git branch` lists only with none of the options that create, rename, copy or delete, and patterns only after --list. */
 function branchOperands(parsed: ParsedArguments): string | undefined {
   if (parsed.operands.length > 0 && !parsed.options.has('--list') && !parsed.options.has('-l')) {
-    return `branch "${parsed.operands[0]}" creates a branch (only listing is read-only; patterns need --list)`;
+    return `"${parsed.operands[0]}" would create a branch (only listing is read-only; patterns need --list)`;
   }
   return undefined;
 }
