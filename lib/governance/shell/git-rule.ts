@@ -16,8 +16,8 @@ import { commandRule, type ArgumentCheck, type ParsedArguments } from './command
  * compares two files outside any repository even without `--no-index`.
  *
  * What no argument check can stop is git running a program named by the repository's own
- * config (`core.fsmonitor`, `diff.external`, textconv and filter drivers), which a granted
- * `git status` or `git diff` reads. That is why a grant by class runs read-only (no writes to the
+ * config (`core.fsmonitor`, `diff.external`, textconv and filter drivers, `gpg.program` with
+ * `log.showSignature`), which a granted `git status`, `git diff` or `git log` reads. That is why a grant by class runs read-only (no writes to the
  * workspace, no network): the program may run, but it cannot change anything.
  */
 const GLOBAL_FLAGS = new Set(['--no-pager', '-P', '--no-optional-locks', '--literal-pathspecs']);
