@@ -9,7 +9,7 @@ import { pathRefusal, pathsRefusal } from './workspace-path.ts';
  * When unsure whether a program takes the next word as the value, say `optional`: the next word
  * is then checked on its own (as an option or operand), which is never less strict.
  */
-export type OptionKind = 'flag' | 'value' | 'path' | 'optional';
+type OptionKind = 'flag' | 'value' | 'path' | 'optional';
 
 /** Why a command's arguments are not read-only (a sentence fragment), or undefined when they are. */
 export type ArgumentCheck = (args: readonly string[]) => string | undefined;
@@ -20,7 +20,7 @@ export interface ParsedArguments {
   options: Set<string>;
 }
 
-export interface CommandRuleSpec {
+interface CommandRuleSpec {
   /** Space-separated option names of each kind, e.g. `'-a -l --all'`. */
   flags?: string;
   values?: string;
@@ -84,7 +84,7 @@ function shortOptions(table: Map<string, OptionKind>, args: readonly string[], i
  * Reads arguments as GNU tools do: options anywhere (they are permuted), `--` ends them, `-` is
  * an operand. Every option must be in the table: an unknown one is refused, not skipped.
  */
-function parseWithTable(spec: CommandRuleSpec, table: Map<string, OptionKind>, args: readonly string[]): ParsedArguments | { refusal: string } {
+function readArguments(spec: CommandRuleSpec, table: Map<string, OptionKind>, args: readonly string[]): ParsedArguments | { refusal: string } {
   const parsed: ParsedArguments = { operands: [], options: new Set() };
   let index = 0;
   while (index < args.length) {
@@ -110,10 +110,6 @@ function parseWithTable(spec: CommandRuleSpec, table: Map<string, OptionKind>, a
   return parsed;
 }
 
-export function parseArguments(spec: CommandRuleSpec, args: readonly string[]): ParsedArguments | { refusal: string } {
-  return parseWithTable(spec, optionTable(spec), args);
-}
-
 /** Operands that are files or folders to read. */
 export const operandsArePaths = ({ operands }: ParsedArguments) => pathsRefusal(operands);
 
@@ -127,7 +123,7 @@ export const noOperands = ({ operands }: ParsedArguments) => (operands.length > 
 export function commandRule(spec: CommandRuleSpec): ArgumentCheck {
   const table = optionTable(spec);
   return (args) => {
-    const parsed = parseWithTable(spec, table, args);
+    const parsed = readArguments(spec, table, args);
     if ('refusal' in parsed) return parsed.refusal;
     return (spec.operands ?? operandsArePaths)(parsed);
   };
