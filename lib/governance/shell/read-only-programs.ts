@@ -32,9 +32,10 @@ function oneInputAtMost({ operands }: ParsedArguments): string | undefined {
   return operands.length > 1 ? 'a second operand is a file it writes' : pathsRefusal(operands);
 }
 
-/** `cd` alone goes to $HOME, outside the working directory: exactly one folder. */
+/** `cd` alone goes to $HOME and `cd -` to $OLDPWD, outside the working directory: exactly one folder. */
 function oneFolder({ operands }: ParsedArguments): string | undefined {
-  return operands.length === 1 ? pathsRefusal(operands) : 'it needs exactly one folder inside the working directory';
+  if (operands.length !== 1 || operands[0] === '-') return 'it needs exactly one folder inside the working directory';
+  return pathsRefusal(operands);
 }
 
 /** Programs whose every word is only text to print or ignore (options included). */

@@ -78,6 +78,7 @@ const UNSAFE: Array<[string, string]> = [
   ['cat /proc/1/environ', '"/proc/1/environ" is an absolute path'],
   ['cat ../secrets.env', 'climbs out with ".."'],
   ['cd', 'exactly one folder'],
+  ['cd - && cat secrets.env', 'exactly one folder'], // $OLDPWD
   ['cd .. && cat secrets.env', 'climbs out'],
   // other programs, and programs by path
   ['rm -rf /', '"rm" is not a known read-only program'],
