@@ -7,7 +7,7 @@ import { authorizeStage } from './stages/authorize.ts';
 import { beginStage, type TraceBeforeRun } from './stages/begin.ts';
 import { claimStage } from './stages/claim.ts';
 import { executeStage } from './stages/execute.ts';
-import { governStage } from './stages/govern.ts';
+import { governStage, grantedExecution } from './stages/govern.ts';
 import { lookupStage } from './stages/lookup.ts';
 import { parkStage } from './stages/park.ts';
 import { parseStage } from './stages/parse.ts';
@@ -93,7 +93,7 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
       return { ...trace, result, output: result.content };
     }
   }
-  const executed = await executeStage(executor, args, { call_id: call.call_id, thread_id: caller.thread_id, tenant: caller.tenant, principal: caller.principal, env: caller.env }, timeoutMs);
+  const executed = await executeStage(executor, args, { call_id: call.call_id, thread_id: caller.thread_id, tenant: caller.tenant, principal: caller.principal, env: caller.env, ...grantedExecution(governed.value) }, timeoutMs);
   if (!executed.ok) {
     const result = failureResult(call, executed.failure, startedAt);
     return { ...trace, result, output: result.content };

@@ -24,6 +24,8 @@ export interface ExecOptions {
   timeout_ms?: number;
   cwd?: string;
   env?: Record<string, string>;
+  /** The command runs with the workspace mounted read-only and no network. */
+  read_only?: boolean;
 }
 
 export interface ExecResult {

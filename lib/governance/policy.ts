@@ -1,6 +1,7 @@
 import type { ToolDefinition, ToolTier } from '../registry/definition.ts';
 import type { JsonObject } from '../registry/json.ts';
-import { compileRules, firstMatchingRule, type PolicyRule } from './rules.ts';
+import { grantConstraints, type GrantConstraints } from './argument-classes.ts';
+import { compileRules, firstMatchingRule, type CompiledRule, type PolicyRule } from './rules.ts';
 
 /** What a tenant's policy says about a call: run it, ask a human, or refuse. */
 export type PolicyAction = 'grant' | 'review' | 'deny';
@@ -13,7 +14,7 @@ export type ApprovalOverride = 'always' | 'never' | 'policy';
 export const DEFAULT_TIER_POLICY: Readonly<TierPolicy> = { read: 'grant', write: 'review', execute: 'review' };
 
 export type GovernanceDecision =
-  | { action: 'grant'; reason: string }
+  | { action: 'grant'; reason: string; /** Set when a rule granted by argument class: what the run is limited to. */ constraints?: GrantConstraints }
   | { action: 'review'; reason: string; /** An approval id chosen by a custom handler. */ request_id?: string }
   | { action: 'deny'; reason: string };
 
@@ -53,9 +54,17 @@ export function policyGovernor(policy: PolicyConfig = {}, overrides: ReadonlyMap
       if (override === 'always') return { action: 'review', reason: `tool "${definition.name}" always needs approval` };
       if (override === 'never') return { action: 'grant', reason: `tool "${definition.name}" never needs approval` };
       const rule = firstMatchingRule(compiled, definition.name, args);
-      if (rule) return { action: rule.rule.action, reason: rule.rule.description ?? `policy rule ${rule.index + 1} (${rule.rule.tool}) says ${rule.rule.action}` } as GovernanceDecision;
+      if (rule) return ruleDecision(rule);
       const action = table[definition.tier];
       return { action, reason: `policy for tier "${definition.tier}" is ${action}` };
     },
   };
+}
+
+/** A matching rule's decision; a grant by argument class carries the class's constraints (read-only). */
+function ruleDecision(compiled: CompiledRule): GovernanceDecision {
+  const { action, description, tool } = compiled.rule;
+  const reason = description ?? `policy rule ${compiled.index + 1} (${tool}) says ${action}`;
+  const constraints = action === 'grant' ? grantConstraints(compiled.classes.map(([, argumentClass]) => argumentClass)) : undefined;
+  return constraints ? { action, reason, constraints } : { action, reason };
 }

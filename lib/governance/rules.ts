@@ -1,11 +1,15 @@
 import type { JsonObject } from '../registry/json.ts';
+import { classArguments, patternArguments, type ArgumentClass, type ArgumentMatcherSource } from './argument-classes.ts';
 import type { PolicyAction } from './policy.ts';
 
 /** A manifest policy rule: for `tool` ("*" = any), when every named argument matches, take `action`. */
 export interface PolicyRule {
   tool: string;
-  /** Argument name → regular expression that must match the WHOLE value (a string or number). */
-  arguments?: Record<string, string>;
+  /**
+   * Argument name → regular expression that must match the WHOLE value (a string or number), or
+   * `{ class: NAME }` to match by meaning (argument-classes.ts).
+   */
+  arguments?: Record<string, ArgumentMatcherSource>;
   action: PolicyAction;
   description?: string;
 }
@@ -14,6 +18,7 @@ export interface CompiledRule {
   index: number;
   rule: PolicyRule;
   patterns: Array<[name: string, pattern: RegExp]>;
+  classes: Array<[name: string, argumentClass: ArgumentClass]>;
 }
 
 /**
@@ -24,7 +29,8 @@ export function compileRules(rules: readonly PolicyRule[]): CompiledRule[] {
   return rules.map((rule, index) => ({
     index,
     rule,
-    patterns: Object.entries(rule.arguments ?? {}).map(([name, source]) => [name, new RegExp(`^(?:${source})$`, 'u')]),
+    classes: classArguments(rule.tool, rule.arguments),
+    patterns: Object.entries(patternArguments(rule.arguments)).map(([name, source]) => [name, new RegExp(`^(?:${source})$`, 'u')]),
   }));
 }
 
@@ -34,5 +40,5 @@ function argumentMatches(value: unknown, pattern: RegExp): boolean {
 
 /** The first rule that applies to this call, if any (first match wins). */
 export function firstMatchingRule(rules: readonly CompiledRule[], tool: string, args: JsonObject): CompiledRule | undefined {
-  return rules.find((compiled) => (compiled.rule.tool === '*' || compiled.rule.tool === tool) && compiled.patterns.every(([name, pattern]) => argumentMatches(args[name], pattern)));
+  return rules.find((compiled) => (compiled.rule.tool === '*' || compiled.rule.tool === tool) && compiled.patterns.every(([name, pattern]) => argumentMatches(args[name], pattern)) && compiled.classes.every(([name, argumentClass]) => argumentClass.matches(args[name])));
 }

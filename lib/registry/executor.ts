@@ -13,6 +13,12 @@ export interface ToolExecutionContext {
   principal: string;
   /** The runtime's environment (bindings on Workers), where `env:NAME` secrets resolve. */
   env: Readonly<Record<string, string | undefined>>;
+  /**
+   * Set when the policy granted the call by a read-only class (`read_only_commands`): the tool
+   * must run it read-only (the shell tool asks the exec-server for a read-only workspace and no
+   * network). Never set on a call a human approved.
+   */
+  read_only?: boolean;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { Manifest, ManifestTool } from './manifest.ts';
 import { joinPath, jsonPath } from './manifest-paths.ts';
 import { findInlineSecrets } from './manifest-secrets.ts';
 import { checkMcpImports } from './mcp-import-check.ts';
+import { checkRuleClasses } from './rule-classes-check.ts';
 
 export interface ManifestLoadOptions {
   validator: SchemaValidator;
@@ -52,6 +53,7 @@ export function loadManifest(value: unknown, options: ManifestLoadOptions): Mani
     problems.push(...findInlineSecrets(value.execution_environment, '$.execution_environment'));
     problems.push(...checkMcpImports(value.mcp_imports));
     problems.push(...checkRulePatterns(value.policy));
+    problems.push(...checkRuleClasses(value.policy, value.tools));
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, manifest: value as unknown as Manifest };
 }
@@ -64,6 +66,7 @@ function checkRulePatterns(policy: unknown): ManifestProblem[] {
   return policy.rules.flatMap((rule, index) => {
     if (!isJsonObject(rule) || !isJsonObject(rule.arguments)) return [];
     return Object.entries(rule.arguments).flatMap(([name, source]) => {
+      if (typeof source !== 'string') return []; // a class: checkRuleClasses
       try {
         new RegExp(`^(?:${String(source)})$`, 'u');
         return [];

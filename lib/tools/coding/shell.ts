@@ -1,5 +1,5 @@
 import type { ExecutionEnvironment } from '../../exec/environment.ts';
-import { FnToolExecutor, type ToolExecutor } from '../../registry/executor.ts';
+import { FnToolExecutor, type ToolExecutionContext, type ToolExecutor } from '../../registry/executor.ts';
 import type { JsonObject } from '../../registry/json.ts';
 import { optionalInteger, requiredString } from './arguments.ts';
 import { inEnvironment } from './environment-errors.ts';
@@ -45,11 +45,13 @@ const INPUT_SCHEMA = {
  *   gateway cancelling a call.
  * Only a failure of the environment itself (unreachable, rejected request) is an error result.
  */
-async function runShell(env: ExecutionEnvironment, args: JsonObject): Promise<string> {
+async function runShell(env: ExecutionEnvironment, args: JsonObject, context: Pick<ToolExecutionContext, 'read_only'>): Promise<string> {
   const command = requiredString(args, 'command');
   const requested = optionalInteger(args, 'timeout_ms', SHELL_DEFAULT_TIMEOUT_MS);
   const timeoutMs = Math.min(Math.max(1, requested), SHELL_MAX_TIMEOUT_MS);
-  const result = await inEnvironment('(command)', () => env.execCommand(command, { timeout_ms: timeoutMs }));
+  // A grant by a read-only class (never a human's approval) asks the exec-server for a read-only sandbox.
+  const options = context.read_only ? { timeout_ms: timeoutMs, read_only: true } : { timeout_ms: timeoutMs };
+  const result = await inEnvironment('(command)', () => env.execCommand(command, options));
   return formatShellResult(result, timeoutMs, SHELL_MAX_TIMEOUT_MS);
 }
 
@@ -69,6 +71,6 @@ export function shellTool(env: ExecutionEnvironment): ToolExecutor {
       timeout_ms: SHELL_MAX_TIMEOUT_MS + SHELL_TIMEOUT_GRACE_MS,
       output: outputLimitsFor('shell'),
     },
-    (args) => runShell(env, args),
+    (args, context) => runShell(env, args, context),
   );
 }

@@ -3,7 +3,7 @@ import { ExecEnvironmentError } from '../../../lib/exec/environment.ts';
 import { shellTool } from '../../../lib/tools/coding/shell.ts';
 import { truncateOutput } from '../../../lib/tools/truncate.ts';
 import { MemoryEnvironment } from '../../helpers/memory-environment.ts';
-import { run, runError } from './run-tool.ts';
+import { run, runError, testContext } from './run-tool.ts';
 
 describe('shell', () => {
   it('shows exit code, duration, stdout and stderr in a fixed layout', async () => {
@@ -29,6 +29,16 @@ describe('shell', () => {
     expect(env.commands).toEqual([
       { command: 'true', options: { timeout_ms: 10_000 } },
       { command: 'make', options: { timeout_ms: 120_000 } },
+    ]);
+  });
+
+  it('asks the environment for a read-only run when the call was granted read-only, and only then', async () => {
+    const env = new MemoryEnvironment();
+    await shellTool(env).execute({ command: 'git status' }, { ...testContext(), read_only: true });
+    await shellTool(env).execute({ command: 'make' }, { ...testContext(), read_only: false });
+    expect(env.commands).toEqual([
+      { command: 'git status', options: { timeout_ms: 10_000, read_only: true } },
+      { command: 'make', options: { timeout_ms: 10_000 } },
     ]);
   });
 

@@ -1,0 +1,99 @@
+import { commandRule, type ArgumentCheck, type ParsedArguments } from './command-rule.ts';
+
+/**
+ * git, read-only: `git [--no-pager|-P|--no-optional-locks|--literal-pathspecs] SUBCOMMAND ...`
+ * with SUBCOMMAND one of status, diff, log, show, branch (listing), rev-parse, ls-files, blame,
+ * each with the options below and nothing else.
+ *
+ * Refused because they change what git is or does (none of them is in a table here):
+ * - global options `-c`, `--config-env` (any config, e.g. `core.pager=sh -c ...`), `-C`,
+ *   `--git-dir`, `--work-tree`, `--namespace` (another repository), `--exec-path` (other
+ *   programs), `-p`/`--paginate` (a pager), `--bare`, `--super-prefix`;
+ * - `--output` (writes any file), `--no-index` (compares any two files), `--ext-diff`,
+ *   `--textconv` (run configured programs), `--exec`, `--upload-pack`, `--receive-pack`,
+ *   `--show-signature` (runs gpg), `-O` (reads an order file), and every abbreviation.
+ * Paths and revisions must stay in the working directory: `git diff /etc/passwd /dev/null`
+ * compares two files outside any repository even without `--no-index`.
+ *
+ * What no argument check can stop is git running a program named by the repository's own
+ * config (`core.fsmonitor`, `diff.external`, textconv and filter drivers, `gpg.program` with
+ * `log.showSignature`), which a granted `git status`, `git diff` or `git log` reads. That is why a grant by class runs read-only (no writes to the
+ * workspace, no network): the program may run, but it cannot change anything.
+ */
+const GLOBAL_FLAGS = new Set(['--no-pager', '-P', '--no-optional-locks', '--literal-pathspecs']);
+
+/** How diff, log and show print a change. */
+const DIFF_FLAGS =
+  '-p -u --patch -s --no-patch --raw --patch-with-raw --patch-with-stat --numstat --shortstat --summary --compact-summary ' +
+  '--name-only --name-status -z --full-index --binary --no-color --no-renames --check -R -a --text -w --ignore-all-space ' +
+  '-b --ignore-space-change --ignore-space-at-eol --ignore-blank-lines --ignore-cr-at-eol --minimal --patience --histogram ' +
+  '--no-prefix --no-ext-diff --no-textconv --exit-code --quiet -W --function-context -D --irreversible-delete --find-copies-harder';
+const DIFF_OPTIONAL =
+  '-U --unified -M --find-renames -C --find-copies -B --break-rewrites -l -S -G --diff-filter --diff-algorithm --stat --dirstat ' +
+  '--abbrev --relative --color --color-words --color-moved --word-diff --submodule --ignore-submodules --src-prefix --dst-prefix ' +
+  '--inter-hunk-context --ws-error-highlight';
+
+/** How log and show choose and print commits. */
+const LOG_FLAGS =
+  '--oneline --graph --all --no-decorate --abbrev-commit --no-abbrev-commit --no-merges --merges --first-parent --reverse ' +
+  '--topo-order --date-order --author-date-order --relative-date --follow --left-right --cherry-pick --cherry-mark --boundary ' +
+  '--all-match --invert-grep -i --regexp-ignore-case -E --extended-regexp -F --fixed-strings --source --use-mailmap --mailmap ' +
+  '--full-history --simplify-merges --do-walk -g --walk-reflogs -m --cc --no-notes';
+const LOG_OPTIONAL =
+  '-n --max-count --skip --since --after --until --before --author --committer --grep --date --format --pretty --decorate ' +
+  '--branches --tags --remotes --no-walk';
+
+/** `git branch` lists only with none of the options that create, rename, copy or delete, and patterns only after --list. */
+function branchOperands(parsed: ParsedArguments): string | undefined {
+  if (parsed.operands.length > 0 && !parsed.options.has('--list') && !parsed.options.has('-l')) {
+    return `"${parsed.operands[0]}" would create a branch (only listing is read-only; patterns need --list)`;
+  }
+  return undefined;
+}
+
+const SUBCOMMANDS: ReadonlyMap<string, ArgumentCheck> = new Map(
+  Object.entries({
+    status: commandRule({
+      flags: '-s --short -b --branch --long -v --verbose -z --show-stash --ahead-behind --no-ahead-behind --renames --no-renames --no-column',
+      optional: '--porcelain -u --untracked-files --ignored --ignore-submodules --find-renames',
+    }),
+    diff: commandRule({ flags: `${DIFF_FLAGS} --cached --staged --merge-base`, optional: DIFF_OPTIONAL }),
+    log: commandRule({ flags: `${DIFF_FLAGS} ${LOG_FLAGS}`, optional: `${DIFF_OPTIONAL} ${LOG_OPTIONAL}`, numericOption: true }),
+    show: commandRule({ flags: `${DIFF_FLAGS} ${LOG_FLAGS}`, optional: `${DIFF_OPTIONAL} ${LOG_OPTIONAL}`, numericOption: true }),
+    branch: commandRule({
+      flags: '-a --all -r --remotes -v --verbose -l --list --show-current --no-color -i --ignore-case --no-abbrev',
+      optional: '--format --sort --color --abbrev --merged --no-merged --contains --no-contains --points-at',
+      operands: branchOperands,
+    }),
+    'rev-parse': commandRule({
+      flags:
+        '--show-toplevel --show-prefix --show-cdup --git-dir --git-common-dir --absolute-git-dir --is-inside-work-tree ' +
+        '--is-inside-git-dir --is-bare-repository --is-shallow-repository --verify -q --quiet --symbolic --symbolic-full-name ' +
+        '--all --branches --tags --remotes',
+      optional: '--abbrev-ref --short',
+    }),
+    'ls-files': commandRule({
+      flags:
+        '-c --cached -d --deleted -m --modified -o --others -i --ignored -s --stage -u --unmerged -k --killed -t -v -f -z ' +
+        '--directory --no-empty-directory --exclude-standard --full-name --error-unmatch --eol --deduplicate',
+      optional: '--abbrev -x --exclude --format',
+    }),
+    blame: commandRule({
+      flags: '-b --root --show-stats -l -t -s -e --show-email -w -p --porcelain --line-porcelain -f --show-name -n --show-number -c --minimal',
+      optional: '-L -M -C --abbrev --date',
+    }),
+  }),
+);
+
+export const gitRule: ArgumentCheck = (args) => {
+  let index = 0;
+  for (; index < args.length && args[index].startsWith('-'); index += 1) {
+    if (!GLOBAL_FLAGS.has(args[index])) return `option ${args[index]} before the subcommand is not known to be read-only (it can change the repository, config or programs git uses)`;
+  }
+  const subcommand = args[index];
+  if (subcommand === undefined) return 'there is no subcommand';
+  const check = SUBCOMMANDS.get(subcommand);
+  if (!check) return `${subcommand} is not a known read-only git subcommand`;
+  const refusal = check(args.slice(index + 1));
+  return refusal === undefined ? undefined : `${subcommand}: ${refusal}`;
+};
