@@ -29,7 +29,9 @@ describe('coding tools through the gateway and a real exec-server', () => {
     const gemini = validManifest({ tenant: 'ge', profile: 'gemini', policy, execution_environment: environment, tools: [] });
     const down = validManifest({ tenant: 'down', profile: 'openai', policy, execution_environment: { url: `http://127.0.0.1:${downPort}`, secret: 'env:ACME_EXEC_SECRET' }, tools: [] });
     const nosecret = validManifest({ tenant: 'nosecret', profile: 'openai', policy, execution_environment: { url: exec.url, secret: 'env:MISSING_SECRET' }, tools: [] });
-    gw = await testGateway([openai, anthropic, gemini, down, nosecret], { oa: { tenant: 'oa' }, an: { tenant: 'an' }, ge: { tenant: 'ge' }, down: { tenant: 'down' }, ns: { tenant: 'nosecret' } }, { env: { ACME_EXEC_SECRET: SECRET } });
+    gw = await testGateway([openai, anthropic, gemini, down, nosecret], { oa: { tenant: 'oa' }, an: { tenant: 'an' }, ge: { tenant: 'ge' }, down: { tenant: 'down' }, ns: { tenant: 'nosecret' } }, {
+      env: { ACME_EXEC_SECRET: SECRET, TOOLGATE_TENANT_SECRETS: 'oa:ACME_EXEC_SECRET;an:ACME_EXEC_SECRET;ge:ACME_EXEC_SECRET;down:ACME_EXEC_SECRET;nosecret:MISSING_SECRET' },
+    });
   });
   afterAll(async () => {
     await exec?.close();
