@@ -23,6 +23,7 @@ function parsePort(text: string | undefined, entry: string): number | undefined 
 
 /** One entry: "host", "host:port", "10.0.0.5", "10.0.0.5:8080", "[::1]:8788", "fd00::/8", "10.0.0.0/8". */
 function parseEntry(entry: string): Entry {
+  if (entry.includes('://') || entry.includes('*')) throw notAHost(entry);
   const bracketed = /^\[([^\]]+)\](?::(.*))?$/.exec(entry);
   if (bracketed) {
     const range = parseIpRange(bracketed[1]);
@@ -39,10 +40,12 @@ function parseEntry(entry: string): Entry {
   const ip = parseIpRange(host);
   if (ip) return { kind: 'range', range: ip, port };
   const name = host.toLowerCase().replace(/\.$/, '');
-  if (!HOST_NAME.test(name)) {
-    throw new EgressAllowError(`${EGRESS_ALLOW_VARIABLE} entry "${entry}" is not a host, host:port, IP or CIDR (no wildcards or URLs: write e.g. tools.internal.example or 10.0.0.5:8080)`);
-  }
+  if (!HOST_NAME.test(name)) throw notAHost(entry);
   return { kind: 'name', name, port };
+}
+
+function notAHost(entry: string): EgressAllowError {
+  return new EgressAllowError(`${EGRESS_ALLOW_VARIABLE} entry "${entry}" is not a host, host:port, IP or CIDR (no wildcards or URLs: write e.g. exec.internal:8788 or 10.0.0.0/8)`);
 }
 
 /**
