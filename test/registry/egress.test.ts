@@ -36,9 +36,9 @@ let v4: TestServer;
 let v6: TestServer;
 let other: TestServer;
 beforeAll(async () => {
-  v4 = await startTestServer((_req, res) => res.end('internal data'));
-  v6 = await startTestServer((_req, res) => res.end('internal data'), '::1');
-  other = await startTestServer((_req, res) => res.end('the other service'));
+  v4 = await startTestServer((_req, res) => { res.end('internal data'); });
+  v6 = await startTestServer((_req, res) => { res.end('internal data'); }, '::1');
+  other = await startTestServer((_req, res) => { res.end('the other service'); });
 });
 afterAll(async () => {
   await Promise.all([v4.close(), v6.close(), other.close()]);
