@@ -1,4 +1,4 @@
-import { parseIp, parseIpRange, rangeContains, unmapped, type IpAddress, type IpRange } from './ip.ts';
+import { parseIpRange, rangeContains, unmapped, type IpAddress, type IpRange } from './ip.ts';
 
 export const EGRESS_ALLOW_VARIABLE = 'TOOLGATE_EGRESS_ALLOW';
 
@@ -67,10 +67,6 @@ export class EgressAllowlist {
 
   static readonly none = new EgressAllowlist([]);
 
-  get size(): number {
-    return this.#entries.length;
-  }
-
   /** Whether the operator named this host (a name, as the URL spells it, lower-case). */
   admitsName(hostname: string, port: number): boolean {
     const name = hostname.toLowerCase().replace(/\.$/, '');
@@ -80,11 +76,5 @@ export class EgressAllowlist {
   admitsAddress(address: IpAddress, port: number): boolean {
     const ip = unmapped(address);
     return this.#entries.some((entry) => entry.kind === 'range' && rangeContains(entry.range, ip) && (entry.port === undefined || entry.port === port));
-  }
-
-  /** `admitsAddress` for an address as text ("127.0.0.1", "[::1]"). */
-  admitsAddressText(text: string, port: number): boolean {
-    const ip = parseIp(text);
-    return ip !== undefined && this.admitsAddress(ip, port);
   }
 }
