@@ -66,12 +66,13 @@ async function bodyBytes(init: RequestInit): Promise<{ bytes?: Uint8Array; type?
 /**
  * Node's egress (Lambda's too): node:http(s) with a lookup that checks every address a host
  * resolves to, on the connection itself. Redirects are never followed (node:http does not).
- * Sockets are kept alive in this transport's own agents: use one transport per egress policy,
- * so a socket opened under one policy never serves another.
+ * Every request has a connection of its own (TLS sessions are still resumed): a kept-alive
+ * socket the server already closed would turn "nothing was sent" into "may have run", and a
+ * socket is never shared between policies.
  */
 export function nodeEgressTransport(options: { resolve?: NodeResolve } = {}): EgressTransport {
   const resolveHost = options.resolve ?? systemResolve;
-  const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
+  const agents = { 'http:': new HttpAgent({ keepAlive: false }), 'https:': new HttpsAgent({ keepAlive: false }) };
   return {
     checks: 'pinned',
     async fetch(url, init, checkAddresses) {
@@ -92,7 +93,8 @@ export function nodeEgressTransport(options: { resolve?: NodeResolve } = {}): Eg
           signal,
         });
         request.once('response', (message) => resolve(toResponse(message, method)));
-        request.once('error', (error) => reject(signal?.aborted ? signal.reason : error));
+        // As the runtime's fetch fails: a TypeError whose cause says why (ECONNREFUSED, a refusal, ...).
+        request.once('error', (error) => reject(signal?.aborted ? signal.reason : new TypeError('fetch failed', { cause: error })));
         request.end(bytes);
       });
     },

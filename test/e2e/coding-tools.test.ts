@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeEgressTransport } from '../../lib/cli/node-egress.ts';
 import { startExecServer } from '../../lib/exec/server.ts';
 import { validManifest } from '../helpers/manifests.ts';
 import { testGateway } from '../helpers/gateway.ts';
@@ -31,6 +32,7 @@ describe('coding tools through the gateway and a real exec-server', () => {
     const nosecret = validManifest({ tenant: 'nosecret', profile: 'openai', policy, execution_environment: { url: exec.url, secret: 'env:MISSING_SECRET' }, tools: [] });
     gw = await testGateway([openai, anthropic, gemini, down, nosecret], { oa: { tenant: 'oa' }, an: { tenant: 'an' }, ge: { tenant: 'ge' }, down: { tenant: 'down' }, ns: { tenant: 'nosecret' } }, {
       env: { ACME_EXEC_SECRET: SECRET, TOOLGATE_TENANT_SECRETS: 'oa:ACME_EXEC_SECRET;an:ACME_EXEC_SECRET;ge:ACME_EXEC_SECRET;down:ACME_EXEC_SECRET;nosecret:MISSING_SECRET' },
+      egressTransport: nodeEgressTransport(),
     });
   });
   afterAll(async () => {

@@ -1,4 +1,5 @@
 import type { LookupAddress } from 'node:dns';
+import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { nodeEgressTransport } from '../../lib/cli/node-egress.ts';
 import { EgressAllowlist } from '../../lib/egress/allowlist.ts';
@@ -155,6 +156,30 @@ describe('egress of http executors (Node: checked on the addresses the connectio
       expect(v4.requests).toEqual([]);
     } finally {
       await redirector.close();
+    }
+  });
+});
+
+describe("Node's egress carries what the runtime's fetch did", () => {
+  it('decodes a compressed answer, and a timeout aborts the request', async () => {
+    let aborted = false;
+    const tool = await startTestServer((req, res) => {
+      if (req.url === '/slow') {
+        res.on('close', () => { aborted = true; });
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.end(gzipSync(JSON.stringify({ customer: 'Ada' })));
+    });
+    try {
+      const tools = [httpTool('lookup', `${tool.url}/gzip`), { ...httpTool('slow', `${tool.url}/slow`), timeout_ms: 200 }];
+      const gw = await gatewayWith(tools, new URL(tool.url).host);
+      const [lookup, slow] = await dispatch(gw, ['lookup', 'slow']);
+      expect(lookup).toMatchObject({ status: 'ok', content: '{"customer":"Ada"}' });
+      expect(slow).toMatchObject({ status: 'timeout' });
+      await expect.poll(() => aborted).toBe(true);
+    } finally {
+      await tool.close();
     }
   });
 });

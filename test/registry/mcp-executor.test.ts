@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { nodeEgressTransport } from '../../lib/cli/node-egress.ts';
 import { ToolRouter } from '../../lib/dispatch/router.ts';
 import { defineTool } from '../../lib/registry/definition.ts';
 import { sharedMcpSessionPool } from '../../lib/registry/executors/mcp-session-pool.ts';
@@ -27,8 +28,9 @@ async function importedManifest(spec: Partial<McpImport> = {}): Promise<Manifest
   return validManifest(await importMcpTools(manifest, TOKEN_ENV));
 }
 
+/** As `toolgate serve` runs it: Node's egress, which checks and pins the addresses it connects to. */
 async function gatewayFor(manifest: Manifest, env: Record<string, string> = GATEWAY_ENV) {
-  return testGateway([manifest], { agent: { tenant: 'acme', principal: 'agent' }, alice: { tenant: 'acme', principal: 'alice', scopes: ['approvals:decide'] } }, { env });
+  return testGateway([manifest], { agent: { tenant: 'acme', principal: 'agent' }, alice: { tenant: 'acme', principal: 'alice', scopes: ['approvals:decide'] } }, { env, egressTransport: nodeEgressTransport() });
 }
 
 type Gateway = Awaited<ReturnType<typeof gatewayFor>>;
