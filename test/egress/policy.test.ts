@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { EgressAllowError, EgressAllowlist } from '../../lib/egress/allowlist.ts';
 import { internalAddressKind } from '../../lib/egress/internal-addresses.ts';
 import { parseIp } from '../../lib/egress/ip.ts';
+import { createRuntimeGateway, RuntimeConfigError } from '../../lib/http/runtime-gateway.ts';
 import { EgressPolicy, EgressRefusedError } from '../../lib/egress/policy.ts';
 
 const policy = (allow?: string) => new EgressPolicy(EgressAllowlist.parse(allow));
@@ -159,8 +160,11 @@ describe('the allowlist (TOOLGATE_EGRESS_ALLOW)', () => {
     ['host:0', 'has no valid port'],
     ['host:99999', 'has no valid port'],
     ['[10.0.0.1]', 'not an IPv6 address in brackets'],
-  ])('refuses the entry %s, naming it', (entry, message) => {
+  ])('refuses the entry %s, naming it, and the gateway does not start', (entry, message) => {
     expect(() => EgressAllowlist.parse(entry)).toThrow(EgressAllowError);
     expect(() => EgressAllowlist.parse(entry)).toThrow(message);
+    const start = () => createRuntimeGateway({ runtime: 'workers', env: { TOOLGATE_STORE: 'memory', TOOLGATE_EGRESS_ALLOW: `127.0.0.1,${entry}` }, log: () => {} });
+    expect(start).toThrow(RuntimeConfigError);
+    expect(start).toThrow(`TOOLGATE_EGRESS_ALLOW entry "${entry}"`);
   });
 });
