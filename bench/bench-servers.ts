@@ -9,6 +9,7 @@ import { parentPort } from 'node:worker_threads';
 import { loadManifestFile } from '../lib/cli/manifest-file.ts';
 import { createApiKey } from '../lib/governance/api-keys.ts';
 import { createGateway } from '../lib/http/gateway.ts';
+import { DEMO_GRANTS } from './runtime-requests.ts';
 import { MemoryStore } from '../lib/stores/memory.ts';
 import { CPU_REQUEST, type CpuReply } from './http-protocol.ts';
 
@@ -29,7 +30,7 @@ export async function demoGateway(apiKey: string, audited = true): Promise<Hono[
   const store = new MemoryStore();
   await createApiKey(store, { tenant: loaded.manifest.tenant, principal: 'bench', scopes: [] }, apiKey);
   // No `log`: createGateway's logger is silent by default, so no log line costs the run anything.
-  const gateway = createGateway({ manifests: [loaded.manifest], store, env: {} });
+  const gateway = createGateway({ manifests: [loaded.manifest], store, env: { ...DEMO_GRANTS } });
   // Measurement only (the product always audits): tenant runtimes are built on first use from
   // these services, so without a recorder no envelope is chained, hashed or stored.
   if (!audited) gateway.services.audit = undefined;

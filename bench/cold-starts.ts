@@ -14,7 +14,7 @@ import { readServerlessConfig } from '../test/deploy/serverless-config.ts';
 import { fromLambdaResult, toHttpApiEvent } from '../test/e2e/runtimes/lambda-events.ts';
 import { startLambdaEnvironment } from '../test/e2e/runtimes/lambda-environment.ts';
 import { REPO_ROOT } from '../test/helpers/processes.ts';
-import { DEMO_KEY, dispatchRequest, expectDispatched } from './runtime-requests.ts';
+import { DEMO_GRANTS, DEMO_KEY, dispatchRequest, expectDispatched } from './runtime-requests.ts';
 import { sampleCpu, startWorkerd, ticksToMs, type WorkerSource } from './workerd.ts';
 
 const POLL_MS = 5;
@@ -112,7 +112,7 @@ export const nodeColdStart: ColdStartTarget = {
 export function denoColdStart(denoDir: string): ColdStartTarget & { prime(): Promise<ColdStartRun> } {
   const once = async () => {
     const port = await freePort();
-    const env = { ...denoProcessEnv(denoDir), PORT: String(port), HOST: '127.0.0.1', TOOLGATE_STORE: 'memory', TOOLGATE_DEMO_KEY: DEMO_KEY };
+    const env = { ...denoProcessEnv(denoDir), PORT: String(port), HOST: '127.0.0.1', TOOLGATE_STORE: 'memory', TOOLGATE_DEMO_KEY: DEMO_KEY, ...DEMO_GRANTS };
     return timeHttpRuntime(() => spawnRuntime(DENO_BIN, denoRunArgs(), env), `http://127.0.0.1:${port}`, () => {});
   };
   return { name: 'deno', run: once, prime: once };
@@ -162,7 +162,7 @@ export function workerdColdStart(name: string, source: WorkerSource, bindings: R
   };
 }
 
-export const WORKERD_GATEWAY_BINDINGS = { TOOLGATE_STORE: 'memory', TOOLGATE_DEMO_KEY: DEMO_KEY };
+export const WORKERD_GATEWAY_BINDINGS = { TOOLGATE_STORE: 'memory', TOOLGATE_DEMO_KEY: DEMO_KEY, ...DEMO_GRANTS };
 
 /**
  * A Worker with no gateway that answers a dispatch as the echo tool would: the floor of a workerd
@@ -185,7 +185,7 @@ function lambdaNodeOptions(): Record<string, string> {
 
 /** A fresh Lambda environment (lambda-child.ts) on `module`, memory store, invoked with an API Gateway v2 event. */
 export function lambdaColdStart(name: string, module: string): ColdStartTarget {
-  const env = { TOOLGATE_STORE: 'memory', AWS_REGION: 'eu-west-1', TOOLGATE_DEMO_KEY: DEMO_KEY, ...lambdaNodeOptions() };
+  const env = { TOOLGATE_STORE: 'memory', AWS_REGION: 'eu-west-1', TOOLGATE_DEMO_KEY: DEMO_KEY, ...DEMO_GRANTS, ...lambdaNodeOptions() };
   return {
     name,
     async run() {

@@ -6,6 +6,8 @@
 
 /** Seeds the demo tenant with this key wherever TOOLGATE_DEMO_KEY is set. */
 export const DEMO_KEY = 'tg_bench_demo_key_0123456789abcdef';
+/** The demo manifest names its exec secret DEMO_EXEC_SECRET: the operator grants it to "demo" wherever the demo is seeded. */
+export const DEMO_GRANTS = { TOOLGATE_TENANT_SECRETS: 'demo:DEMO_EXEC_SECRET' };
 const THREAD_ID = 'b';
 
 /** A fresh call id per request: a repeated one could be answered from the store (a replay) instead of dispatched. */

@@ -15,7 +15,7 @@
  */
 import { startRedisServer } from '../scripts/dev/redis-server.ts';
 import { startUpstashBridge } from '../scripts/dev/upstash-bridge.ts';
-import { DEMO_KEY, dispatchRequest, expectDispatched, expectHealthy, healthzRequest } from './runtime-requests.ts';
+import { DEMO_GRANTS, DEMO_KEY, dispatchRequest, expectDispatched, expectHealthy, healthzRequest } from './runtime-requests.ts';
 import { sampleCpu, startWorkerd, ticksToMs, type Workerd } from './workerd.ts';
 
 export const WARMUP = 500;
@@ -61,7 +61,7 @@ async function perRequest(workerd: Workerd, store: StoreBindings, send: () => Pr
 
 /** Dispatches, then health checks, on one workerd instance of `script`; stopped whatever happens. */
 export async function measureWorkerdCpu(script: string, store: StoreBindings): Promise<WorkerdCpu> {
-  const workerd = await startWorkerd({ scriptPath: script }, { ...store.bindings, TOOLGATE_DEMO_KEY: DEMO_KEY });
+  const workerd = await startWorkerd({ scriptPath: script }, { ...store.bindings, TOOLGATE_DEMO_KEY: DEMO_KEY, ...DEMO_GRANTS });
   try {
     let sequence = 0;
     const dispatch = async () => {

@@ -3,11 +3,13 @@
 import { handle } from 'hono/aws-lambda';
 import type { Hono } from 'hono';
 import demoManifest from '../examples/demo/manifest.json' with { type: 'json' };
+import { nodeEgressTransport } from '../lib/cli/node-egress.ts';
 import { createRuntimeGateway } from '../lib/http/runtime-gateway.ts';
 import type { Manifest } from '../lib/registry/manifest.ts';
 
 const env = process.env;
-const gateway = createRuntimeGateway({ runtime: 'lambda', env, manifests: env.TOOLGATE_DEMO_KEY ? [demoManifest as Manifest] : [] });
+// Lambda is Node: egress is checked on the resolved addresses the connection uses (TOOLGATE_EGRESS_ALLOW).
+const gateway = createRuntimeGateway({ runtime: 'lambda', env, manifests: env.TOOLGATE_DEMO_KEY ? [demoManifest as Manifest] : [], egressTransport: nodeEgressTransport() });
 
 // hono/aws-lambda only calls fetch(request, bindings); the gateway waits for its seeding first.
 export const handler = handle({ fetch: gateway.fetch } as unknown as Hono);

@@ -1,5 +1,6 @@
 import { cpSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { secretName } from '../crypto/secrets.ts';
 import { toHex } from '../crypto/sha256.ts';
 import type { Manifest } from '../registry/manifest.ts';
 import { startExecServer } from '../exec/server.ts';
@@ -26,7 +27,9 @@ export async function startLocalExecServer(manifest: Manifest, env: NodeJS.Proce
   if (!ref || !LOOPBACK.has(new URL(ref.url).hostname) || env.TOOLGATE_EXEC_EXTERNAL === '1') return undefined;
   const root = resolve(env.TOOLGATE_WORKSPACE || 'workspace');
   if (!existsSync(root)) cpSync(SAMPLE_WORKSPACE, root, { recursive: true });
-  const secret = env[EXEC_SECRET_VARIABLE] || toHex(crypto.getRandomValues(new Uint8Array(32)));
+  // The gateway reads the secret under the name the manifest gives it (granted to its tenant).
+  const variable = secretName(ref.secret) ?? EXEC_SECRET_VARIABLE;
+  const secret = env[variable] || toHex(crypto.getRandomValues(new Uint8Array(32)));
   const port = env.TOOLGATE_EXEC_PORT !== undefined ? Number(env.TOOLGATE_EXEC_PORT) : Number(new URL(ref.url).port || 80);
   let server;
   try {
@@ -37,5 +40,5 @@ export async function startLocalExecServer(manifest: Manifest, env: NodeJS.Proce
     }
     throw error;
   }
-  return { env: { [EXEC_SECRET_VARIABLE]: secret }, root, url: server.url, close: () => server.close() };
+  return { env: { [variable]: secret }, root, url: server.url, close: () => server.close() };
 }

@@ -1,21 +1,32 @@
 import { readFileSync } from 'node:fs';
+import { SecretGrants, TENANT_SECRETS_VARIABLE } from '../crypto/secret-grants.ts';
+import { EGRESS_ALLOW_VARIABLE } from '../egress/allowlist.ts';
+import { EgressPolicy } from '../egress/policy.ts';
 import { defaultExecutorKinds } from '../registry/executors/index.ts';
 import { parseManifestText, type ManifestLoadOptions, type ManifestLoadResult } from '../registry/manifest-loader.ts';
 import { builtinsForUncheckedManifest } from '../tools/tenant-tools.ts';
 import { createSchemaValidator } from '../validation/select-engine.ts';
 
-/** The gateway's own executor kinds and builtins, to check manifests as it will. */
-export function manifestLoadOptions(): ManifestLoadOptions {
-  return { validator: createSchemaValidator(), kinds: defaultExecutorKinds(), builtins: builtinsForUncheckedManifest };
+/**
+ * The gateway's own executor kinds and builtins, to check manifests as it will; with `env`, also
+ * its secret grants and egress allowlist, each where `env` sets it (throws SecretGrantsError or
+ * EgressAllowError when one cannot be read).
+ */
+export function manifestLoadOptions(env: Readonly<Record<string, string | undefined>> = {}): ManifestLoadOptions {
+  const confinement = {
+    secretGrants: env[TENANT_SECRETS_VARIABLE] !== undefined ? SecretGrants.fromEnv(env) : undefined,
+    egress: env[EGRESS_ALLOW_VARIABLE] !== undefined ? EgressPolicy.fromEnv(env) : undefined,
+  };
+  return { validator: createSchemaValidator(), kinds: defaultExecutorKinds(), builtins: builtinsForUncheckedManifest, confinement };
 }
 
-/** Reads and checks a manifest file with the gateway's own executor kinds and builtins. */
-export function loadManifestFile(path: string): ManifestLoadResult {
+/** Reads and checks a manifest file with the gateway's own executor kinds and builtins (and `options`' checks). */
+export function loadManifestFile(path: string, options: ManifestLoadOptions = manifestLoadOptions()): ManifestLoadResult {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     return { ok: false, problems: [{ path: '$', message: `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }] };
   }
-  return parseManifestText(text, manifestLoadOptions());
+  return parseManifestText(text, options);
 }

@@ -1,11 +1,13 @@
 import { parseArgs } from 'node:util';
 import type { Manifest } from '../registry/manifest.ts';
 import { unpinnedImports } from '../registry/mcp-import-check.ts';
-import { loadManifestFile } from './manifest-file.ts';
+import { loadManifestFile, manifestLoadOptions } from './manifest-file.ts';
 import { importMcpCommand, pinManifestImports, printProblems } from './manifest-import.ts';
 
 const USAGE = `Usage:
   toolgate manifest validate FILE                 check a manifest; prints every problem with its JSON path
+                                                  (and secrets not granted / internal URLs not allowed, when
+                                                  TOOLGATE_TENANT_SECRETS / TOOLGATE_EGRESS_ALLOW are set)
   toolgate manifest import-mcp FILE [--out OUT]   pin the tools of its mcp_imports into "tools"; prints the manifest (or writes OUT)
   toolgate manifest publish FILE [--activate]     publish a version (immutable) to the gateway, pinning mcp_imports first
   toolgate manifest activate VERSION              make a published version the active one
@@ -52,8 +54,16 @@ async function request(target: Target, method: 'GET' | 'POST', path: string, bod
 
 const okLine = (file: string, manifest: Manifest) => `${file}: ok (tenant "${manifest.tenant}", version ${manifest.version}, ${manifest.tools.length} tools)`;
 
+/** Checks a manifest as the gateway will, including TOOLGATE_TENANT_SECRETS and TOOLGATE_EGRESS_ALLOW where they are set. */
 function validate(file: string): number {
-  const result = loadManifestFile(file);
+  let options;
+  try {
+    options = manifestLoadOptions(process.env);
+  } catch (error) {
+    console.error(`toolgate manifest validate: ${(error as Error).message}`);
+    return 2;
+  }
+  const result = loadManifestFile(file, options);
   if (result.ok) {
     console.log(okLine(file, result.manifest));
     const unpinned = unpinnedImports(result.manifest);

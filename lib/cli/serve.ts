@@ -5,9 +5,11 @@ import { createRuntimeGateway } from '../http/runtime-gateway.ts';
 import type { Manifest } from '../registry/manifest.ts';
 import { SqliteStore } from '../stores/sqlite.ts';
 import { demoApiKey } from './demo-key.ts';
+import { localExecAccess } from './local-exec-access.ts';
 import { startLocalExecServer, type LocalExecServer } from './local-exec-server.ts';
 import { loadManifestFile } from './manifest-file.ts';
 import { useNodeCrypto } from './node-crypto.ts';
+import { nodeEgressTransport } from './node-egress.ts';
 import { nodeStoreFromEnv } from './node-store.ts';
 
 export interface LocalGatewayOptions {
@@ -59,8 +61,8 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
   try {
     const demo = demoApiKey(dataDir, env);
     execServer = await startLocalExecServer(manifest, env);
-    const runtimeEnv = { ...env, ...execServer?.env, TOOLGATE_DEMO_KEY: demo.key, ...(execServer ? { TOOLGATE_DEMO_EXEC_URL: execServer.url } : {}) };
-    const gateway = createRuntimeGateway({ runtime: 'node', env: runtimeEnv, manifests: [manifest], store, log: options.quiet ? () => {} : jsonLineLogger });
+    const runtimeEnv = { ...env, ...(execServer ? localExecAccess(manifest.tenant, execServer, env) : {}), TOOLGATE_DEMO_KEY: demo.key };
+    const gateway = createRuntimeGateway({ runtime: 'node', env: runtimeEnv, manifests: [manifest], store, log: options.quiet ? () => {} : jsonLineLogger, egressTransport: nodeEgressTransport() });
     await gateway.ready;
     const server = await listen(gateway.app.fetch, port, host);
     const address = server.address();

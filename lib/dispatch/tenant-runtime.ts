@@ -13,13 +13,20 @@ import type { DispatchDeps } from './context.ts';
 import type { EventSink, Logger } from './events.ts';
 import { SchemaCache } from './schema-cache.ts';
 import { tenantBuiltins } from '../tools/tenant-tools.ts';
+import type { SecretGrants } from '../crypto/secret-grants.ts';
+import { tenantSecretResolver } from '../crypto/tenant-secrets.ts';
+import type { Fetch } from '../egress/fetch.ts';
 
 /** What every tenant runtime of a gateway shares. */
 export interface GatewayServices {
   validator: SchemaValidator;
   kinds: ReadonlyMap<string, ExecutorKind>;
-  /** The runtime's environment or bindings: secrets (such as an exec-server's) resolve here. */
+  /** The runtime's environment or bindings: secrets (such as an exec-server's) resolve here, as `secretGrants` allow. */
   env: Readonly<Record<string, string | undefined>>;
+  /** Which variables of `env` each tenant's manifests may name (TOOLGATE_TENANT_SECRETS). */
+  secretGrants: SecretGrants;
+  /** How tenant executors and exec-servers are reached: the gateway's egress policy (TOOLGATE_EGRESS_ALLOW). */
+  egress: Fetch;
   store?: Store;
   audit?: AuditRecorder;
   metrics?: DispatchMetrics;
@@ -40,8 +47,9 @@ export interface TenantRuntime {
 }
 
 export function buildTenantRuntime(manifest: Manifest, services: GatewayServices): TenantRuntime {
-  const { coding, builtins } = tenantBuiltins(manifest, services.env);
-  const registry = buildManifestRegistry(manifest, services.kinds, { builtins }, coding);
+  const secrets = tenantSecretResolver(manifest.tenant, services.secretGrants, services.env);
+  const { coding, builtins } = tenantBuiltins(manifest, { secrets, egress: services.egress });
+  const registry = buildManifestRegistry(manifest, services.kinds, { builtins, secrets, egress: services.egress }, coding);
   services.log('tools.registered', { tenant: manifest.tenant, version: manifest.version, tools: registry.size });
   services.metrics?.registrySize(manifest.tenant, registry.size);
   return {

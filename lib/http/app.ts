@@ -14,6 +14,7 @@ import { auditRoutes } from './routes/audit.ts';
 import { callRoutes } from './routes/calls.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import { slackRoutes } from './routes/slack.ts';
+import type { ConfinementChecks } from '../registry/manifest-confinement.ts';
 import type { SlackConfig } from '../slack/config.ts';
 import type { SchemaValidator } from '../validation/validator.ts';
 import { dispatchRoutes } from './routes/dispatch.ts';
@@ -33,6 +34,8 @@ export interface AppOptions {
   metrics?: DispatchMetrics;
   /** Checks manifests published through the admin routes. */
   validator: SchemaValidator;
+  /** The operator's secret grants and egress policy, which published manifests must keep to. */
+  confinement: ConfinementChecks;
   /** Slack settings, when approvals are decided in Slack. */
   slack?: SlackConfig;
   /** Shown by /healthz. */
@@ -61,7 +64,7 @@ export function createApp(options: AppOptions) {
   const keys = new ApiKeyResolver(options.store);
   app.use('/v1/*', apiKeyAuth(keys));
   // Operator routes work before a tenant has an active manifest (publishing its first one).
-  app.route('/v1/admin', adminRoutes(options.store, options.tenants, options.validator));
+  app.route('/v1/admin', adminRoutes(options.store, options.tenants, options.validator, options.confinement));
   app.route('/v1/audit', auditRoutes(options.store));
   const withRuntime = tenantRuntime(options.tenants);
   for (const path of ['/v1/tools/*', '/v1/tools', '/v1/dispatch', '/v1/approvals/*', '/v1/approvals', '/v1/calls/*']) app.use(path, withRuntime);

@@ -1,5 +1,8 @@
 import { AuditRecorder } from '../audit/recorder.ts';
 import { leaseGraceFromEnv } from '../dispatch/lease.ts';
+import { SecretGrants } from '../crypto/secret-grants.ts';
+import { egressFetch, type EgressTransport } from '../egress/fetch.ts';
+import { EgressPolicy } from '../egress/policy.ts';
 import { DispatchMetrics } from '../dispatch/metrics.ts';
 import { StoreTenantDirectory } from '../dispatch/store-tenant-directory.ts';
 import type { GatewayServices } from '../dispatch/tenant-runtime.ts';
@@ -7,7 +10,7 @@ import { silentLogger, type EventSink, type Logger } from '../dispatch/events.ts
 import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../idempotency/claim.ts';
 import { defaultExecutorKinds } from '../registry/executors/index.ts';
 import type { Manifest } from '../registry/manifest.ts';
-import { seedManifests } from '../registry/seed-manifests.ts';
+import { refuseUngrantedSeeds, seedManifests } from '../registry/seed-manifests.ts';
 import type { Store } from '../stores/store.ts';
 import { slackConfigFromEnv } from '../slack/config.ts';
 import { slackNotifierFor } from '../slack/tenant-notifier.ts';
@@ -22,6 +25,12 @@ export interface GatewayConfig {
   manifests?: Manifest[];
   /** Applied to a tenant's manifest before its runtime is built, never stored. */
   overlay?: (manifest: Manifest) => Manifest;
+  /** Which variables each tenant may name; default TOOLGATE_TENANT_SECRETS from `env` (throws SecretGrantsError if unreadable). */
+  secretGrants?: SecretGrants;
+  /** Where tenant executors may connect; default TOOLGATE_EGRESS_ALLOW from `env` (throws EgressAllowError if unreadable). */
+  egressPolicy?: EgressPolicy;
+  /** How this runtime checks and sends egress: Node's pins resolved addresses, Deno's resolves; default the URL only (Workers). */
+  egressTransport?: EgressTransport;
   validator?: SchemaValidator;
   log?: Logger;
   events?: EventSink;
@@ -40,12 +49,17 @@ export interface GatewayConfig {
 export function createGateway(config: GatewayConfig) {
   const validator = config.validator ?? createSchemaValidator();
   const log = config.log ?? silentLogger;
+  const secretGrants = config.secretGrants ?? SecretGrants.fromEnv(config.env);
+  const egressPolicy = config.egressPolicy ?? EgressPolicy.fromEnv(config.env);
+  refuseUngrantedSeeds(config.manifests ?? [], secretGrants);
   const slack = slackConfigFromEnv(config.env);
   const audit = new AuditRecorder(config.store, log);
   const services: GatewayServices = {
     validator,
     kinds: defaultExecutorKinds(),
     env: config.env,
+    secretGrants,
+    egress: egressFetch(egressPolicy, config.egressTransport),
     store: config.store,
     audit,
     metrics: new DispatchMetrics(),
@@ -64,6 +78,7 @@ export function createGateway(config: GatewayConfig) {
     env: config.env,
     log,
     validator,
+    confinement: { secretGrants, egress: egressPolicy },
     slack,
     bodyLimitBytes: config.bodyLimitBytes,
     metrics: config.serveMetrics ? services.metrics : undefined,

@@ -1,4 +1,7 @@
+import { SecretGrantsError } from '../crypto/secret-grants.ts';
 import { jsonLineLogger, type Logger } from '../dispatch/events.ts';
+import { EgressAllowError } from '../egress/allowlist.ts';
+import type { EgressTransport } from '../egress/fetch.ts';
 import { createApiKey } from '../governance/api-keys.ts';
 import type { Manifest } from '../registry/manifest.ts';
 import { remoteStoreFromEnv, storeKindFromEnv, type StoreKind } from '../stores/config.ts';
@@ -25,6 +28,8 @@ export interface RuntimeGatewayConfig {
   /** A store built by the entrypoint (Node's SQLite); otherwise TOOLGATE_STORE decides. */
   store?: Store;
   log?: Logger;
+  /** How the runtime checks egress: Node and Lambda pin resolved addresses (lib/cli/node-egress.ts), Deno resolves; Workers check the URL only. */
+  egressTransport?: EgressTransport;
 }
 
 export class RuntimeConfigError extends Error {
@@ -77,7 +82,9 @@ export function createRuntimeGateway(config: RuntimeGatewayConfig) {
   const overlay = demoOverlay(env, config.manifests?.[0]?.tenant);
   refuseWhatTheRuntimeCannotDo(config, (config.manifests ?? []).map(overlay));
   const store = storeFor(config);
-  const gateway = createGateway({ store, env, manifests: config.manifests, overlay, log: config.log ?? jsonLineLogger, serveMetrics: config.runtime === 'node' });
+  const gateway = operatorConfigured(() =>
+    createGateway({ store, env, manifests: config.manifests, overlay, log: config.log ?? jsonLineLogger, serveMetrics: config.runtime === 'node', egressTransport: config.egressTransport }),
+  );
   const tenant = config.manifests?.[0]?.tenant;
   const demoKey = env.TOOLGATE_DEMO_KEY;
   // Started by the first request (or `ready`): construction stays free of I/O (see createGateway).
@@ -97,6 +104,16 @@ export function createRuntimeGateway(config: RuntimeGatewayConfig) {
       return gateway.app.fetch(request, ...(rest as []));
     },
   };
+}
+
+/** TOOLGATE_TENANT_SECRETS and TOOLGATE_EGRESS_ALLOW are the operator's: what is wrong with them is a configuration error. */
+function operatorConfigured<T>(build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    if (error instanceof SecretGrantsError || error instanceof EgressAllowError) throw new RuntimeConfigError(error.message);
+    throw error;
+  }
 }
 
 /** For entrypoints that can only answer requests (Workers): a configuration error becomes a clear 503 on every request. */

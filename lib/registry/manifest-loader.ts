@@ -5,6 +5,7 @@ import { isJsonObject, type JsonObject } from './json.ts';
 import type { ExecutorKind, ExecutorKindContext, ManifestProblem } from './executors/kind.ts';
 import type { Manifest, ManifestTool } from './manifest.ts';
 import { joinPath, jsonPath } from './manifest-paths.ts';
+import { confinementProblems, type ConfinementChecks } from './manifest-confinement.ts';
 import { findInlineSecrets } from './manifest-secrets.ts';
 import { checkMcpImports } from './mcp-import-check.ts';
 import { checkRuleClasses } from './rule-classes-check.ts';
@@ -14,6 +15,8 @@ export interface ManifestLoadOptions {
   kinds: ReadonlyMap<string, ExecutorKind>;
   /** What `builtin` executors may name; a function when it depends on the manifest (its profile's coding tools). */
   builtins: ExecutorKindContext['builtins'] | ((manifest: JsonObject) => ExecutorKindContext['builtins']);
+  /** The operator's secret grants and egress policy, where known (the gateway; the CLI when they are set). */
+  confinement?: ConfinementChecks;
 }
 
 export type ManifestLoadResult = { ok: true; manifest: Manifest } | { ok: false; problems: ManifestProblem[] };
@@ -54,6 +57,7 @@ export function loadManifest(value: unknown, options: ManifestLoadOptions): Mani
     problems.push(...checkMcpImports(value.mcp_imports));
     problems.push(...checkRulePatterns(value.policy));
     problems.push(...checkRuleClasses(value.policy, value.tools));
+    problems.push(...confinementProblems(value, options.confinement ?? {}));
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, manifest: value as unknown as Manifest };
 }

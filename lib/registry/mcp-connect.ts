@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { resolveSecret, SECRET_REFERENCE } from '../crypto/secrets.ts';
+import { resolveSecret, SECRET_REFERENCE, type ResolveSecret } from '../crypto/secrets.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
@@ -26,9 +26,13 @@ export interface McpSession {
 
 const CLIENT_INFO = { name: 'toolgate', version: '0.1.0' };
 
-/** Header values written as "env:NAME" come from the runtime's environment; others are sent as written. */
-export function resolveHeaders(headers: Readonly<Record<string, string>> | undefined, env: Env): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name, SECRET_REFERENCE.test(value) ? resolveSecret(value, env) : value]));
+/**
+ * Header values written as "env:NAME" are resolved (from `env`, or by a tenant's resolver, which
+ * resolves only its grants); others are sent as written.
+ */
+export function resolveHeaders(headers: Readonly<Record<string, string>> | undefined, secrets: Env | ResolveSecret): Record<string, string> {
+  const resolve = typeof secrets === 'function' ? secrets : (reference: string) => resolveSecret(reference, secrets);
+  return Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name, SECRET_REFERENCE.test(value) ? resolve(value) : value]));
 }
 
 /**

@@ -1,4 +1,5 @@
 import { MissingSecretError } from '../crypto/secrets.ts';
+import { egressRefusal } from '../egress/fetch.ts';
 import { ToolError } from './errors.ts';
 
 const EXCERPT_CHARS = 300;
@@ -31,6 +32,8 @@ function httpStatus(error: unknown): number | undefined {
 /** Why the server could not be used, in words an operator can act on. */
 export function unavailableCause(error: unknown): string {
   if (error instanceof MissingSecretError) return error.message;
+  const refused = egressRefusal(error);
+  if (refused) return `${refused.message}. Nothing was sent`;
   if ((error as CodedError).code === REQUEST_TIMEOUT && (error as Error).name === 'McpError') return 'it did not answer in time';
   const status = httpStatus(error);
   const detail = error instanceof Error ? error.message.replace(/^Streamable HTTP error: (Error POSTing to endpoint: )?/, '') : String(error);
@@ -55,7 +58,7 @@ const NOT_SENT_CAUSES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOS
  * an answer that says so (credentials refused, no such session or endpoint, not MCP at all).
  */
 function neverRan(error: unknown): boolean {
-  if (error instanceof MissingSecretError) return true;
+  if (error instanceof MissingSecretError || egressRefusal(error)) return true;
   const status = httpStatus(error);
   if (status !== undefined) return [-1, 400, 401, 403, 404, 405, 406, 415].includes(status);
   if (error instanceof Error && (error.name === 'ZodError' || error instanceof SyntaxError)) return true;

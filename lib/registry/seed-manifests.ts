@@ -1,7 +1,10 @@
 import type { AuditRecorder } from '../audit/recorder.ts';
+import { SecretGrantsError, type SecretGrants } from '../crypto/secret-grants.ts';
 import type { Logger } from '../dispatch/events.ts';
 import type { Store } from '../stores/store.ts';
+import type { JsonObject } from './json.ts';
 import type { Manifest } from './manifest.ts';
+import { confinementProblems } from './manifest-confinement.ts';
 import { activateManifest, loadActivePointer, ManifestLifecycleError, publishManifest } from './manifest-store.ts';
 
 /**
@@ -19,5 +22,19 @@ export async function seedManifests(store: Store, audit: AuditRecorder, manifest
       log('manifest.seed.kept', { tenant: manifest.tenant, version: manifest.version, message: `${error.message}; the store's copy stays in use` });
     }
     if (!(await loadActivePointer(store, manifest.tenant))) await activateManifest(store, audit, manifest.tenant, manifest.version, 'deployment');
+  }
+}
+
+/**
+ * A manifest the deployment brings along is published like any other, so it may name only the
+ * secrets granted to its tenant: one that names another is a start-up configuration error.
+ */
+export function refuseUngrantedSeeds(manifests: Manifest[], grants: SecretGrants): void {
+  for (const manifest of manifests) {
+    const problems = confinementProblems(manifest as unknown as JsonObject, { secretGrants: grants });
+    if (problems.length > 0) {
+      const lines = problems.map((p) => `  ${p.path}: ${p.message}`).join('\n');
+      throw new SecretGrantsError(`the bundled manifest of tenant "${manifest.tenant}" (version ${manifest.version}) names secrets its tenant was not granted:\n${lines}`);
+    }
   }
 }

@@ -1,4 +1,5 @@
-import { resolveSecret } from '../crypto/secrets.ts';
+import type { ResolveSecret } from '../crypto/secrets.ts';
+import type { Fetch } from '../egress/fetch.ts';
 import type { ExecutionEnvironment } from '../exec/environment.ts';
 import { RemoteExecutionEnvironment } from '../exec/remote.ts';
 import { ToolError } from '../registry/errors.ts';
@@ -7,7 +8,11 @@ import type { ExecutionEnvironmentRef, Manifest } from '../registry/manifest.ts'
 import { builtinTools } from './builtins.ts';
 import { codingToolsFor } from './profiles.ts';
 
-type Env = Readonly<Record<string, string | undefined>>;
+/** What a tenant's runtime may use to reach its exec-server: its granted secrets and the gateway's egress. */
+export interface TenantAccess {
+  secrets: ResolveSecret;
+  egress: Fetch;
+}
 
 /** An environment whose every operation answers `unavailable` with the same explanation. */
 function unavailableEnvironment(reason: string): ExecutionEnvironment {
@@ -18,30 +23,30 @@ function unavailableEnvironment(reason: string): ExecutionEnvironment {
   });
 }
 
-/** The tenant's exec-server over signed RPC; a missing secret makes every call `unavailable`, not a crash. */
-function remoteEnvironment(ref: ExecutionEnvironmentRef, env: Env | undefined): ExecutionEnvironment {
-  if (env === undefined) return unavailableEnvironment('no runtime environment to resolve its secret from');
+/** The tenant's exec-server over signed RPC; a missing or ungranted secret makes every call `unavailable`, not a crash. */
+function remoteEnvironment(ref: ExecutionEnvironmentRef, access: TenantAccess | undefined): ExecutionEnvironment {
+  if (access === undefined) return unavailableEnvironment('no runtime environment to resolve its secret from');
   try {
-    return new RemoteExecutionEnvironment({ url: ref.url, secret: resolveSecret(ref.secret, env), timeoutMs: ref.timeout_ms });
+    return new RemoteExecutionEnvironment({ url: ref.url, secret: access.secrets(ref.secret), timeoutMs: ref.timeout_ms, fetch: access.egress });
   } catch (error) {
     return unavailableEnvironment((error as Error).message);
   }
 }
 
 /** The built-in coding tools of the manifest's profile, when it names an execution environment. */
-export function codingToolsForManifest(manifest: Pick<Manifest, 'profile' | 'execution_environment'>, env: Env | undefined): ToolExecutor[] {
+export function codingToolsForManifest(manifest: Pick<Manifest, 'profile' | 'execution_environment'>, access: TenantAccess | undefined): ToolExecutor[] {
   const ref = manifest.execution_environment;
-  return ref ? codingToolsFor(manifest.profile, remoteEnvironment(ref, env)) : [];
+  return ref ? codingToolsFor(manifest.profile, remoteEnvironment(ref, access)) : [];
 }
 
 /**
  * A tenant's built-in tools: the profile's coding tools (registered for it before its manifest
  * tools), and everything a manifest entry may name with `"executor": {"kind": "builtin"}` —
  * the tools registered in code plus those coding tools, so a manifest can change their tier,
- * scopes or output limits. Without `env` (checking a manifest) the coding tools are inert.
+ * scopes or output limits. Without `access` (checking a manifest) the coding tools are inert.
  */
-export function tenantBuiltins(manifest: Pick<Manifest, 'profile' | 'execution_environment'>, env?: Env): { coding: ToolExecutor[]; builtins: Map<string, ToolExecutor> } {
-  const coding = codingToolsForManifest(manifest, env);
+export function tenantBuiltins(manifest: Pick<Manifest, 'profile' | 'execution_environment'>, access?: TenantAccess): { coding: ToolExecutor[]; builtins: Map<string, ToolExecutor> } {
+  const coding = codingToolsForManifest(manifest, access);
   const builtins = builtinTools();
   for (const tool of coding) builtins.set(tool.name, tool);
   return { coding, builtins };

@@ -1,7 +1,9 @@
 import { resolve } from 'node:path';
 import { demoApiKey } from '../../lib/cli/demo-key.ts';
+import { localExecAccess } from '../../lib/cli/local-exec-access.ts';
 import { startLocalExecServer, type LocalExecServer } from '../../lib/cli/local-exec-server.ts';
 import { loadManifestFile } from '../../lib/cli/manifest-file.ts';
+import { secretName } from '../../lib/crypto/secrets.ts';
 import { toHex } from '../../lib/crypto/sha256.ts';
 import type { Manifest } from '../../lib/registry/manifest.ts';
 import { startRedisServer, type RedisServer } from './redis-server.ts';
@@ -33,14 +35,15 @@ export async function startDevStandIns(env: NodeJS.ProcessEnv): Promise<DevStand
     for (const service of [...started].reverse()) await service.stop();
   };
   try {
-    const exec = await startLocalExecServer(readDemoManifest(), env);
+    const manifest = readDemoManifest();
+    const exec = await startLocalExecServer(manifest, env);
     if (exec) started.push({ stop: () => exec.close() });
     const redis = await startRedisServer();
     started.push(redis);
     const bridge = await startUpstashBridge({ redisUrl: redis.url, token: toHex(crypto.getRandomValues(new Uint8Array(16))) });
     started.push({ stop: () => bridge.close() });
     return {
-      env: { ...passedThrough(env), ...storeEnv(bridge), ...execEnv(exec), TOOLGATE_DEMO_KEY: demo.key },
+      env: { ...passedThrough(env, manifest), ...storeEnv(bridge), ...(exec ? localExecAccess(manifest.tenant, exec, env) : {}), TOOLGATE_DEMO_KEY: demo.key },
       demoKey: demo.key,
       summary: summary(exec, redis, bridge, demo),
       stop,
@@ -60,23 +63,26 @@ function readDemoManifest(): Manifest {
 /** Settings only this launcher reads: the runtime has no use for them. */
 const LAUNCHER_ONLY = new Set(['TOOLGATE_DATA_DIR', 'TOOLGATE_WORKSPACE', 'TOOLGATE_EXEC_PORT', 'TOOLGATE_EXEC_EXTERNAL']);
 
-/** The developer's own gateway settings (Slack, the demo's channel, ...) reach the runtime as they would `npm start`. */
-function passedThrough(env: NodeJS.ProcessEnv): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => /^(TOOLGATE|SLACK)_/.test(entry[0]) && !LAUNCHER_ONLY.has(entry[0]) && entry[1] !== undefined));
+/**
+ * The developer's own gateway settings (Slack, the demo's channel, grants, ...) reach the runtime as
+ * they would `npm start`, and so does the demo's exec secret (for an exec-server of their own).
+ */
+function passedThrough(env: NodeJS.ProcessEnv, manifest: Manifest): Record<string, string> {
+  const execSecret = manifest.execution_environment ? secretName(manifest.execution_environment.secret) : undefined;
+  const passes = (name: string) => (/^(TOOLGATE|SLACK)_/.test(name) && !LAUNCHER_ONLY.has(name)) || name === execSecret;
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => passes(entry[0]) && entry[1] !== undefined));
 }
 
 function storeEnv(bridge: UpstashBridge): Record<string, string> {
   return { TOOLGATE_STORE: 'upstash', UPSTASH_REDIS_REST_URL: bridge.url, UPSTASH_REDIS_REST_TOKEN: bridge.token };
 }
 
-function execEnv(exec: LocalExecServer | undefined): Record<string, string> {
-  return exec ? { ...exec.env, TOOLGATE_DEMO_EXEC_URL: exec.url } : {};
-}
-
 function summary(exec: LocalExecServer | undefined, redis: RedisServer, bridge: UpstashBridge, demo: { key: string; source: string }): string[] {
   return [
     `tenant "demo" (examples/demo/manifest.json)`,
-    exec ? `coding tools: exec-server ${exec.url} over ${exec.root}` : 'coding tools: TOOLGATE_EXEC_EXTERNAL=1, so TOOLGATE_DEMO_EXEC_URL names the exec-server',
+    exec
+      ? `coding tools: exec-server ${exec.url} over ${exec.root}`
+      : 'coding tools: TOOLGATE_EXEC_EXTERNAL=1, so TOOLGATE_DEMO_EXEC_URL names the exec-server (grant its secret DEMO_EXEC_SECRET with TOOLGATE_TENANT_SECRETS=demo:DEMO_EXEC_SECRET, and allow its address in TOOLGATE_EGRESS_ALLOW)',
     `store: upstash, the Upstash REST bridge ${bridge.url} in front of redis-server ${redis.url} (in memory: emptied when this stops)`,
     `demo API key: ${demo.key}  (from ${demo.source})`,
   ];

@@ -69,7 +69,8 @@ describe('toolgate manifest publish with mcp_imports', () => {
   afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
 
   it('pins the tools first, says which, and publishes the pinned manifest', async () => {
-    const gw = await testGateway([], { admin: { tenant: 'acme', principal: 'ops', scopes: ['admin'] }, agent: { tenant: 'acme' } });
+    // The gateway's operator granted the token the manifest names to its tenant.
+    const gw = await testGateway([], { admin: { tenant: 'acme', principal: 'ops', scopes: ['admin'] }, agent: { tenant: 'acme' } }, { env: { TOOLGATE_TENANT_SECRETS: 'acme:CRM_MCP_TOKEN' } });
     const url = await new Promise<string>((resolve) => {
       server = serve({ fetch: gw.app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => resolve(`http://127.0.0.1:${info.port}`));
     });

@@ -2,6 +2,7 @@ import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SecretGrants } from '../../lib/crypto/secret-grants.ts';
 import { createDynamoDbClient } from '../../lib/stores/dynamodb.ts';
 import { REPO_ROOT } from '../helpers/processes.ts';
 import { createTestTable, dynaliteClientOptions, startDynalite } from '../support/dynalite.ts';
@@ -67,8 +68,11 @@ describe('serverless.yml', () => {
     const demo = readFileSync(join(REPO_ROOT, 'examples/demo/manifest.json'), 'utf8');
     const manifestSecrets = [...demo.matchAll(/"env:([A-Z0-9_]+)"/g)].map((match) => match[1]);
     for (const name of ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', ...manifestSecrets]) expect(environment[name], name).toMatch(/^\$\{(ssm|env):.+\}$/);
+    // TOOLGATE_TENANT_SECRETS names variables and holds none; every name it grants comes from SSM.
+    const grants = SecretGrants.parse(environment.TOOLGATE_TENANT_SECRETS as string);
+    for (const name of manifestSecrets) expect(grants.isGranted('demo', name), name).toBe(true);
     for (const [name, value] of Object.entries(environment)) {
-      if (/SECRET|TOKEN|KEY/.test(name)) expect(value, name).toMatch(/^\$\{(ssm|env):/);
+      if (/SECRET|TOKEN|KEY/.test(name) && name !== 'TOOLGATE_TENANT_SECRETS') expect(value, name).toMatch(/^\$\{(ssm|env):/);
     }
     expect(environment).not.toHaveProperty('TOOLGATE_DEMO_KEY');
   });

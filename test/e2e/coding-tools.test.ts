@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeEgressTransport } from '../../lib/cli/node-egress.ts';
 import { startExecServer } from '../../lib/exec/server.ts';
 import { validManifest } from '../helpers/manifests.ts';
 import { testGateway } from '../helpers/gateway.ts';
@@ -29,7 +30,10 @@ describe('coding tools through the gateway and a real exec-server', () => {
     const gemini = validManifest({ tenant: 'ge', profile: 'gemini', policy, execution_environment: environment, tools: [] });
     const down = validManifest({ tenant: 'down', profile: 'openai', policy, execution_environment: { url: `http://127.0.0.1:${downPort}`, secret: 'env:ACME_EXEC_SECRET' }, tools: [] });
     const nosecret = validManifest({ tenant: 'nosecret', profile: 'openai', policy, execution_environment: { url: exec.url, secret: 'env:MISSING_SECRET' }, tools: [] });
-    gw = await testGateway([openai, anthropic, gemini, down, nosecret], { oa: { tenant: 'oa' }, an: { tenant: 'an' }, ge: { tenant: 'ge' }, down: { tenant: 'down' }, ns: { tenant: 'nosecret' } }, { env: { ACME_EXEC_SECRET: SECRET } });
+    gw = await testGateway([openai, anthropic, gemini, down, nosecret], { oa: { tenant: 'oa' }, an: { tenant: 'an' }, ge: { tenant: 'ge' }, down: { tenant: 'down' }, ns: { tenant: 'nosecret' } }, {
+      env: { ACME_EXEC_SECRET: SECRET, TOOLGATE_TENANT_SECRETS: 'oa:ACME_EXEC_SECRET;an:ACME_EXEC_SECRET;ge:ACME_EXEC_SECRET;down:ACME_EXEC_SECRET;nosecret:MISSING_SECRET' },
+      egressTransport: nodeEgressTransport(),
+    });
   });
   afterAll(async () => {
     await exec?.close();

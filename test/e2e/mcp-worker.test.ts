@@ -21,7 +21,12 @@ describe('MCP executor in workerd', () => {
     const wrangler = join(REPO_ROOT, 'node_modules/wrangler/bin/wrangler.js');
     const build = await runNode([wrangler, 'deploy', '--dry-run', '--outdir', outDir], { env: { WRANGLER_SEND_METRICS: 'false', CI: 'true' } });
     if (build.code !== 0) throw new Error(`wrangler build failed:\n${build.stdout}\n${build.stderr}`);
-    mf = new Miniflare({ modules: true, scriptPath: join(outDir, 'worker.js'), compatibilityDate: '2026-04-01', bindings: { TOOLGATE_DEMO_KEY: 'mcp-worker-key', TOOLGATE_STORE: 'memory', CRM_MCP_TOKEN: 'Bearer upstream-token' } });
+    mf = new Miniflare({ modules: true, scriptPath: join(outDir, 'worker.js'), compatibilityDate: '2026-04-01', bindings: {
+        TOOLGATE_DEMO_KEY: 'mcp-worker-key', TOOLGATE_STORE: 'memory', CRM_MCP_TOKEN: 'Bearer upstream-token',
+        // The operator grants the demo tenant its secrets and allows the upstream on loopback.
+        TOOLGATE_TENANT_SECRETS: 'demo:DEMO_EXEC_SECRET,CRM_MCP_TOKEN', TOOLGATE_EGRESS_ALLOW: '127.0.0.1',
+      },
+    });
   }, 120_000);
   afterAll(async () => {
     await mf?.dispose();

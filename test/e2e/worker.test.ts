@@ -18,7 +18,7 @@ describe('Cloudflare Worker in workerd', () => {
     const wrangler = join(REPO_ROOT, 'node_modules/wrangler/bin/wrangler.js');
     const build = await runNode([wrangler, 'deploy', '--dry-run', '--outdir', outDir], { env: { WRANGLER_SEND_METRICS: 'false', CI: 'true' } });
     if (build.code !== 0) throw new Error(`wrangler build failed:\n${build.stdout}\n${build.stderr}`);
-    mf = new Miniflare({ modules: true, scriptPath: join(outDir, 'worker.js'), compatibilityDate: '2026-04-01', bindings: { TOOLGATE_DEMO_KEY: 'worker-test-key', TOOLGATE_STORE: 'memory' } });
+    mf = new Miniflare({ modules: true, scriptPath: join(outDir, 'worker.js'), compatibilityDate: '2026-04-01', bindings: { TOOLGATE_DEMO_KEY: 'worker-test-key', TOOLGATE_STORE: 'memory', TOOLGATE_TENANT_SECRETS: 'demo:DEMO_EXEC_SECRET' } });
   }, 120_000);
   afterAll(async () => {
     await mf?.dispose();

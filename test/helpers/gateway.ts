@@ -3,6 +3,12 @@ import { createGateway, type GatewayConfig } from '../../lib/http/gateway.ts';
 import type { Manifest } from '../../lib/registry/manifest.ts';
 import { MemoryStore } from '../../lib/stores/memory.ts';
 
+/**
+ * Test servers listen on loopback, which the egress policy refuses by default: tests allow it
+ * explicitly, as an operator would (TOOLGATE_EGRESS_ALLOW). A test of the refusal sets its own.
+ */
+export const LOOPBACK_EGRESS_ALLOW = '127.0.0.1,[::1],localhost';
+
 export interface TestKey {
   tenant: string;
   principal?: string;
@@ -15,7 +21,7 @@ export async function testGateway(manifests: Manifest[], keys: Record<string, Te
   for (const [key, principal] of Object.entries(keys)) {
     await createApiKey(store, { tenant: principal.tenant, principal: principal.principal ?? `${principal.tenant}-user`, scopes: principal.scopes ?? [] }, key);
   }
-  const gateway = createGateway({ manifests, store, env: {}, ...config });
+  const gateway = createGateway({ manifests, store, ...config, env: { TOOLGATE_EGRESS_ALLOW: LOOPBACK_EGRESS_ALLOW, ...config.env } });
   await gateway.ready;
   const request = (path: string, init: RequestInit & { key?: string; json?: unknown } = {}) => {
     const headers = new Headers(init.headers);

@@ -14,8 +14,8 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** A real HTTP server on 127.0.0.1 (free port) that records requests and answers via `handle`. */
-export async function startTestServer(handle: (request: RecordedRequest, response: ServerResponse) => void | Promise<void>): Promise<TestServer> {
+/** A real HTTP server on 127.0.0.1 (or `host`, e.g. "::1"; free port) that records requests and answers via `handle`. */
+export async function startTestServer(handle: (request: RecordedRequest, response: ServerResponse) => void | Promise<void>, host = '127.0.0.1'): Promise<TestServer> {
   const requests: RecordedRequest[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -26,10 +26,10 @@ export async function startTestServer(handle: (request: RecordedRequest, respons
       void handle(recorded, res);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     requests,
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };

@@ -5,7 +5,7 @@ import { createRuntimeGateway, RuntimeConfigError } from '../../lib/http/runtime
 import type { Manifest } from '../../lib/registry/manifest.ts';
 
 const demo = demoManifest as Manifest;
-const base = { TOOLGATE_STORE: 'memory', TOOLGATE_DEMO_KEY: 'tg_runtime_gateway_test_key_0123', TOOLGATE_EXEC_SECRET: 'runtime-gateway-test-secret' };
+const base = { TOOLGATE_STORE: 'memory', TOOLGATE_DEMO_KEY: 'tg_runtime_gateway_test_key_0123', DEMO_EXEC_SECRET: 'runtime-gateway-test-secret', TOOLGATE_TENANT_SECRETS: 'demo:DEMO_EXEC_SECRET' };
 
 function lambdaGateway(env: Record<string, string>, manifests: Manifest[] = [demo]) {
   return createRuntimeGateway({ runtime: 'lambda', env: { ...base, ...env }, manifests, log: silentLogger });

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { nodeEgressTransport } from '../../lib/cli/node-egress.ts';
 import { ToolRouter } from '../../lib/dispatch/router.ts';
 import { defineTool } from '../../lib/registry/definition.ts';
 import { sharedMcpSessionPool } from '../../lib/registry/executors/mcp-session-pool.ts';
@@ -11,6 +12,8 @@ import { validManifest } from '../helpers/manifests.ts';
 import { startMcpUpstream, type McpUpstream } from '../helpers/mcp-upstream.ts';
 
 const TOKEN_ENV = { CRM_MCP_TOKEN: 'Bearer upstream-token' };
+/** The gateway's variables: the token, granted to the tenant whose manifest names it. */
+const GATEWAY_ENV = { ...TOKEN_ENV, TOOLGATE_TENANT_SECRETS: 'acme:CRM_MCP_TOKEN' };
 let upstream: McpUpstream;
 beforeEach(async () => { upstream = await startMcpUpstream(); });
 afterEach(async () => { await upstream.close(); });
@@ -25,8 +28,9 @@ async function importedManifest(spec: Partial<McpImport> = {}): Promise<Manifest
   return validManifest(await importMcpTools(manifest, TOKEN_ENV));
 }
 
-async function gatewayFor(manifest: Manifest, env: Record<string, string> = TOKEN_ENV) {
-  return testGateway([manifest], { agent: { tenant: 'acme', principal: 'agent' }, alice: { tenant: 'acme', principal: 'alice', scopes: ['approvals:decide'] } }, { env });
+/** As `toolgate serve` runs it: Node's egress, which checks and pins the addresses it connects to. */
+async function gatewayFor(manifest: Manifest, env: Record<string, string> = GATEWAY_ENV) {
+  return testGateway([manifest], { agent: { tenant: 'acme', principal: 'agent' }, alice: { tenant: 'acme', principal: 'alice', scopes: ['approvals:decide'] } }, { env, egressTransport: nodeEgressTransport() });
 }
 
 type Gateway = Awaited<ReturnType<typeof gatewayFor>>;
@@ -58,7 +62,7 @@ describe('imported MCP tools through the gateway', () => {
   });
 
   it('an upstream isError result is an error result with its text', async () => {
-    const gw = await gatewayFor(await importedManifest(), { CRM_MCP_TOKEN: 'Bearer wrong' });
+    const gw = await gatewayFor(await importedManifest(), { ...GATEWAY_ENV, CRM_MCP_TOKEN: 'Bearer wrong' });
     expect(await call(gw, 'crm_admin_report', {})).toMatchObject({ status: 'error', is_error: true, content: 'missing or wrong bearer token' });
   });
 
@@ -71,10 +75,10 @@ describe('imported MCP tools through the gateway', () => {
   });
 
   it('a missing token secret, or a token the server refuses, is unavailable', async () => {
-    const missing = await gatewayFor(await importedManifest(), {});
+    const missing = await gatewayFor(await importedManifest(), { TOOLGATE_TENANT_SECRETS: GATEWAY_ENV.TOOLGATE_TENANT_SECRETS });
     expect(await call(missing, 'crm_search', { query: 'ada' })).toMatchObject({ status: 'unavailable', content: expect.stringContaining(`upstream MCP server at ${upstream.url} is unavailable: secret CRM_MCP_TOKEN is not set`) });
     const secure = await importedManifest({ url: upstream.secureUrl });
-    const refused = await gatewayFor(secure, { CRM_MCP_TOKEN: 'Bearer wrong' });
+    const refused = await gatewayFor(secure, { ...GATEWAY_ENV, CRM_MCP_TOKEN: 'Bearer wrong' });
     expect(await call(refused, 'crm_search', { query: 'ada' })).toMatchObject({
       status: 'unavailable',
       content: `upstream MCP server at ${upstream.secureUrl} is unavailable: it refused the credentials (HTTP 401: {"error":"invalid_token"}); check the secret its headers name`,

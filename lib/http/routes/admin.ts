@@ -4,6 +4,7 @@ import type { TenantDirectory } from '../../dispatch/tenant-directory.ts';
 import { createApiKey } from '../../governance/api-keys.ts';
 import { defaultExecutorKinds } from '../../registry/executors/index.ts';
 import { diffManifests } from '../../registry/manifest-diff.ts';
+import type { ConfinementChecks } from '../../registry/manifest-confinement.ts';
 import { loadManifest } from '../../registry/manifest-loader.ts';
 import { unpinnedImports } from '../../registry/mcp-import-check.ts';
 import { activateManifest, listManifests, loadActivePointer, loadPublished, ManifestLifecycleError, publishManifest, rollbackManifest } from '../../registry/manifest-store.ts';
@@ -25,7 +26,7 @@ function lifecycleError(c: Context, error: unknown) {
  * Operator routes (scope `admin`), always within the key's own tenant: API keys, and the
  * manifest lifecycle (publish, activate, rollback, list, diff), every step audited.
  */
-export function adminRoutes(store: Store, tenants: TenantDirectory, validator: SchemaValidator) {
+export function adminRoutes(store: Store, tenants: TenantDirectory, validator: SchemaValidator, confinement: ConfinementChecks) {
   const routes = new Hono<GatewayEnv>();
   const audit = new AuditRecorder(store);
   routes.use('*', requireScope('admin'));
@@ -46,7 +47,9 @@ export function adminRoutes(store: Store, tenants: TenantDirectory, validator: S
   routes.post('/manifests', async (c) => {
     const read = await readJsonBody(c);
     if (!read.ok) return read.response;
-    const checked = loadManifest(read.body, { validator, kinds: defaultExecutorKinds(), builtins: builtinsForUncheckedManifest });
+    // Grants are checked only for the caller's own tenant: another tenant's are none of its business.
+    const ownTenant = (read.body as { tenant?: unknown } | null)?.tenant === tenantOf(c);
+    const checked = loadManifest(read.body, { validator, kinds: defaultExecutorKinds(), builtins: builtinsForUncheckedManifest, confinement: ownTenant ? confinement : {} });
     if (!checked.ok) return c.json({ error: { code: 'invalid_manifest', message: `the manifest has ${checked.problems.length} problem(s)`, problems: checked.problems } }, 400);
     if (checked.manifest.tenant !== tenantOf(c)) return errorResponse(c, 404, 'not_found', `tenant "${checked.manifest.tenant}" not found`);
     const unpinned = unpinnedImports(checked.manifest);

@@ -1,16 +1,29 @@
-import { resolveSecret } from '../../crypto/secrets.ts';
+import { resolveSecret, SECRET_REFERENCE, type ResolveSecret } from '../../crypto/secrets.ts';
 import { signBody } from '../../crypto/signed-request.ts';
+import { egressRefusal, type Fetch } from '../../egress/fetch.ts';
 import type { ToolDefinition } from '../definition.ts';
 import { ToolError } from '../errors.ts';
 import type { ToolExecutionContext, ToolExecutor, ToolOutput } from '../executor.ts';
 import type { JsonObject } from '../json.ts';
+import { confinedAccess } from './confined.ts';
 import type { ExecutorKind, ManifestProblem } from './kind.ts';
 
 export interface HttpExecutorConfig {
   url: string;
   /** "env:NAME" */
   secret: string;
+  /** Sent with every request; "env:NAME" values are resolved like the secret. */
   headers?: Record<string, string>;
+}
+
+/**
+ * Where secrets resolve and how requests go out. A manifest's executor gets its tenant's grants
+ * and the gateway's egress; one built in code without them (library use: the developer's own
+ * endpoint) resolves from the call's `env` and uses the runtime's fetch.
+ */
+export interface HttpExecutorAccess {
+  secrets?: ResolveSecret;
+  fetch?: Fetch;
 }
 
 const ERROR_BODY_CHARS = 500;
@@ -24,28 +37,36 @@ export class HttpToolExecutor implements ToolExecutor {
   readonly name: string;
   readonly definition: ToolDefinition;
   readonly #config: HttpExecutorConfig;
+  readonly #access: HttpExecutorAccess;
 
-  constructor(definition: ToolDefinition, config: HttpExecutorConfig) {
+  constructor(definition: ToolDefinition, config: HttpExecutorConfig, access: HttpExecutorAccess = {}) {
     this.name = definition.name;
     this.definition = definition;
     this.#config = config;
+    this.#access = access;
   }
 
   async execute(args: JsonObject, context: ToolExecutionContext): Promise<ToolOutput> {
-    const secret = resolveSecret(this.#config.secret, context.env);
+    const resolve = this.#access.secrets ?? ((reference: string) => resolveSecret(reference, context.env));
+    const secret = resolve(this.#config.secret);
+    const configured = Object.entries(this.#config.headers ?? {}).map(([name, value]) => [name, SECRET_REFERENCE.test(value) ? resolve(value) : value]);
     const body = JSON.stringify({ tool: this.name, arguments: args, call_id: context.call_id, thread_id: context.thread_id, tenant: context.tenant });
-    const headers = { ...this.#config.headers, 'content-type': 'application/json', 'user-agent': 'toolgate', ...(await signBody(secret, body)) };
+    const headers = { ...Object.fromEntries(configured), 'content-type': 'application/json', 'user-agent': 'toolgate', ...(await signBody(secret, body)) };
+    const send = this.#access.fetch ?? ((input, init) => fetch(input, init));
     let response: Response;
     try {
-      response = await fetch(this.#config.url, { method: 'POST', headers, body, signal: context.signal });
+      response = await send(this.#config.url, { method: 'POST', headers, body, signal: context.signal });
     } catch (error) {
       if (context.signal.aborted) throw context.signal.reason;
+      const refused = egressRefusal(error);
+      if (refused) throw new ToolError('unavailable', `Tool \`${this.name}\` is unavailable: ${refused.message}. Nothing was sent.`, { host: refused.host });
       throw new ToolError('error', `Could not reach tool \`${this.name}\` at ${this.#config.url}: ${causeOf(error)}`, { status: 0 });
     }
     const text = await response.text();
     if (!response.ok) {
       const excerpt = text.length > ERROR_BODY_CHARS ? `${text.slice(0, ERROR_BODY_CHARS)}…` : text;
-      throw new ToolError('error', `Tool \`${this.name}\` answered HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`, { status: response.status });
+      const redirect = response.status >= 300 && response.status < 400 ? ` (a redirect${redirectTarget(response)}, which toolgate does not follow)` : '';
+      throw new ToolError('error', `Tool \`${this.name}\` answered HTTP ${response.status}${redirect}${excerpt ? `: ${excerpt}` : ''}`, { status: response.status });
     }
     if (!(response.headers.get('content-type') ?? '').includes('json')) return text;
     try {
@@ -54,6 +75,11 @@ export class HttpToolExecutor implements ToolExecutor {
       return text;
     }
   }
+}
+
+function redirectTarget(response: Response): string {
+  const location = response.headers.get('location');
+  return location ? ` to ${location.slice(0, 200)}` : '';
 }
 
 function causeOf(error: unknown): string {
@@ -78,7 +104,7 @@ export const httpExecutorKind: ExecutorKind = {
     return problems;
   },
   baseDefinition: () => undefined,
-  create(definition, config) {
-    return new HttpToolExecutor(definition, config as unknown as HttpExecutorConfig);
+  create(definition, config, context) {
+    return new HttpToolExecutor(definition, config as unknown as HttpExecutorConfig, confinedAccess(context));
   },
 };

@@ -1,3 +1,5 @@
+import type { ResolveSecret } from '../../crypto/secrets.ts';
+import type { Fetch } from '../../egress/fetch.ts';
 import type { ToolDefinition } from '../definition.ts';
 import type { ToolExecutor } from '../executor.ts';
 import type { JsonObject } from '../json.ts';
@@ -10,6 +12,10 @@ export interface ManifestProblem {
 
 export interface ExecutorKindContext {
   builtins: ReadonlyMap<string, ToolExecutor>;
+  /** How the manifest's "env:NAME" resolve: its tenant's grants. Without it, nothing resolves. */
+  secrets?: ResolveSecret;
+  /** How manifest executors reach the network: the gateway's egress policy. Without it, the policy with no exceptions. */
+  egress?: Fetch;
 }
 
 /** One `executor.kind` a manifest may use: how to check its entry and build its executor. */

@@ -1,3 +1,4 @@
+import type { Fetch } from '../../egress/fetch.ts';
 import { connectMcpClient, sessionOf, type McpSession } from '../mcp-connect.ts';
 import { upstreamUnavailable } from '../mcp-failure.ts';
 
@@ -13,7 +14,7 @@ export interface PooledSession {
   fresh: boolean;
 }
 
-type Handshake = (url: string, headers: Record<string, string>) => Promise<McpSession>;
+type Handshake = (url: string, headers: Record<string, string>, fetch?: Fetch) => Promise<McpSession>;
 
 interface Entry {
   handshake: Promise<McpSession>;
@@ -32,8 +33,8 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 /** Initializes, keeps the session's id and protocol version, and lets the handshake's client go (without ending the session). */
-async function handshake(url: string, headers: Record<string, string>): Promise<McpSession> {
-  const client = await connectMcpClient(url, headers, { timeoutMs: CONNECT_TIMEOUT_MS });
+async function handshake(url: string, headers: Record<string, string>, fetch?: Fetch): Promise<McpSession> {
+  const client = await connectMcpClient(url, headers, { timeoutMs: CONNECT_TIMEOUT_MS, fetch });
   const session = sessionOf(client);
   await client.close();
   return session;
@@ -53,13 +54,16 @@ export class McpSessionPool {
     this.#handshake = open;
   }
 
-  /** A session to call on; handshake failures are `unavailable` ToolErrors naming the URL. */
-  async acquire(url: string, headers: Record<string, string>, signal: AbortSignal): Promise<PooledSession> {
+  /**
+   * A session to call on; handshake failures are `unavailable` ToolErrors naming the URL. A new
+   * handshake goes out through `fetch` (the caller's egress); a kept session sends nothing here.
+   */
+  async acquire(url: string, headers: Record<string, string>, signal: AbortSignal, fetch?: Fetch): Promise<PooledSession> {
     // The key holds resolved secrets: it lives in this isolate's memory only.
     const key = `${url}\n${JSON.stringify(Object.entries(headers).sort(([a], [b]) => a.localeCompare(b)))}`;
     const existing = this.#entries.get(key);
     if (existing?.session) return { key, session: existing.session, fresh: false };
-    const entry = existing ?? this.#start(key, url, headers);
+    const entry = existing ?? this.#start(key, url, headers, fetch);
     return { key, session: await untilAborted(entry.handshake, signal), fresh: existing === undefined };
   }
 
@@ -72,9 +76,9 @@ export class McpSessionPool {
     this.#entries.clear();
   }
 
-  #start(key: string, url: string, headers: Record<string, string>): Entry {
+  #start(key: string, url: string, headers: Record<string, string>, fetch: Fetch | undefined): Entry {
     const entry: Entry = {
-      handshake: this.#handshake(url, headers).then(
+      handshake: this.#handshake(url, headers, fetch).then(
         (session) => {
           entry.session = session;
           return session;

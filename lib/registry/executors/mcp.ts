@@ -1,10 +1,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ResolveSecret } from '../../crypto/secrets.ts';
+import type { Fetch } from '../../egress/fetch.ts';
 import type { ToolDefinition } from '../definition.ts';
 import { ToolError } from '../errors.ts';
 import type { ToolExecutionContext, ToolExecutor, ToolOutput } from '../executor.ts';
 import type { JsonObject } from '../json.ts';
 import { resolveHeaders, resumeMcpClient } from '../mcp-connect.ts';
 import { isSessionGone, upstreamCallFailure, upstreamUnavailable } from '../mcp-failure.ts';
+import { confinedAccess } from './confined.ts';
 import type { ExecutorKind } from './kind.ts';
 import { sharedMcpSessionPool, type McpSessionPool, type PooledSession } from './mcp-session-pool.ts';
 import { checkMcpExecutor } from './mcp-check.ts';
@@ -15,10 +18,18 @@ export interface McpExecutorConfig {
   url: string;
   /** The tool's name on the upstream server (toolgate's name may differ). */
   tool: string;
-  /** Sent with every request; "env:NAME" values come from the runtime's environment. */
+  /** Sent with every request; "env:NAME" values are resolved (see McpExecutorOptions.secrets). */
   headers?: Record<string, string>;
   /** The `mcp_imports` entry that pinned this tool, if one did. */
   server?: string;
+}
+
+export interface McpExecutorOptions {
+  pool?: McpSessionPool;
+  /** How "env:NAME" headers resolve: a manifest's executor gets its tenant's grants; otherwise the call's `env`. */
+  secrets?: ResolveSecret;
+  /** How requests go out: a manifest's executor gets the gateway's egress; otherwise the runtime's fetch. */
+  fetch?: Fetch;
 }
 
 /**
@@ -37,12 +48,16 @@ export class McpToolExecutor implements ToolExecutor {
   readonly definition: ToolDefinition;
   readonly #config: McpExecutorConfig;
   readonly #pool: McpSessionPool;
+  readonly #secrets: ResolveSecret | undefined;
+  readonly #fetch: Fetch | undefined;
 
-  constructor(definition: ToolDefinition, config: McpExecutorConfig, options: { pool?: McpSessionPool } = {}) {
+  constructor(definition: ToolDefinition, config: McpExecutorConfig, options: McpExecutorOptions = {}) {
     this.name = definition.name;
     this.definition = definition;
     this.#config = config;
     this.#pool = options.pool ?? sharedMcpSessionPool;
+    this.#secrets = options.secrets;
+    this.#fetch = options.fetch;
   }
 
   async execute(args: JsonObject, context: ToolExecutionContext): Promise<ToolOutput> {
@@ -56,12 +71,12 @@ export class McpToolExecutor implements ToolExecutor {
     const { url, tool } = this.#config;
     let headers: Record<string, string>;
     try {
-      headers = resolveHeaders(this.#config.headers, context.env);
+      headers = resolveHeaders(this.#config.headers, this.#secrets ?? context.env);
     } catch (error) {
       throw upstreamUnavailable(url, error);
     }
     for (let attempt = 1; ; attempt++) {
-      const pooled = await this.#pool.acquire(url, headers, context.signal);
+      const pooled = await this.#pool.acquire(url, headers, context.signal, this.#fetch);
       try {
         return await this.#send(pooled, headers, args, context.signal);
       } catch (error) {
@@ -76,7 +91,7 @@ export class McpToolExecutor implements ToolExecutor {
 
   /** One tools/call on a client built for this call around the kept session. */
   async #send(pooled: PooledSession, headers: Record<string, string>, args: JsonObject, signal: AbortSignal): Promise<CallToolResult> {
-    const client = await resumeMcpClient(this.#config.url, headers, pooled.session, { signal });
+    const client = await resumeMcpClient(this.#config.url, headers, pooled.session, { signal, fetch: this.#fetch });
     return (await client.callTool({ name: this.#config.tool, arguments: args }, undefined, { signal, timeout: SDK_TIMEOUT_MS })) as CallToolResult;
   }
 }
@@ -87,5 +102,5 @@ export const mcpExecutorKind: ExecutorKind = {
   needsDefinition: true,
   check: (config, path) => checkMcpExecutor(config, path),
   baseDefinition: () => undefined,
-  create: (definition, config) => new McpToolExecutor(definition, config as unknown as McpExecutorConfig),
+  create: (definition, config, context) => new McpToolExecutor(definition, config as unknown as McpExecutorConfig, confinedAccess(context)),
 };

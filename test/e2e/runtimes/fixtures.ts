@@ -31,7 +31,11 @@ export async function startScenarioFixtures(): Promise<ScenarioFixtures> {
     env: {
       TOOLGATE_DEMO_KEY: DEMO_KEY,
       TOOLGATE_DEMO_EXEC_URL: exec.url,
-      TOOLGATE_EXEC_SECRET: EXEC_SECRET,
+      // The demo manifest names its exec secret DEMO_EXEC_SECRET; the operator grants it to "demo"
+      // and allows the loopback servers the scenarios reach (the exec-server).
+      DEMO_EXEC_SECRET: EXEC_SECRET,
+      TOOLGATE_TENANT_SECRETS: 'demo:DEMO_EXEC_SECRET',
+      TOOLGATE_EGRESS_ALLOW: '127.0.0.1',
       SLACK_BOT_TOKEN: slack.token,
       SLACK_SIGNING_SECRET: SIGNING_SECRET,
       SLACK_API_URL: slack.url,
