@@ -1,5 +1,6 @@
 // Deno entrypoint: `deno run --allow-net --allow-env --allow-read functions/deno.ts` (npm run dev:deno).
 import demoManifest from '../examples/demo/manifest.json' with { type: 'json' };
+import { localOriginPolicy, originPolicyFromEnv } from '../lib/http/origin-policy.ts';
 import { createRuntimeGateway } from '../lib/http/runtime-gateway.ts';
 import type { Manifest } from '../lib/registry/manifest.ts';
 
@@ -9,6 +10,14 @@ declare const Deno: {
 };
 
 const env = Deno.env.toObject();
-const gateway = createRuntimeGateway({ runtime: 'deno', env, manifests: env.TOOLGATE_DEMO_KEY ? [demoManifest as Manifest] : [] });
+const hostname = env.HOST ?? '127.0.0.1';
+// On a loopback address only the loopback names with the bound port are served (DNS rebinding;
+// TOOLGATE_ALLOWED_HOSTS overrides); the port is known once listening, before any request.
+let origins = originPolicyFromEnv(env);
+const gateway = createRuntimeGateway({ runtime: 'deno', env, manifests: env.TOOLGATE_DEMO_KEY ? [demoManifest as Manifest] : [], origins: () => origins });
 await gateway.ready;
-Deno.serve({ port: Number(env.PORT ?? 8787), hostname: env.HOST ?? '127.0.0.1', onListen: ({ hostname, port }) => console.log(`toolgate listening on http://${hostname}:${port} (Deno, store ${gateway.store.name})`) }, (request) => gateway.fetch(request));
+const onListen = (address: { hostname: string; port: number }) => {
+  origins = localOriginPolicy(env, hostname, address.port);
+  console.log(`toolgate listening on http://${address.hostname}:${address.port} (Deno, store ${gateway.store.name})`);
+};
+Deno.serve({ port: Number(env.PORT ?? 8787), hostname, onListen }, (request) => gateway.fetch(request));

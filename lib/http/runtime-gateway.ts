@@ -5,6 +5,7 @@ import { remoteStoreFromEnv, storeKindFromEnv, type StoreKind } from '../stores/
 import type { Store } from '../stores/store.ts';
 import { demoOverlay } from './demo-overlay.ts';
 import { createGateway } from './gateway.ts';
+import type { OriginPolicy } from './origin-policy.ts';
 
 export type RuntimeName = 'workers' | 'lambda' | 'deno' | 'node';
 
@@ -25,6 +26,8 @@ export interface RuntimeGatewayConfig {
   /** A store built by the entrypoint (Node's SQLite); otherwise TOOLGATE_STORE decides. */
   store?: Store;
   log?: Logger;
+  /** Host/Origin checks, for entrypoints that know their address (serve, Deno); default: TOOLGATE_ALLOWED_HOSTS/ORIGINS. */
+  origins?: () => OriginPolicy;
 }
 
 export class RuntimeConfigError extends Error {
@@ -77,7 +80,7 @@ export function createRuntimeGateway(config: RuntimeGatewayConfig) {
   const overlay = demoOverlay(env, config.manifests?.[0]?.tenant);
   refuseWhatTheRuntimeCannotDo(config, (config.manifests ?? []).map(overlay));
   const store = storeFor(config);
-  const gateway = createGateway({ store, env, manifests: config.manifests, overlay, log: config.log ?? jsonLineLogger, serveMetrics: config.runtime === 'node' });
+  const gateway = createGateway({ store, env, manifests: config.manifests, overlay, log: config.log ?? jsonLineLogger, serveMetrics: config.runtime === 'node', origins: config.origins });
   const tenant = config.manifests?.[0]?.tenant;
   const demoKey = env.TOOLGATE_DEMO_KEY;
   // Started by the first request (or `ready`): construction stays free of I/O (see createGateway).
