@@ -46,7 +46,7 @@ async function expectError(response: Response, status: number, code: string, mes
 }
 
 const get = (path: string, key = 'admin') => gw.request(path, { key });
-const post = (path: string, body: string | Uint8Array, headers: Record<string, string> = {}, key = 'admin') =>
+const post = (path: string, body: string | Uint8Array<ArrayBuffer>, headers: Record<string, string> = {}, key = 'admin') =>
   gw.request(path, { key, method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
 
 describe('query parameters', () => {
