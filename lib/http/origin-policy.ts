@@ -32,13 +32,13 @@ function parseHost(value: string): { name: string; port?: string } | undefined {
   return match ? { name: match[1], port: match[2] } : undefined;
 }
 
-/** `https://App.example:443/` → `https://app.example`; what is not a URL (`null`) stays as written. */
-function normalizeOrigin(value: string): string {
+/** `https://App.example:443/` → `https://app.example`; undefined for what is not an http(s) origin (`null`, `*`, `file:`). */
+function originOf(value: string): string | undefined {
   try {
-    const url = new URL(value.trim());
-    return url.origin === 'null' ? value.trim() : url.origin;
+    const origin = new URL(value.trim()).origin;
+    return /^https?:\/\//.test(origin) ? origin : undefined;
   } catch {
-    return value.trim();
+    return undefined;
   }
 }
 
@@ -49,16 +49,20 @@ export function originPolicyFromEnv(env: Env): OriginPolicy {
   const hosts = list(env.TOOLGATE_ALLOWED_HOSTS);
   const bad = hosts.find((h) => !parseHost(h));
   if (bad) throw new OriginPolicyError(`TOOLGATE_ALLOWED_HOSTS: "${bad}" is not a host name or host:port (for IPv6 write [::1]:8787)`);
-  return { allowedHosts: hosts.length > 0 ? hosts : undefined, allowedOrigins: list(env.TOOLGATE_ALLOWED_ORIGINS).map(normalizeOrigin) };
+  const origins = list(env.TOOLGATE_ALLOWED_ORIGINS);
+  const notOrigin = origins.find((o) => !originOf(o));
+  // No wildcard and no "null" (any sandboxed page or file sends that): each allowed site by name.
+  if (notOrigin) throw new OriginPolicyError(`TOOLGATE_ALLOWED_ORIGINS: "${notOrigin}" is not an http(s) origin such as https://app.example.com; list each allowed origin`);
+  return { allowedHosts: hosts.length > 0 ? hosts : undefined, allowedOrigins: origins.map((o) => originOf(o)!) };
 }
 
 export function isLoopbackHost(host: string): boolean {
   return [...LOOPBACK_NAMES, '::1'].includes(host.toLowerCase());
 }
 
-/** What a server bound to a loopback address answers to by default: its loopback names with its port. */
+/** What a server bound to a loopback address answers to by default: its loopback names with its port (on 80, clients leave it out). */
 export function loopbackHosts(port: number): string[] {
-  return LOOPBACK_NAMES.map((name) => `${name}:${port}`);
+  return LOOPBACK_NAMES.flatMap((name) => (port === 80 ? [`${name}:80`, name] : [`${name}:${port}`]));
 }
 
 /**
@@ -87,7 +91,7 @@ export function originProblem(policy: OriginPolicy, headers: { host?: string; or
       return `Host "${headers.host.slice(0, 100)}" is not a name this gateway answers to (a DNS-rebinding page sends its own name); call it by an allowed name, or add this one to TOOLGATE_ALLOWED_HOSTS`;
     }
   }
-  if (headers.origin !== undefined && !policy.allowedOrigins.includes(normalizeOrigin(headers.origin))) {
+  if (headers.origin !== undefined && !policy.allowedOrigins.includes(originOf(headers.origin) ?? '')) {
     return `Origin "${headers.origin.slice(0, 100)}" may not call this gateway (requests from web pages are refused unless their origin is listed); add it to TOOLGATE_ALLOWED_ORIGINS to allow it`;
   }
   return undefined;

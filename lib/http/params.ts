@@ -37,12 +37,12 @@ export function integerQuery(c: Context, name: string, range: IntegerRange): num
   return value;
 }
 
-/** A number of seconds from 0 to `max`, with up to 3 decimals; absent → 0. */
+/** A number of seconds from 0 to `max`, with at most 3 decimals; absent → 0. */
 export function secondsQuery(c: Context, name: string, max: number): number {
   const raw = queryValue(c, name);
   if (raw === undefined) return 0;
   const value = DECIMAL.test(raw) ? Number(raw) : Number.NaN;
-  if (!(value >= 0 && value <= max)) throw new InputError(`${name} must be a number of seconds from 0 to ${max} (got ${shown(raw)})`);
+  if (!(value >= 0 && value <= max)) throw new InputError(`${name} must be a number of seconds from 0 to ${max}, with at most 3 decimals (got ${shown(raw)})`);
   return value;
 }
 

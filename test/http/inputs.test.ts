@@ -78,7 +78,7 @@ describe('query parameters', () => {
       [`/v1/audit?thread_id=${'t'.repeat(201)}`, /^thread_id must be 1-200/],
       ['/v1/audit?thread_id=t&limit=501', /^limit must be a whole number from 1 to 500/],
       ['/v1/audit?thread_id=t&cursor=1.5', /^cursor must be the next_cursor/],
-      ['/v1/calls/p1?thread_id=parked&wait=-1', /^wait must be a number of seconds from 0 to 25 \(got "-1"\)$/],
+      ['/v1/calls/p1?thread_id=parked&wait=-1', /^wait must be a number of seconds from 0 to 25, with at most 3 decimals \(got "-1"\)$/],
       ['/v1/calls/p1?thread_id=parked&wait=26', /^wait must be a number of seconds from 0 to 25/],
       ['/v1/calls/p1?thread_id=parked&wait=NaN', /^wait must be a number of seconds/],
       ['/v1/calls/p1?thread_id=parked&wait=Infinity', /^wait must be a number of seconds/],

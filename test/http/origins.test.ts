@@ -89,12 +89,18 @@ describe('Host', () => {
     const { gw } = await gatewayWith({});
     expect((await gw.request('/v1/tools', { key: 'key', headers: { host: 'whatever.example' } })).status).toBe(200);
     expect(() => createGateway({ store: new MemoryStore(), env: { TOOLGATE_ALLOWED_HOSTS: 'ok.example, http://bad.example/' } })).toThrow(new OriginPolicyError('TOOLGATE_ALLOWED_HOSTS: "http://bad.example/" is not a host name or host:port (for IPv6 write [::1]:8787)'));
+    // No wildcard, and never "null" (what any sandboxed page or local file sends).
+    for (const entry of ['*', 'null', 'file:///x', 'app.example.com']) {
+      expect(() => createGateway({ store: new MemoryStore(), env: { TOOLGATE_ALLOWED_ORIGINS: entry } }), entry).toThrow(new OriginPolicyError(`TOOLGATE_ALLOWED_ORIGINS: "${entry}" is not an http(s) origin such as https://app.example.com; list each allowed origin`));
+    }
   });
 
   it('a server on loopback defaults to its loopback names and port; TOOLGATE_ALLOWED_HOSTS overrides; other addresses get no default', () => {
     expect(localOriginPolicy({}, '127.0.0.1', 8787).allowedHosts).toEqual(['127.0.0.1:8787', 'localhost:8787', '[::1]:8787']);
     expect(localOriginPolicy({}, 'localhost', 9000).allowedHosts).toEqual(['127.0.0.1:9000', 'localhost:9000', '[::1]:9000']);
     expect(localOriginPolicy({}, '::1', 1).allowedHosts).toHaveLength(3);
+    // On port 80 clients leave the port out of Host.
+    expect(localOriginPolicy({}, '127.0.0.1', 80).allowedHosts).toEqual(['127.0.0.1:80', '127.0.0.1', 'localhost:80', 'localhost', '[::1]:80', '[::1]']);
     expect(localOriginPolicy({ TOOLGATE_ALLOWED_HOSTS: 'dev.example' }, '127.0.0.1', 8787).allowedHosts).toEqual(['dev.example']);
     expect(localOriginPolicy({}, '0.0.0.0', 8787).allowedHosts).toBeUndefined();
   });
