@@ -10,17 +10,17 @@ export const MAX_JSON_DEPTH = 64;
 /** With the `u` flag a surrogate pair is one code point, so this matches only an unpaired half. */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
-/** A value met during the walk; its path is only spelled out when it has a problem. */
+/** A container met during the walk; its path is only spelled out when something in it has a problem. */
 interface Node {
-  value: unknown;
+  value: object;
   depth: number;
   parent?: Node;
   key?: string | number;
 }
 
-function pathOf(node: Node, root: string): string {
-  const keys: Array<string | number> = [];
-  for (let at: Node | undefined = node; at?.parent; at = at.parent) keys.push(at.key!);
+function pathOf(node: Node | undefined, root: string, last?: string | number): string {
+  const keys: Array<string | number> = last === undefined ? [] : [last];
+  for (let at = node; at?.parent; at = at.parent) keys.push(at.key!);
   return keys.reverse().reduce<string>((path, key) => (typeof key === 'number' ? `${path}[${key}]` : memberPath(path, key)), root);
 }
 
@@ -45,29 +45,33 @@ export const describeJsonInputProblem = (problem: JsonInputProblem) => `${proble
  * the offending value, from `root`.
  */
 export function findJsonInputProblem(value: unknown, root = '$', maxDepth = MAX_JSON_DEPTH): JsonInputProblem | undefined {
-  // Iterative on purpose: the input may be exactly the deep nesting this refuses.
+  if (value === null || typeof value !== 'object') return scalarProblem(value, undefined, undefined, root);
+  // Iterative on purpose: the input may be exactly the deep nesting this refuses. Only containers
+  // go on the stack; strings and numbers are checked where they are met (most of a body).
   const stack: Node[] = [{ value, depth: 0 }];
   while (stack.length > 0) {
     const node = stack.pop()!;
-    const item = node.value;
-    if (typeof item === 'string') {
-      if (LONE_SURROGATE.test(item)) return surrogateProblem(pathOf(node, root), 'the string', item);
-    } else if (typeof item === 'number') {
-      if (!Number.isFinite(item)) return { path: pathOf(node, root), message: `the number is out of range (it overflows to ${item}); numbers must be finite` };
-    } else if (item !== null && typeof item === 'object') {
-      if (node.depth >= maxDepth) return { path: pathOf(node, root), message: `nested more than ${maxDepth} levels deep; flatten the value` };
-      const depth = node.depth + 1;
-      if (Array.isArray(item)) {
-        for (let i = item.length - 1; i >= 0; i--) stack.push({ value: item[i], depth, parent: node, key: i });
-        continue;
-      }
-      const keys = Object.keys(item);
-      for (let i = keys.length - 1; i >= 0; i--) {
-        const key = keys[i];
-        if (LONE_SURROGATE.test(key)) return surrogateProblem(pathOf(node, root), `the key ${JSON.stringify(key)}`, key);
-        stack.push({ value: (item as Record<string, unknown>)[key], depth, parent: node, key });
+    if (node.depth >= maxDepth) return { path: pathOf(node, root), message: `nested more than ${maxDepth} levels deep; flatten the value` };
+    const container = node.value as Record<string, unknown>;
+    const keys = Array.isArray(container) ? undefined : Object.keys(container);
+    const count = keys ? keys.length : (container as unknown as unknown[]).length;
+    for (let i = 0; i < count; i++) {
+      const key = keys ? keys[i] : i;
+      if (typeof key === 'string' && LONE_SURROGATE.test(key)) return surrogateProblem(pathOf(node, root), `the key ${JSON.stringify(key)}`, key);
+      const child = container[key];
+      if (child !== null && typeof child === 'object') stack.push({ value: child, depth: node.depth + 1, parent: node, key });
+      else {
+        const problem = scalarProblem(child, node, key, root);
+        if (problem) return problem;
       }
     }
   }
+  return undefined;
+}
+
+/** A string or number's problem, if any; its path is built only then. */
+function scalarProblem(item: unknown, parent: Node | undefined, key: string | number | undefined, root: string): JsonInputProblem | undefined {
+  if (typeof item === 'string') return LONE_SURROGATE.test(item) ? surrogateProblem(pathOf(parent, root, key), 'the string', item) : undefined;
+  if (typeof item === 'number' && !Number.isFinite(item)) return { path: pathOf(parent, root, key), message: `the number is out of range (it overflows to ${item}); numbers must be finite` };
   return undefined;
 }
