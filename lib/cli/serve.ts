@@ -76,6 +76,7 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
       console.log(`tenant "${manifest.tenant}" manifest version ${manifest.version} (${manifestPath})`);
       if (execServer) console.log(`coding tools: exec-server ${execServer.url} over ${execServer.root}`);
       console.log(`store: ${store.name}${store instanceof SqliteStore ? ` (${store.path})` : ''}`);
+      console.log(`allowed hosts: ${origins.allowedHosts?.join(', ') ?? 'any (set TOOLGATE_ALLOWED_HOSTS to the names clients use, against DNS rebinding)'}`);
       console.log(`demo API key: ${demo.key}  (from ${demo.source})`);
     }
     const running = execServer;
