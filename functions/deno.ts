@@ -1,6 +1,7 @@
 // Deno entrypoint: `deno run --allow-net --allow-env --allow-read functions/deno.ts` (npm run dev:deno).
 import demoManifest from '../examples/demo/manifest.json' with { type: 'json' };
 import { resolvingTransport } from '../lib/egress/fetch.ts';
+import { localOriginPolicy, originPolicyFromEnv } from '../lib/http/origin-policy.ts';
 import { createRuntimeGateway } from '../lib/http/runtime-gateway.ts';
 import type { Manifest } from '../lib/registry/manifest.ts';
 
@@ -17,6 +18,14 @@ async function resolveHost(hostname: string): Promise<string[]> {
 }
 
 const env = Deno.env.toObject();
-const gateway = createRuntimeGateway({ runtime: 'deno', env, manifests: env.TOOLGATE_DEMO_KEY ? [demoManifest as Manifest] : [], egressTransport: resolvingTransport(resolveHost) });
+const hostname = env.HOST ?? '127.0.0.1';
+// On a loopback address only the loopback names with the bound port are served (DNS rebinding;
+// TOOLGATE_ALLOWED_HOSTS overrides); the port is known once listening, before any request.
+let origins = originPolicyFromEnv(env);
+const gateway = createRuntimeGateway({ runtime: 'deno', env, manifests: env.TOOLGATE_DEMO_KEY ? [demoManifest as Manifest] : [], egressTransport: resolvingTransport(resolveHost), origins: () => origins });
 await gateway.ready;
-Deno.serve({ port: Number(env.PORT ?? 8787), hostname: env.HOST ?? '127.0.0.1', onListen: ({ hostname, port }) => console.log(`toolgate listening on http://${hostname}:${port} (Deno, store ${gateway.store.name})`) }, (request) => gateway.fetch(request));
+const onListen = (address: { hostname: string; port: number }) => {
+  origins = localOriginPolicy(env, hostname, address.port);
+  console.log(`toolgate listening on http://${address.hostname}:${address.port} (Deno, store ${gateway.store.name})`);
+};
+Deno.serve({ port: Number(env.PORT ?? 8787), hostname, onListen }, (request) => gateway.fetch(request));

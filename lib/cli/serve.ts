@@ -1,6 +1,7 @@
 import { serve, type ServerType } from '@hono/node-server';
 import { resolve } from 'node:path';
 import { jsonLineLogger } from '../dispatch/events.ts';
+import { localOriginPolicy, originPolicyFromEnv } from '../http/origin-policy.ts';
 import { createRuntimeGateway } from '../http/runtime-gateway.ts';
 import type { Manifest } from '../registry/manifest.ts';
 import { SqliteStore } from '../stores/sqlite.ts';
@@ -62,16 +63,22 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
     const demo = demoApiKey(dataDir, env);
     execServer = await startLocalExecServer(manifest, env);
     const runtimeEnv = { ...env, ...(execServer ? localExecAccess(manifest.tenant, execServer, env) : {}), TOOLGATE_DEMO_KEY: demo.key };
-    const gateway = createRuntimeGateway({ runtime: 'node', env: runtimeEnv, manifests: [manifest], store, log: options.quiet ? () => {} : jsonLineLogger, egressTransport: nodeEgressTransport() });
+    // Host/Origin checks (DNS rebinding): on loopback, only the loopback names with the port the
+    // server got (known once it listens; nothing is served before).
+    let origins = originPolicyFromEnv(runtimeEnv);
+    const gateway = createRuntimeGateway({ runtime: 'node', env: runtimeEnv, manifests: [manifest], store, log: options.quiet ? () => {} : jsonLineLogger, egressTransport: nodeEgressTransport(), origins: () => origins });
     await gateway.ready;
     const server = await listen(gateway.app.fetch, port, host);
     const address = server.address();
-    const url = `http://${host}:${typeof address === 'object' && address ? address.port : port}`;
+    const boundPort = typeof address === 'object' && address ? address.port : port;
+    origins = localOriginPolicy(runtimeEnv, host, boundPort);
+    const url = `http://${host}:${boundPort}`;
     if (!options.quiet) {
       console.log(`toolgate listening on ${url}`);
       console.log(`tenant "${manifest.tenant}" manifest version ${manifest.version} (${manifestPath})`);
       if (execServer) console.log(`coding tools: exec-server ${execServer.url} over ${execServer.root}`);
       console.log(`store: ${store.name}${store instanceof SqliteStore ? ` (${store.path})` : ''}`);
+      console.log(`allowed hosts: ${origins.allowedHosts?.join(', ') ?? 'any (set TOOLGATE_ALLOWED_HOSTS to the names clients use, against DNS rebinding)'}`);
       console.log(`demo API key: ${demo.key}  (from ${demo.source})`);
     }
     const running = execServer;

@@ -1,5 +1,6 @@
 import { toHex } from '../crypto/sha256.ts';
 import type { JsonObject } from '../registry/json.ts';
+import { checkPageLimit } from '../stores/page-limit.ts';
 import type { Store } from '../stores/store.ts';
 import type { Approval, ApprovalState, DecisionChannel } from './approval.ts';
 
@@ -88,15 +89,21 @@ export async function attachSlackMessage(store: Store, id: string, slack: { chan
   }
 }
 
+/** Index pages one listing reads at most while filtering by state; then it returns what it found and a cursor. */
+const MAX_PAGES_PER_LISTING = 20;
+
 /**
- * A tenant's approvals, oldest first, optionally in one state; `after` pages on. `refresh` brings
- * each one up to date before it is filtered (an interrupted approved call settles when seen).
+ * A tenant's approvals, oldest first, optionally in one state; `after` pages on. Filtering by
+ * state happens after reading, so a listing reads index pages until its page is full, but at
+ * most MAX_PAGES_PER_LISTING: then it answers a short page with `next`, so no request scans a
+ * tenant's whole history. `limit` must be a whole number of at least 1. `refresh` brings each
+ * approval up to date before it is filtered (an interrupted approved call settles when seen).
  */
 export async function listApprovals(store: Store, tenant: string, options: { state?: ApprovalState; after?: number; limit: number; refresh?: (approval: Approval) => Promise<Approval> }): Promise<{ approvals: Approval[]; next?: number }> {
+  checkPageLimit(options.limit, 'listApprovals');
   const approvals: Approval[] = [];
   let after = options.after;
-  // Filtering by state happens after reading, so keep reading pages until the page is full.
-  for (;;) {
+  for (let pages = 1; ; pages++) {
     const page = await store.listIndex(approvalIndex(tenant), { after_score: after, limit: options.limit });
     // A page's records are read together, not one round trip after another.
     const loaded = await Promise.all(page.map(async (entry) => {
@@ -109,5 +116,6 @@ export async function listApprovals(store: Store, tenant: string, options: { sta
       if (approvals.length === options.limit) return { approvals, next: after };
     }
     if (page.length < options.limit) return { approvals };
+    if (pages === MAX_PAGES_PER_LISTING) return { approvals, next: after };
   }
 }

@@ -8,6 +8,9 @@ import { apiKeyAuth, tenantRuntime } from './auth.ts';
 import { requestBodyLimit } from './body-limit.ts';
 import type { GatewayEnv } from './env.ts';
 import { errorResponse } from './errors.ts';
+import { InputError } from './input-error.ts';
+import { originGuard } from './origin-guard.ts';
+import { originPolicyFromEnv, type OriginPolicy } from './origin-policy.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { auditRoutes } from './routes/audit.ts';
@@ -21,6 +24,8 @@ import { dispatchRoutes } from './routes/dispatch.ts';
 import { toolRoutes } from './routes/tools.ts';
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+
+const fixed = (policy: OriginPolicy) => () => policy;
 
 export interface AppOptions {
   tenants: TenantDirectory;
@@ -40,6 +45,8 @@ export interface AppOptions {
   slack?: SlackConfig;
   /** Shown by /healthz. */
   info?: Record<string, string>;
+  /** Host/Origin checks for /v1 and /mcp (read per request); default: TOOLGATE_ALLOWED_HOSTS/ORIGINS from `env`. */
+  origins?: () => OriginPolicy;
 }
 
 /** The gateway: the same Hono app on every runtime; entrypoints only build its options. */
@@ -59,8 +66,11 @@ export function createApp(options: AppOptions) {
   }
 
   app.use('/v1/*', requestBodyLimit(maxSize));
-  // Slack's own signature authenticates interactions; registered before the API-key check.
+  // Slack's own signature authenticates interactions; registered before the API-key check, and
+  // before the Host/Origin check (Slack's servers send no Origin; a tunnel's Host is not ours).
   app.route('/v1/slack', slackRoutes(options.store, options.tenants, options.slack, options.env));
+  const withOrigins = originGuard(options.origins ?? fixed(originPolicyFromEnv(options.env)));
+  app.use('/v1/*', withOrigins);
   const keys = new ApiKeyResolver(options.store);
   app.use('/v1/*', apiKeyAuth(keys));
   // Operator routes work before a tenant has an active manifest (publishing its first one).
@@ -69,7 +79,7 @@ export function createApp(options: AppOptions) {
   const withRuntime = tenantRuntime(options.tenants);
   for (const path of ['/v1/tools/*', '/v1/tools', '/v1/dispatch', '/v1/approvals/*', '/v1/approvals', '/v1/calls/*']) app.use(path, withRuntime);
   // MCP clients reach the same tools, with the same keys, body limit and pipeline.
-  app.use('/mcp', requestBodyLimit(maxSize), apiKeyAuth(keys), withRuntime);
+  app.use('/mcp', withOrigins, requestBodyLimit(maxSize), apiKeyAuth(keys), withRuntime);
   app.route('/mcp', mcpRoutes(options.env));
   app.route('/v1/tools', toolRoutes());
   app.route('/v1/dispatch', dispatchRoutes(options.env));
@@ -78,6 +88,8 @@ export function createApp(options: AppOptions) {
 
   app.notFound((c) => errorResponse(c, 404, 'not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
   app.onError((error, c) => {
+    // A parameter a route cannot use (params.ts): the caller's mistake, said as such.
+    if (error instanceof InputError) return errorResponse(c, error.status, error.status === 404 ? 'not_found' : 'invalid_request', error.message);
     log('http.error', { path: new URL(c.req.url).pathname, error: error.message });
     // A store outage outside dispatch (audit reads, approvals) is the service being unavailable, not a bug.
     if (error instanceof StoreUnavailableError) return errorResponse(c, 503, 'unavailable', error.message);

@@ -1,6 +1,7 @@
 import type { ToolCall } from '../dispatch/call.ts';
 import { CallFormatError, isCallFormat, PROVIDER_FORMATS, type CallFormat } from '../dispatch/formats/index.ts';
 import { assignCallId } from './call-ids.ts';
+import { CALL_ID, THREAD_ID } from './identifiers.ts';
 
 export interface DispatchRequest {
   thread_id: string;
@@ -14,7 +15,6 @@ export interface DispatchRequest {
 export type ParsedDispatchRequest = { ok: true; request: DispatchRequest } | { ok: false; message: string };
 
 export const MAX_CALLS_PER_REQUEST = 128;
-const THREAD_ID = /^[\w.:@-]{1,200}$/;
 
 /**
  * The body of POST /v1/dispatch: `{thread_id, calls: [{call_id?, name, arguments}], parallel?}`,
@@ -23,8 +23,8 @@ const THREAD_ID = /^[\w.:@-]{1,200}$/;
 export async function parseDispatchRequest(body: unknown, idempotencyKey: string | undefined): Promise<ParsedDispatchRequest> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return { ok: false, message: 'the body must be a JSON object' };
   const fields = body as Record<string, unknown>;
-  if (typeof fields.thread_id !== 'string' || !THREAD_ID.test(fields.thread_id)) {
-    return { ok: false, message: 'thread_id is required: 1-200 characters of letters, digits and _ . : @ -' };
+  if (typeof fields.thread_id !== 'string' || !THREAD_ID.pattern.test(fields.thread_id)) {
+    return { ok: false, message: `thread_id is required: ${THREAD_ID.describe}` };
   }
   if (fields.parallel !== undefined && typeof fields.parallel !== 'boolean') return { ok: false, message: 'parallel must be true or false' };
   if (fields.tenant !== undefined && typeof fields.tenant !== 'string') return { ok: false, message: 'tenant must be a string' };
@@ -41,7 +41,9 @@ export async function parseDispatchRequest(body: unknown, idempotencyKey: string
   }
   if (calls.length > MAX_CALLS_PER_REQUEST) return { ok: false, message: `at most ${MAX_CALLS_PER_REQUEST} calls per request (got ${calls.length})` };
   const ids = new Set<string>();
-  for (const call of calls) {
+  for (const [i, call] of calls.entries()) {
+    // Provider shapes bring their own ids; they become part of store keys, so they are bounded too.
+    if (!CALL_ID.pattern.test(call.call_id)) return { ok: false, message: `the id of call ${i} must be ${CALL_ID.describe} (got ${call.call_id.length} characters)` };
     if (ids.has(call.call_id)) return { ok: false, message: `call_id "${call.call_id}" appears twice in one request` };
     ids.add(call.call_id);
   }

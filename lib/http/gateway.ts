@@ -17,6 +17,7 @@ import { slackNotifierFor } from '../slack/tenant-notifier.ts';
 import { createSchemaValidator } from '../validation/select-engine.ts';
 import type { SchemaValidator } from '../validation/validator.ts';
 import { createApp } from './app.ts';
+import type { OriginPolicy } from './origin-policy.ts';
 
 export interface GatewayConfig {
   store: Store;
@@ -39,6 +40,8 @@ export interface GatewayConfig {
   serveMetrics?: boolean;
   /** How long an isolate trusts its view of a tenant's active manifest (TOOLGATE_MANIFEST_CACHE_MS, default 5 s). */
   manifestCacheMs?: number;
+  /** Host/Origin checks (see createApp); default: from `env`. */
+  origins?: () => OriginPolicy;
 }
 
 /**
@@ -82,6 +85,7 @@ export function createGateway(config: GatewayConfig) {
     slack,
     bodyLimitBytes: config.bodyLimitBytes,
     metrics: config.serveMetrics ? services.metrics : undefined,
+    origins: config.origins,
   });
   // Seeding is I/O: it starts with the first request (or `ready`), so building the gateway does
   // none — Workers forbid I/O, timers and randomness at module scope, where the Worker builds it.

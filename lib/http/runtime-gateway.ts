@@ -8,6 +8,7 @@ import { remoteStoreFromEnv, storeKindFromEnv, type StoreKind } from '../stores/
 import type { Store } from '../stores/store.ts';
 import { demoOverlay } from './demo-overlay.ts';
 import { createGateway } from './gateway.ts';
+import type { OriginPolicy } from './origin-policy.ts';
 
 export type RuntimeName = 'workers' | 'lambda' | 'deno' | 'node';
 
@@ -30,6 +31,8 @@ export interface RuntimeGatewayConfig {
   log?: Logger;
   /** How the runtime checks egress: Node and Lambda pin resolved addresses (lib/cli/node-egress.ts), Deno resolves; Workers check the URL only. */
   egressTransport?: EgressTransport;
+  /** Host/Origin checks, for entrypoints that know their address (serve, Deno); default: TOOLGATE_ALLOWED_HOSTS/ORIGINS. */
+  origins?: () => OriginPolicy;
 }
 
 export class RuntimeConfigError extends Error {
@@ -83,7 +86,7 @@ export function createRuntimeGateway(config: RuntimeGatewayConfig) {
   refuseWhatTheRuntimeCannotDo(config, (config.manifests ?? []).map(overlay));
   const store = storeFor(config);
   const gateway = operatorConfigured(() =>
-    createGateway({ store, env, manifests: config.manifests, overlay, log: config.log ?? jsonLineLogger, serveMetrics: config.runtime === 'node', egressTransport: config.egressTransport }),
+    createGateway({ store, env, manifests: config.manifests, overlay, log: config.log ?? jsonLineLogger, serveMetrics: config.runtime === 'node', egressTransport: config.egressTransport, origins: config.origins }),
   );
   const tenant = config.manifests?.[0]?.tenant;
   const demoKey = env.TOOLGATE_DEMO_KEY;

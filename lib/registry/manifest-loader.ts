@@ -1,5 +1,6 @@
 import manifestSchema from '../../schema/manifest.v1.json' with { type: 'json' };
 import { createCfworkerValidator } from '../validation/cfworker-engine.ts';
+import { findJsonInputProblem } from '../validation/json-input.ts';
 import type { CompiledSchema, SchemaValidator } from '../validation/validator.ts';
 import { isJsonObject, type JsonObject } from './json.ts';
 import type { ExecutorKind, ExecutorKindContext, ManifestProblem } from './executors/kind.ts';
@@ -45,6 +46,10 @@ export function parseManifestText(text: string, options: ManifestLoadOptions): M
 
 /** Checks a manifest and reports every problem with its JSON path, or returns it typed. */
 export function loadManifest(value: unknown, options: ManifestLoadOptions): ManifestLoadResult {
+  // A lone surrogate, an overflowing number or absurd nesting: nothing below can take it (hashes,
+  // stores, schema compilers), so it is the one problem reported.
+  const unfit = findJsonInputProblem(value, '$');
+  if (unfit) return { ok: false, problems: [unfit] };
   const problems: ManifestProblem[] = [];
   const structural = checkManifestDocument(value);
   if (!structural.valid) {

@@ -2,6 +2,7 @@ import { auditPartition, envelopeSortKey, headKey, LAST_ENVELOPE_SORT_KEY, numbe
 import { decodeJson, encodeJson } from './dynamodb-json.ts';
 import { query, readItem, transact, type Condition, type ConditionalWrite, type DynamoDbContext, type Item } from './dynamodb-requests.ts';
 import { headMatches, StoreUnavailableError, type AppendOutcome, type AppendRequest, type AuditHead, type AuditPage, type StoredEnvelope, type ThreadRef } from './store.ts';
+import { checkPageLimit } from './page-limit.ts';
 
 /*
  * A thread's chain is one partition: a head item (seq and hash of the last envelope) and one item
@@ -53,7 +54,7 @@ export async function failedAppend(ctx: DynamoDbContext, thread: ThreadRef): Pro
 }
 
 export async function listEnvelopes(ctx: DynamoDbContext, thread: ThreadRef, page: { after_seq?: number; limit: number }): Promise<AuditPage> {
-  if (page.limit <= 0) return { envelopes: [] };
+  checkPageLimit(page.limit, 'listAudit');
   // One item more than asked tells whether another page exists without a second request.
   const output = await query(ctx, {
     KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',

@@ -1,6 +1,7 @@
 import { indexPartition, sortKey, stringAttribute } from './dynamodb-items.ts';
 import { query, readItem, transact, type Condition, type ConditionalWrite, type DynamoDbContext, type Item } from './dynamodb-requests.ts';
 import { StoreUnavailableError } from './store.ts';
+import { checkPageLimit } from './page-limit.ts';
 
 /*
  * An ordered index is one partition holding, per member, an entry item whose sort key is the
@@ -32,6 +33,7 @@ export async function addIndexMember(ctx: DynamoDbContext, index: string, member
 }
 
 export async function listIndexMembers(ctx: DynamoDbContext, index: string, page: { after_score?: number; limit: number }): Promise<Array<{ member: string; score: number }>> {
+  checkPageLimit(page.limit, 'listIndex');
   const members: Array<{ member: string; score: number }> = [];
   // `$` sorts right after `#`, so `score#<after>$` is past every entry with the score `after`.
   const from = page.after_score === undefined ? 'score#' : `score#${scoreKey(page.after_score)}$`;

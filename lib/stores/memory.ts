@@ -17,6 +17,7 @@ import {
   type TransitionExpectation,
   type TransitionOutcome,
 } from './store.ts';
+import { checkPageLimit } from './page-limit.ts';
 
 /** Single-process store for tests and library use. Atomic because JavaScript is single-threaded between awaits. */
 export class MemoryStore implements Store {
@@ -56,6 +57,7 @@ export class MemoryStore implements Store {
   }
 
   async listAudit(thread: ThreadRef, page: { after_seq?: number; limit: number }): Promise<AuditPage> {
+    checkPageLimit(page.limit, 'listAudit');
     const all = this.#audit.get(threadKey(thread)) ?? [];
     const after = page.after_seq ?? 0;
     const envelopes = all.filter((e) => e.seq > after).slice(0, page.limit).map((e) => structuredClone(e));
@@ -85,6 +87,7 @@ export class MemoryStore implements Store {
   }
 
   async listIndex(index: string, page: { after_score?: number; limit: number }) {
+    checkPageLimit(page.limit, 'listIndex');
     const entries = [...(this.#indexes.get(index) ?? new Map<string, number>())].map(([member, score]) => ({ member, score }));
     return entries
       .filter((e) => page.after_score === undefined || e.score > page.after_score)

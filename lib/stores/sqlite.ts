@@ -18,6 +18,7 @@ import {
   type TransitionExpectation,
   type TransitionOutcome,
 } from './store.ts';
+import { checkPageLimit } from './page-limit.ts';
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS records (
@@ -85,6 +86,7 @@ export class SqliteStore implements Store {
   }
 
   async listAudit(thread: ThreadRef, page: { after_seq?: number; limit: number }): Promise<AuditPage> {
+    checkPageLimit(page.limit, 'listAudit');
     const rows = this.#db
       .prepare('SELECT envelope FROM audit WHERE tenant = ? AND thread_id = ? AND seq > ? ORDER BY seq LIMIT ?')
       .all(thread.tenant, thread.thread_id, page.after_seq ?? 0, page.limit + 1) as Array<{ envelope: string }>;
@@ -113,6 +115,7 @@ export class SqliteStore implements Store {
   }
 
   async listIndex(index: string, page: { after_score?: number; limit: number }) {
+    checkPageLimit(page.limit, 'listIndex');
     return this.#db
       .prepare('SELECT member, score FROM indexes WHERE name = ? AND score > ? ORDER BY score, member LIMIT ?')
       .all(index, page.after_score ?? Number.NEGATIVE_INFINITY, page.limit) as Array<{ member: string; score: number }>;

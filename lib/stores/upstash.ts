@@ -15,6 +15,7 @@ import {
   type TransitionExpectation,
   type TransitionOutcome,
 } from './store.ts';
+import { checkPageLimit } from './page-limit.ts';
 
 export interface UpstashStoreOptions {
   /** The database's REST URL (UPSTASH_REDIS_REST_URL). */
@@ -104,8 +105,8 @@ export class UpstashStore implements Store {
   }
 
   async listAudit(thread: ThreadRef, page: { after_seq?: number; limit: number }): Promise<AuditPage> {
-    const limit = Math.floor(page.limit);
-    if (!(limit > 0)) return { envelopes: [] };
+    checkPageLimit(page.limit, 'listAudit');
+    const limit = page.limit;
     // One extra envelope says whether another page follows.
     const envelopes = await this.#command(['ZRANGEBYSCORE', this.#auditKey(thread, 'log'), `(${scoreText(page.after_seq ?? 0)}`, '+inf', 'LIMIT', '0', String(limit + 1)], (raw) => list(raw).map(parseEnvelope));
     const shown = envelopes.slice(0, limit);
@@ -141,8 +142,8 @@ export class UpstashStore implements Store {
   }
 
   async listIndex(index: string, page: { after_score?: number; limit: number }): Promise<Array<{ member: string; score: number }>> {
-    const limit = Math.floor(page.limit);
-    if (!(limit > 0)) return [];
+    checkPageLimit(page.limit, 'listIndex');
+    const limit = page.limit;
     const min = page.after_score === undefined ? '-inf' : `(${scoreText(page.after_score)}`;
     return this.#command(['ZRANGEBYSCORE', this.#indexKey(index), min, '+inf', 'WITHSCORES', 'LIMIT', '0', String(limit)], indexEntries);
   }

@@ -1,4 +1,5 @@
 import { isJsonObject, type JsonObject } from '../registry/json.ts';
+import { describeJsonInputProblem, findJsonInputProblem } from './json-input.ts';
 import { describeValue } from './messages.ts';
 
 export type ParsedArguments = { ok: true; args: JsonObject } | { ok: false; message: string; details: Record<string, unknown> };
@@ -69,5 +70,9 @@ export function parseArguments(raw: unknown): ParsedArguments {
   if (!isJsonObject(value)) {
     return { ok: false, message: `arguments must be a JSON object, got ${describeValue(value)}`, details: {} };
   }
+  // What JSON allows but hashing, stores and the model's reply cannot take (a JSON-string's inner
+  // text, or a library caller's object, has not been through the HTTP body check).
+  const problem = findJsonInputProblem(value, 'arguments');
+  if (problem) return { ok: false, message: `${describeJsonInputProblem(problem)}. Fix the arguments and call the tool again.`, details: { path: problem.path } };
   return { ok: true, args: value };
 }

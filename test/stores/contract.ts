@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listApprovals } from '../../lib/governance/approvals.ts';
 import type { StateRecord, Store, StoredEnvelope, ThreadRef } from '../../lib/stores/store.ts';
 
 /** A store under test, with a clock the suite controls (adapters compare expiry against it). */
@@ -212,6 +213,21 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>, o
         expect(await store.listIndex(index, { limit: 10 })).toEqual([{ member: 'b', score: 20 }, { member: 'a', score: 25 }, { member: 'c/ü', score: 30 }]);
         expect(await store.listIndex(index, { limit: 1, after_score: 20 })).toEqual([{ member: 'a', score: 25 }]);
         expect(await store.listIndex(key('empty'), { limit: 10 })).toEqual([]);
+      });
+
+      // The attack was GET /v1/approvals?limit=-1: SQLite read LIMIT -1 as "all", Upstash answered
+      // nothing, and listApprovals paged on forever waiting for a short page, at 100% CPU.
+      it('refuses a page limit that is not a whole number of at least 1, and listApprovals does not loop on one', async () => {
+        const index = key('limits');
+        await store.addToIndex(index, 'a', 1);
+        const t = thread();
+        await store.commit({ append: { thread: t, expected: null, envelopes: [envelope(1, null)] } });
+        for (const limit of [-1, 0, 0.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+          await expect(store.listIndex(index, { limit }), `listIndex limit ${limit}`).rejects.toThrow(RangeError);
+          await expect(store.listAudit(t, { limit }), `listAudit limit ${limit}`).rejects.toThrow(/page limit must be a whole number of at least 1/);
+          await expect(listApprovals(store, t.tenant, { limit }), `listApprovals limit ${limit}`).rejects.toThrow(RangeError);
+        }
+        expect(await store.listIndex(index, { limit: 1 })).toEqual([{ member: 'a', score: 1 }]);
       });
     });
   });

@@ -13,9 +13,11 @@ import { builtinsForUncheckedManifest } from '../../tools/tenant-tools.ts';
 import type { SchemaValidator } from '../../validation/validator.ts';
 import { requireScope } from '../auth.ts';
 import type { GatewayEnv } from '../env.ts';
-import { errorResponse, readJsonBody } from '../errors.ts';
+import { errorResponse, readJsonBody, readJsonObject } from '../errors.ts';
+import { KEY_NAME, MANIFEST_VERSION } from '../identifiers.ts';
+import { identifierParam, identifierQuery } from '../params.ts';
 
-const NAME = /^[\w.@:-]{1,100}$/;
+const MAX_SCOPES = 50;
 
 function lifecycleError(c: Context, error: unknown) {
   if (!(error instanceof ManifestLifecycleError)) throw error;
@@ -34,11 +36,13 @@ export function adminRoutes(store: Store, tenants: TenantDirectory, validator: S
   const tenantOf = (c: Context<GatewayEnv>) => c.get('principal').tenant;
 
   routes.post('/keys', async (c) => {
-    const read = await readJsonBody(c);
+    const read = await readJsonObject(c);
     if (!read.ok) return read.response;
-    const body = read.body as { principal?: unknown; scopes?: unknown };
-    if (typeof body.principal !== 'string' || !NAME.test(body.principal)) return errorResponse(c, 400, 'invalid_request', 'principal must be 1-100 letters, digits and _ . @ : -');
-    if (!Array.isArray(body.scopes) || body.scopes.some((s) => typeof s !== 'string' || !NAME.test(s))) return errorResponse(c, 400, 'invalid_request', 'scopes must be an array of scope names');
+    const body = read.body;
+    if (typeof body.principal !== 'string' || !KEY_NAME.pattern.test(body.principal)) return errorResponse(c, 400, 'invalid_request', `principal must be ${KEY_NAME.describe}`);
+    if (!Array.isArray(body.scopes) || body.scopes.length > MAX_SCOPES || body.scopes.some((s) => typeof s !== 'string' || !KEY_NAME.pattern.test(s))) {
+      return errorResponse(c, 400, 'invalid_request', `scopes must be an array of at most ${MAX_SCOPES} scope names, each ${KEY_NAME.describe}`);
+    }
     const principal = { tenant: tenantOf(c), principal: body.principal, scopes: body.scopes as string[] };
     const { key } = await createApiKey(store, principal);
     return c.json({ key, ...principal, note: 'this key is shown once; toolgate stores only its hash' }, 201);
@@ -70,16 +74,16 @@ export function adminRoutes(store: Store, tenants: TenantDirectory, validator: S
   });
 
   routes.get('/manifests/diff', async (c) => {
-    const [from, to] = [c.req.query('from'), c.req.query('to')];
-    if (!from || !to) return errorResponse(c, 400, 'invalid_request', 'give the versions to compare as ?from=A&to=B');
+    const [from, to] = [identifierQuery(c, 'from', MANIFEST_VERSION), identifierQuery(c, 'to', MANIFEST_VERSION)];
     const [a, b] = await Promise.all([loadPublished(store, tenantOf(c), from), loadPublished(store, tenantOf(c), to)]);
     if (!a || !b) return errorResponse(c, 404, 'not_found', `version ${!a ? from : to} is not published`);
     return c.json({ from, to, ...diffManifests(a.manifest, b.manifest) });
   });
 
   routes.get('/manifests/:version', async (c) => {
-    const published = await loadPublished(store, tenantOf(c), c.req.param('version'));
-    if (!published) return errorResponse(c, 404, 'not_found', `version ${c.req.param('version')} is not published`);
+    const version = identifierParam(c, 'version', MANIFEST_VERSION, 'version');
+    const published = await loadPublished(store, tenantOf(c), version);
+    if (!published) return errorResponse(c, 404, 'not_found', `version ${version} is not published`);
     return c.json(published);
   });
 
@@ -94,8 +98,9 @@ export function adminRoutes(store: Store, tenants: TenantDirectory, validator: S
   });
 
   routes.post('/manifests/:version/activate', async (c) => {
+    const version = identifierParam(c, 'version', MANIFEST_VERSION, 'version');
     try {
-      const moved = await activateManifest(store, audit, tenantOf(c), c.req.param('version'), actor(c));
+      const moved = await activateManifest(store, audit, tenantOf(c), version, actor(c));
       tenants.invalidate?.(tenantOf(c));
       return c.json(moved);
     } catch (error) {

@@ -9,32 +9,35 @@ import { approvalView } from '../approval-view.ts';
 import { requireScope } from '../auth.ts';
 import { deferFor } from '../defer.ts';
 import type { GatewayEnv } from '../env.ts';
-import { errorResponse, readJsonBody } from '../errors.ts';
+import { errorResponse, readJsonObject } from '../errors.ts';
+import { APPROVAL_ID } from '../identifiers.ts';
+import { choiceQuery, cursorQuery, identifierParam, integerQuery } from '../params.ts';
 
 const STATES: ApprovalState[] = ['pending', 'approved', 'rejected', 'expired', 'executed', 'interrupted'];
 const READ_SCOPES = ['approvals:read', 'approvals:decide'];
+const PAGE = { min: 1, max: 200, default: 50 };
+const MAX_REASON = 2000;
 
 /** GET /v1/approvals, GET /v1/approvals/:id, POST /v1/approvals/:id — always within the caller's tenant. */
 export function approvalRoutes(store: Store, env: Readonly<Record<string, string | undefined>>) {
   const routes = new Hono<GatewayEnv>();
 
   routes.get('/', requireScope(...READ_SCOPES), async (c) => {
-    const state = c.req.query('state') as ApprovalState | undefined;
-    if (state !== undefined && !STATES.includes(state)) return errorResponse(c, 400, 'invalid_request', `state must be one of ${STATES.join(', ')}`);
-    const cursor = c.req.query('cursor');
-    if (cursor !== undefined && !/^\d+$/.test(cursor)) return errorResponse(c, 400, 'invalid_request', 'cursor must be the next_cursor of a previous page');
-    const limit = Math.min(Number(c.req.query('limit') ?? 50) || 50, 200);
+    const state = choiceQuery(c, 'state', STATES);
+    const after = cursorQuery(c);
+    const limit = integerQuery(c, 'limit', PAGE);
     const refresh = currentApproval(c.get('runtime').deps, deferFor(c));
-    const page = await listApprovals(store, c.get('principal').tenant, { state, after: cursor === undefined ? undefined : Number(cursor), limit, refresh });
+    const page = await listApprovals(store, c.get('principal').tenant, { state, after, limit, refresh });
     const approvals = await Promise.all(page.approvals.map((a) => approvalView(c.get('runtime'), a)));
     return c.json({ approvals, ...(page.next !== undefined ? { next_cursor: String(page.next) } : {}) });
   });
 
   routes.get('/:id', async (c) => {
     const principal = c.get('principal');
-    const approval = await loadApproval(store, c.req.param('id'));
+    const id = identifierParam(c, 'id', APPROVAL_ID, 'approval id');
+    const approval = await loadApproval(store, id);
     // Another tenant's approval does not exist for this key (404, never 403).
-    if (!approval || approval.tenant !== principal.tenant) return errorResponse(c, 404, 'not_found', `approval "${c.req.param('id')}" not found`);
+    if (!approval || approval.tenant !== principal.tenant) return errorResponse(c, 404, 'not_found', `approval "${id}" not found`);
     const mayRead = approval.requested_by === principal.principal || READ_SCOPES.some((s) => principal.scopes.includes(s));
     if (!mayRead) return errorResponse(c, 403, 'forbidden', 'this API key lacks the scope "approvals:read" and did not request this call');
     return c.json(await approvalView(c.get('runtime'), await currentApproval(c.get('runtime').deps, deferFor(c))(approval)));
@@ -42,16 +45,18 @@ export function approvalRoutes(store: Store, env: Readonly<Record<string, string
 
   routes.post('/:id', requireScope('approvals:decide'), async (c) => {
     const principal = c.get('principal');
-    const id = c.req.param('id');
+    const id = identifierParam(c, 'id', APPROVAL_ID, 'approval id');
     const existing = await loadApproval(store, id);
     if (!existing || existing.tenant !== principal.tenant) return errorResponse(c, 404, 'not_found', `approval "${id}" not found`);
     // An interrupted approved call settles first, so a late decision is told what became of it.
     await currentApproval(c.get('runtime').deps, deferFor(c))(existing);
-    const read = await readJsonBody(c);
+    const read = await readJsonObject(c);
     if (!read.ok) return read.response;
-    const body = read.body as { decision?: unknown; reason?: unknown };
+    const body = read.body;
     if (body.decision !== 'approve' && body.decision !== 'reject') return errorResponse(c, 400, 'invalid_request', 'decision must be "approve" or "reject"');
-    if (body.reason !== undefined && typeof body.reason !== 'string') return errorResponse(c, 400, 'invalid_request', 'reason must be a string');
+    if (body.reason !== undefined && (typeof body.reason !== 'string' || body.reason.length > MAX_REASON)) {
+      return errorResponse(c, 400, 'invalid_request', `reason must be a string of at most ${MAX_REASON} characters`);
+    }
     const runtime = c.get('runtime');
     const outcome = await decideParkedCall(runtime.deps, id, { decision: body.decision, by: principal.principal, via: 'api', reason: body.reason }, env, deferFor(c));
     if (outcome.ok) return c.json({ approval: await approvalView(runtime, outcome.approval), result: outcome.result });

@@ -8,6 +8,8 @@ import type { Store } from '../../stores/store.ts';
 import { deferFor } from '../defer.ts';
 import type { GatewayEnv } from '../env.ts';
 import { errorResponse } from '../errors.ts';
+import { CALL_ID, THREAD_ID } from '../identifiers.ts';
+import { identifierParam, identifierQuery, secondsQuery } from '../params.ts';
 
 const MAX_WAIT_SECONDS = 25;
 const POLL_MS = 500;
@@ -19,10 +21,9 @@ const POLL_MS = 500;
 export function callRoutes(store: Store) {
   const routes = new Hono<GatewayEnv>();
   routes.get('/:call_id', async (c) => {
-    const call_id = c.req.param('call_id');
-    const thread_id = c.req.query('thread_id');
-    if (!thread_id) return errorResponse(c, 400, 'invalid_request', 'thread_id is required');
-    const wait = Math.min(Math.max(Number(c.req.query('wait') ?? 0) || 0, 0), MAX_WAIT_SECONDS);
+    const call_id = identifierParam(c, 'call_id', CALL_ID, 'call id');
+    const thread_id = identifierQuery(c, 'thread_id', THREAD_ID);
+    const wait = secondsQuery(c, 'wait', MAX_WAIT_SECONDS);
     const deps = c.get('runtime').deps;
     const key = idempotencyKeyFor('call', { tenant: c.get('principal').tenant, thread_id, call_id, tool: '', args_hash: '' })!;
     const deadline = Date.now() + wait * 1000;

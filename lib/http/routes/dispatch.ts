@@ -6,14 +6,21 @@ import { parseDispatchRequest } from '../dispatch-request.ts';
 import type { GatewayEnv } from '../env.ts';
 import { errorResponse, readJsonBody } from '../errors.ts';
 
+/** The header is a client's retry key; it is hashed into call ids, and kept to a sane size. */
+const MAX_IDEMPOTENCY_KEY = 255;
+
 /** POST /v1/dispatch: always 200 with per-call results, whatever the tools did. */
 export function dispatchRoutes(env: Readonly<Record<string, string | undefined>>) {
   const routes = new Hono<GatewayEnv>();
 
   routes.post('/', async (c) => {
+    const idempotencyKey = c.req.header('idempotency-key');
+    if (idempotencyKey !== undefined && (idempotencyKey === '' || idempotencyKey.length > MAX_IDEMPOTENCY_KEY)) {
+      return errorResponse(c, 400, 'invalid_request', `the Idempotency-Key header must be 1-${MAX_IDEMPOTENCY_KEY} characters`);
+    }
     const read = await readJsonBody(c);
     if (!read.ok) return read.response;
-    const parsed = await parseDispatchRequest(read.body, c.req.header('idempotency-key'));
+    const parsed = await parseDispatchRequest(read.body, idempotencyKey);
     if (!parsed.ok) return errorResponse(c, 400, 'invalid_request', parsed.message);
     const { request } = parsed;
     const principal = c.get('principal');

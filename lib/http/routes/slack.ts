@@ -8,6 +8,7 @@ import { SLACK_SIGNATURE_HEADER, SLACK_TIMESTAMP_HEADER, verifySlackRequest } fr
 import type { Store } from '../../stores/store.ts';
 import { deferFor } from '../defer.ts';
 import { errorResponse } from '../errors.ts';
+import { APPROVAL_ID } from '../identifiers.ts';
 
 /** A reply only the clicking user sees; the original message stays as it is. */
 const ephemeral = (text: string) => ({ response_type: 'ephemeral', replace_original: false, text });
@@ -28,6 +29,7 @@ export function slackRoutes(store: Store, tenants: TenantDirectory, slack: Slack
     const parsed = parseSlackInteraction(rawBody);
     if (!parsed.ok) return errorResponse(c, 400, 'invalid_request', parsed.reason);
     const { user, action } = parsed.interaction;
+    if (!APPROVAL_ID.pattern.test(action.value)) return errorResponse(c, 400, 'invalid_request', `the button's value must be an approval id: ${APPROVAL_ID.describe}`);
     const approval = await loadApproval(store, action.value);
     const runtime = approval ? await tenants.runtime(approval.tenant) : undefined;
     if (!approval || !runtime) return c.json(ephemeral(`Approval ${action.value} no longer exists.`));

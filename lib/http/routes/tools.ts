@@ -1,9 +1,23 @@
-import { Hono } from 'hono';
-import { GeminiSchemaError, exportTools, isToolFormat, TOOL_FORMATS } from '../../registry/formats/index.ts';
+import { Hono, type Context } from 'hono';
+import { GeminiSchemaError, exportTools, TOOL_FORMATS } from '../../registry/formats/index.ts';
 import { parseStage } from '../../dispatch/stages/parse.ts';
 import { validateStage } from '../../dispatch/stages/validate.ts';
 import type { GatewayEnv } from '../env.ts';
 import { errorResponse, readJsonBody } from '../errors.ts';
+import { TOOL_NAME } from '../identifiers.ts';
+import { InputError } from '../input-error.ts';
+import { choiceQuery, identifierParam } from '../params.ts';
+
+const MAX_TAGS = 50;
+const MAX_TAG_LENGTH = 200;
+
+/** `?tag=a&tag=b` or `?tag=a,b`: tools carrying any of them; bounded so a filter stays a filter. */
+function tagsQuery(c: Context): string[] {
+  const tags = c.req.queries('tag')?.flatMap((t) => t.split(',')).filter(Boolean) ?? [];
+  if (tags.length > MAX_TAGS) throw new InputError(`tag names at most ${MAX_TAGS} tags (got ${tags.length})`);
+  if (tags.some((t) => t.length > MAX_TAG_LENGTH)) throw new InputError(`each tag must be at most ${MAX_TAG_LENGTH} characters`);
+  return tags;
+}
 
 /** GET /v1/tools, GET /v1/tools/:name, POST /v1/tools/:name/validate. */
 export function toolRoutes() {
@@ -11,9 +25,8 @@ export function toolRoutes() {
 
   routes.get('/', (c) => {
     const runtime = c.get('runtime');
-    const format = c.req.query('format') ?? 'toolgate';
-    if (!isToolFormat(format)) return errorResponse(c, 400, 'invalid_request', `format must be one of ${TOOL_FORMATS.join(', ')}`);
-    const tags = c.req.queries('tag')?.flatMap((t) => t.split(',')).filter(Boolean) ?? [];
+    const format = choiceQuery(c, 'format', TOOL_FORMATS) ?? 'toolgate';
+    const tags = tagsQuery(c);
     const definitions = runtime.registry.definitions({ tags });
     try {
       const tools = exportTools(definitions, format);
@@ -25,15 +38,17 @@ export function toolRoutes() {
   });
 
   routes.get('/:name', (c) => {
-    const tool = c.get('runtime').registry.get(c.req.param('name'));
-    if (!tool) return errorResponse(c, 404, 'not_found', `tool "${c.req.param('name')}" not found`);
+    const name = identifierParam(c, 'name', TOOL_NAME, 'tool name');
+    const tool = c.get('runtime').registry.get(name);
+    if (!tool) return errorResponse(c, 404, 'not_found', `tool "${name}" not found`);
     return c.json(tool.definition);
   });
 
   routes.post('/:name/validate', async (c) => {
     const runtime = c.get('runtime');
-    const tool = runtime.registry.get(c.req.param('name'));
-    if (!tool) return errorResponse(c, 404, 'not_found', `tool "${c.req.param('name')}" not found`);
+    const name = identifierParam(c, 'name', TOOL_NAME, 'tool name');
+    const tool = runtime.registry.get(name);
+    if (!tool) return errorResponse(c, 404, 'not_found', `tool "${name}" not found`);
     const read = await readJsonBody(c);
     if (!read.ok) return read.response;
     const body = read.body as Record<string, unknown> | null;
