@@ -18,20 +18,23 @@ function unavailableEnvironment(reason: string): ExecutionEnvironment {
   });
 }
 
-/** The tenant's exec-server over signed RPC; a missing secret makes every call `unavailable`, not a crash. */
-function remoteEnvironment(ref: ExecutionEnvironmentRef, env: Env | undefined): ExecutionEnvironment {
+/**
+ * The tenant's exec-server over signed RPC, acting for that tenant (the exec-server refuses
+ * tenants it was not started for); a missing secret makes every call `unavailable`, not a crash.
+ */
+function remoteEnvironment(ref: ExecutionEnvironmentRef, tenant: string, env: Env | undefined): ExecutionEnvironment {
   if (env === undefined) return unavailableEnvironment('no runtime environment to resolve its secret from');
   try {
-    return new RemoteExecutionEnvironment({ url: ref.url, secret: resolveSecret(ref.secret, env), timeoutMs: ref.timeout_ms });
+    return new RemoteExecutionEnvironment({ url: ref.url, secret: resolveSecret(ref.secret, env), tenant, timeoutMs: ref.timeout_ms });
   } catch (error) {
     return unavailableEnvironment((error as Error).message);
   }
 }
 
 /** The built-in coding tools of the manifest's profile, when it names an execution environment. */
-export function codingToolsForManifest(manifest: Pick<Manifest, 'profile' | 'execution_environment'>, env: Env | undefined): ToolExecutor[] {
+export function codingToolsForManifest(manifest: Pick<Manifest, 'tenant' | 'profile' | 'execution_environment'>, env: Env | undefined): ToolExecutor[] {
   const ref = manifest.execution_environment;
-  return ref ? codingToolsFor(manifest.profile, remoteEnvironment(ref, env)) : [];
+  return ref ? codingToolsFor(manifest.profile, remoteEnvironment(ref, manifest.tenant, env)) : [];
 }
 
 /**
@@ -40,7 +43,7 @@ export function codingToolsForManifest(manifest: Pick<Manifest, 'profile' | 'exe
  * the tools registered in code plus those coding tools, so a manifest can change their tier,
  * scopes or output limits. Without `env` (checking a manifest) the coding tools are inert.
  */
-export function tenantBuiltins(manifest: Pick<Manifest, 'profile' | 'execution_environment'>, env?: Env): { coding: ToolExecutor[]; builtins: Map<string, ToolExecutor> } {
+export function tenantBuiltins(manifest: Pick<Manifest, 'tenant' | 'profile' | 'execution_environment'>, env?: Env): { coding: ToolExecutor[]; builtins: Map<string, ToolExecutor> } {
   const coding = codingToolsForManifest(manifest, env);
   const builtins = builtinTools();
   for (const tool of coding) builtins.set(tool.name, tool);
@@ -51,5 +54,6 @@ export function tenantBuiltins(manifest: Pick<Manifest, 'profile' | 'execution_e
 export function builtinsForUncheckedManifest(value: Record<string, unknown>): Map<string, ToolExecutor> {
   const profile = ['openai', 'anthropic', 'gemini'].includes(value.profile as string) ? (value.profile as Manifest['profile']) : 'openai';
   const ref = value.execution_environment as ExecutionEnvironmentRef | undefined;
-  return tenantBuiltins({ profile, execution_environment: ref && typeof ref === 'object' ? ref : undefined }).builtins;
+  const tenant = typeof value.tenant === 'string' ? value.tenant : '';
+  return tenantBuiltins({ tenant, profile, execution_environment: ref && typeof ref === 'object' ? ref : undefined }).builtins;
 }
