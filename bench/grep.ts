@@ -1,7 +1,7 @@
+import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ExecutionEnvironment } from '../lib/exec/environment.ts';
-import { compilePattern, findFiles, grepFiles, skipUsualFolders } from '../lib/exec/local-search.ts';
 import { grepTool } from '../lib/tools/coding/grep.ts';
 import { toolContext, withExecPair } from './exec-fixtures.ts';
 import type { BenchModule, Figures } from './harness.ts';
@@ -77,21 +77,13 @@ async function timeRounds(variants: readonly Variant[]): Promise<Map<string, num
   return samples;
 }
 
-/**
- * Where LocalExecutionEnvironment.grep spends its time: listing the tree (findFiles) vs reading
- * and matching the files (grepFiles), the two halves it is made of, timed apart into `split`.
- */
-function splitLocal(root: string, split: { find: number[]; read: number[] }): () => Promise<number> {
-  return async () => {
-    const t0 = performance.now();
-    const files = await findFiles(root, '', skipUsualFolders());
-    const t1 = performance.now();
-    const matches = await grepFiles(files, compilePattern(PATTERN, false), MAX_RESULTS);
-    split.find.push(t1 - t0);
-    split.read.push(performance.now() - t1);
-    if (files.length !== FILES) throw new Error(`findFiles saw ${files.length} files, expected ${FILES}`);
-    return matches.length;
-  };
+/** ripgrep run directly with grep's flags: what LocalExecutionEnvironment.grep adds on top of it. */
+function viaRipgrepDirectly(root: string): () => Promise<number> {
+  const args = ['--no-config', '--no-ignore', '--hidden', '--no-follow', '--sort=path', '--with-filename', '--line-number', '--null', '--glob=!.git/', '--glob=!node_modules/', `--regexp=${PATTERN}`, '--', '.'];
+  return () =>
+    new Promise((resolve, reject) =>
+      execFile('rg', args, { cwd: root, maxBuffer: 64 * 1024 * 1024 }, (error, stdout) => (error ? reject(error) : resolve(stdout.split('\n').filter(Boolean).length))),
+    );
 }
 
 const viaEnvironment = (env: ExecutionEnvironment) => async () => (await env.grep(PATTERN, '.', { max_results: MAX_RESULTS })).length;
@@ -106,7 +98,7 @@ function viaTool(env: ExecutionEnvironment): () => Promise<number> {
   };
 }
 
-/** The timed runs (the split's first entry is its warm-up round). */
+/** The timed runs. */
 const timed = (samples: number[] | undefined) => (samples ?? []).slice(-RUNS);
 const medianOf = (samples: number[] | undefined) => round(median(timed(samples)));
 /** Other load on the machine only ever adds time: the fastest run is the least disturbed one. */
@@ -114,16 +106,15 @@ const minOf = (samples: number[] | undefined) => round(Math.min(...timed(samples
 
 export const grepBench: BenchModule = {
   name: 'grep',
-  title: `grep of a regex over ${FILES.toLocaleString('en')} small files: LocalExecutionEnvironment in-process vs the grep tool over the exec RPC on loopback (ms, median of ${RUNS} interleaved rounds after a warm-up round)`,
+  title: `grep (ripgrep) of a regex over ${FILES.toLocaleString('en')} small files: rg run directly vs LocalExecutionEnvironment in-process vs the grep tool over the exec RPC on loopback (ms, median of ${RUNS} interleaved rounds after a warm-up round)`,
   async run(): Promise<Figures> {
     let treeBytes = 0;
     return withExecPair('toolgate-bench-grep-', async (root) => void (treeBytes = await writeTree(root)), async ({ root, local, remote }) => {
-      const split = { find: [] as number[], read: [] as number[] };
       const samples = await timeRounds([
         { name: 'local', search: viaEnvironment(local) },
         { name: 'remote', search: viaEnvironment(remote) },
         { name: 'tool', search: viaTool(remote) },
-        { name: 'split', search: splitLocal(root, split) },
+        { name: 'rg', search: viaRipgrepDirectly(root) },
       ]);
       const localMs = medianOf(samples.get('local'));
       const toolMs = medianOf(samples.get('tool'));
@@ -134,8 +125,7 @@ export const grepBench: BenchModule = {
         matches_verified: 'yes (every run)',
         local_env_median_ms: localMs,
         local_env_min_ms: minOf(samples.get('local')),
-        local_split_find_files_ms: medianOf(split.find),
-        local_split_read_and_match_ms: medianOf(split.read),
+        ripgrep_directly_median_ms: medianOf(samples.get('rg')),
         remote_env_median_ms: medianOf(samples.get('remote')),
         remote_env_min_ms: minOf(samples.get('remote')),
         tool_over_rpc_median_ms: toolMs,
