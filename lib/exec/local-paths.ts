@@ -99,9 +99,15 @@ export class PathSandbox {
           continue;
         }
         if (child.stats.isSymbolicLink() && (!last || options.followLast !== false)) {
-          if (++hops > MAX_SYMLINK_HOPS) throw fsError(Object.assign(new Error('loop'), { code: 'ELOOP' }), requested);
-          const target = await readlink(childPathOf(folder, name)).catch((error: unknown) => Promise.reject(fsError(error, requested)));
           await release(child.place);
+          if (++hops > MAX_SYMLINK_HOPS) throw fsError(Object.assign(new Error('loop'), { code: 'ELOOP' }), requested);
+          // Read by name: Node cannot read a link through its handle. Whatever is read is walked
+          // and checked from the root again; when the link is gone or changed, look again.
+          const target = await readlink(childPathOf(folder, name)).catch((error: unknown) => (isChanged(error) ? undefined : Promise.reject(fsError(error, requested))));
+          if (target === undefined) {
+            pending.unshift(name);
+            continue;
+          }
           pending.unshift(...this.#linkTarget(folder.real, target, requested));
           await release(folder);
           folder = await openRoot(this.root).catch((error: unknown) => Promise.reject(fsError(error, requested)));
@@ -171,4 +177,10 @@ export function isInside(root: string, path: string): boolean {
 
 export function toSlashes(path: string): string {
   return sep === '/' ? path : path.split(sep).join('/');
+}
+
+/** readlink found no link where one was a moment ago (removed, or replaced by a file or folder). */
+function isChanged(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'EINVAL';
 }
