@@ -24,6 +24,8 @@ export interface RipgrepSearch {
    * checked, not whatever the path leads to a moment later.
    */
   heldDescriptor?: number;
+  /** Runs rg through another program (the jail's bwrap): the command line to spawn instead. */
+  wrap?: (args: string[]) => { command: string; args: string[] };
   /** Turns a path rg printed (without a leading './') into the path a match reports. */
   reportPath: (printed: string) => string;
   pattern: string;
@@ -55,7 +57,9 @@ export function runRipgrep(search: RipgrepSearch): Promise<GrepMatch[]> {
     const stdio: ('ignore' | 'pipe' | number)[] = ['ignore', 'pipe', 'pipe'];
     if (search.heldDescriptor !== undefined) stdio.push(search.heldDescriptor);
     // rg reads no variable but RIPGREP_CONFIG_PATH (ignored anyway: --no-config); PATH finds it.
-    const child = spawn(search.command, ripgrepArguments(search), { cwd: search.cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, stdio });
+    const rgArguments = ripgrepArguments(search);
+    const { command, args } = search.wrap ? search.wrap(rgArguments) : { command: search.command, args: rgArguments };
+    const child = spawn(command, args, { cwd: search.cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, stdio });
     const matches: GrepMatch[] = [];
     let stderr = '';
     let timedOut = false;
@@ -86,6 +90,7 @@ export function runRipgrep(search: RipgrepSearch): Promise<GrepMatch[]> {
     child.once('close', (code, signal) =>
       settle(() => {
         if (timedOut) return reject(tookTooLong(search.timeoutMs));
+        if (stderr.startsWith('bwrap:')) return reject(new ExecEnvironmentError('io_error', `grep could not start its sandbox (${stderr.trim()}): check bubblewrap on the exec-server`));
         if (code === 0 || code === 1) return resolve(matches);
         // 2 is an error: fatal ones (a bad pattern or glob) say why on stderr; per-file ones
         // (an unreadable file) are silenced by --no-messages and only skip that file.

@@ -13,9 +13,10 @@ import { DEFAULT_EXEC_TIMEOUT_MS, DEFAULT_GREP_MAX_RESULTS, DEFAULT_GREP_TIMEOUT
 import { runCommand } from './local-command.ts';
 import { fsError } from './local-errors.ts';
 import { deleteRootedFile, listRootedFolder, moveRootedFile, readRootedFile, requireFolder, statRooted, writeRootedFile } from './local-files.ts';
-import { runRipgrep, searchFile, startIn } from './local-grep.ts';
+import { ripgrepJail } from './local-grep-jail.ts';
+import { runRipgrep, searchFile, startIn, type RipgrepSearch } from './local-grep.ts';
 import { PathSandbox } from './local-paths.ts';
-import { pathOf } from './local-places.ts';
+import { pathOf, type Place } from './local-places.ts';
 import { findFiles, globFiles, matchesFilter, skipUsualFolders } from './local-search.ts';
 import { withoutSecrets } from './secret-env.ts';
 
@@ -31,6 +32,8 @@ export interface LocalExecutionEnvironmentOptions {
   ripgrep?: string;
   /** How long a grep may run before ripgrep is killed; default DEFAULT_GREP_TIMEOUT_MS. */
   grepTimeoutMs?: number;
+  /** Run ripgrep's folder searches in a bubblewrap jail when bwrap works here (see local-grep-jail.ts); default true. */
+  jailGrep?: boolean;
 }
 
 /**
@@ -46,6 +49,7 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
   readonly #inheritedEnv: () => Readonly<Record<string, string | undefined>>;
   readonly #ripgrep: string;
   readonly #grepTimeoutMs: number;
+  readonly #jailGrep: boolean;
 
   constructor(root: string, options: LocalExecutionEnvironmentOptions = {}) {
     this.#paths = new PathSandbox(root);
@@ -53,6 +57,7 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
     this.#inheritedEnv = options.inheritedEnv ?? (() => process.env);
     this.#ripgrep = options.ripgrep ?? 'rg';
     this.#grepTimeoutMs = options.grepTimeoutMs ?? DEFAULT_GREP_TIMEOUT_MS;
+    this.#jailGrep = options.jailGrep ?? true;
   }
 
   async readFile(path: string): Promise<Uint8Array> {
@@ -109,9 +114,10 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
     return this.#paths.use(path, {}, async (lookup) => {
       if (lookup.kind === 'missing') throw fsError(Object.assign(new Error('missing'), { code: 'ENOENT' }), path);
       if (lookup.stats.isDirectory()) {
-        return runRipgrep({ ...search, ...startIn(lookup.place), target: '.', globFilter: options.glob_filter, reportPath: (printed) => (relative === '' ? printed : `${relative}/${printed}`) });
+        const start = await this.#searchStart(lookup.place);
+        return runRipgrep({ ...search, ...start, target: '.', globFilter: options.glob_filter, reportPath: (printed) => (relative === '' ? printed : `${relative}/${printed}`) });
       }
-      // One file: rg ignores globs and the size limit for a file it is given, so they apply here.
+      // One file: no walk, so no jail; rg ignores globs and the size limit for a file it is given, so they apply here.
       const name = relative.slice(relative.lastIndexOf('/') + 1);
       if (!matchesFilter(name, options.glob_filter) || lookup.stats.size > MAX_GREP_FILE_BYTES) return [];
       return runRipgrep({ ...search, ...searchFile(lookup.place), reportPath: () => relative });
@@ -130,6 +136,13 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
 
   async platform(): Promise<string> {
     return process.platform;
+  }
+
+  /** Where a folder search starts: in the jail (by real path) when there is one, else in the held folder. */
+  async #searchStart(folder: Place): Promise<Pick<RipgrepSearch, 'cwd' | 'heldDescriptor' | 'wrap'>> {
+    const jail = this.#jailGrep ? await ripgrepJail(this.#ripgrep) : undefined;
+    if (jail === undefined) return startIn(folder);
+    return { cwd: '/', wrap: (args) => jail.wrap(this.#paths.root, folder.real, args) };
   }
 
   /**

@@ -135,4 +135,16 @@ describe('attack: a folder swapped for a symlink to outside while it is used', (
     expect([...pwds].every((pwd) => pwd.startsWith(`${root}/`))).toBe(true);
     await outsideUntouched();
   });
+
+  it('never searches outside through a folder swapped below where grep starts (ripgrep runs jailed)', async () => {
+    await startSwapping();
+    let foundInside = 0;
+    for (let i = 0; i < ITERATIONS / 6; i++) {
+      const matches = await env.grep('secret|inside', '.');
+      expect(matches.map((match) => match.text)).not.toContain(OUTSIDE);
+      if (matches.some((match) => match.text === INSIDE)) foundInside++;
+    }
+    expect(foundInside).toBeGreaterThan(0);
+    await outsideUntouched();
+  });
 });
