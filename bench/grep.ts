@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { ExecutionEnvironment } from '../lib/exec/environment.ts';
 import { grepTool } from '../lib/tools/coding/grep.ts';
 import { toolContext, withExecPair } from './exec-fixtures.ts';
@@ -19,6 +20,11 @@ const MAX_RESULTS = 1000;
 const RUNS = 3;
 /** A real regex; the near misses (`TODO: tidy`) make the engine do more than a literal scan. */
 const PATTERN = 'TODO\\(bench-[0-9]+\\)';
+
+/** The issue's catastrophic pattern and a 30-character line it backtracks on for minutes in JavaScript. */
+const REDOS_PATTERN = '(a+)+$';
+const REDOS_LINE = `${'a'.repeat(29)}!`;
+const REDOS_RUNS = 5;
 
 /** About 300 bytes of plausible source; the matching line, if any, sits in the middle. */
 function fileText(n: number): string {
@@ -86,6 +92,24 @@ function viaRipgrepDirectly(root: string): () => Promise<number> {
     );
 }
 
+/**
+ * The grep of the catastrophic pattern through the exec RPC (the exec-server runs in this
+ * process): how long it takes, and the longest the event loop was held meanwhile.
+ */
+async function redos(env: ExecutionEnvironment): Promise<{ grepMs: number; maxLoopDelayMs: number }> {
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  const times: number[] = [];
+  delay.enable();
+  for (let i = 0; i < REDOS_RUNS; i++) {
+    const start = performance.now();
+    const matches = await env.grep(REDOS_PATTERN, 'redos');
+    times.push(performance.now() - start);
+    if (matches.length !== 1) throw new Error(`the ReDoS grep found ${matches.length} matches, expected 1 (the line "aaaa")`);
+  }
+  delay.disable();
+  return { grepMs: median(times), maxLoopDelayMs: delay.max / 1e6 };
+}
+
 const viaEnvironment = (env: ExecutionEnvironment) => async () => (await env.grep(PATTERN, '.', { max_results: MAX_RESULTS })).length;
 
 /** The tool answers `path:line:text` lines; more matches than asked for would add a note. */
@@ -109,13 +133,19 @@ export const grepBench: BenchModule = {
   title: `grep (ripgrep) of a regex over ${FILES.toLocaleString('en')} small files: rg run directly vs LocalExecutionEnvironment in-process vs the grep tool over the exec RPC on loopback (ms, median of ${RUNS} interleaved rounds after a warm-up round)`,
   async run(): Promise<Figures> {
     let treeBytes = 0;
-    return withExecPair('toolgate-bench-grep-', async (root) => void (treeBytes = await writeTree(root)), async ({ root, local, remote }) => {
+    const fill = async (root: string) => {
+      treeBytes = await writeTree(root);
+      await mkdir(join(root, 'redos'));
+      await writeFile(join(root, 'redos', 'adversarial.txt'), `${REDOS_LINE}\naaaa\n`);
+    };
+    return withExecPair('toolgate-bench-grep-', fill, async ({ root, local, remote }) => {
       const samples = await timeRounds([
         { name: 'local', search: viaEnvironment(local) },
         { name: 'remote', search: viaEnvironment(remote) },
         { name: 'tool', search: viaTool(remote) },
         { name: 'rg', search: viaRipgrepDirectly(root) },
       ]);
+      const attack = await redos(remote);
       const localMs = medianOf(samples.get('local'));
       const toolMs = medianOf(samples.get('tool'));
       return {
@@ -131,6 +161,9 @@ export const grepBench: BenchModule = {
         tool_over_rpc_median_ms: toolMs,
         tool_over_rpc_min_ms: minOf(samples.get('tool')),
         tool_rpc_added_ms: round(toolMs - localMs),
+        redos_pattern: `${REDOS_PATTERN} on ${REDOS_LINE.length} chars (${REDOS_LINE.slice(0, 4)}…!)`,
+        redos_grep_over_rpc_median_ms: round(attack.grepMs),
+        redos_event_loop_max_delay_ms: round(attack.maxLoopDelayMs),
       };
     });
   },
