@@ -5,8 +5,7 @@ import { signBody } from '../../lib/crypto/signed-request.ts';
 import { NonceRegistry } from '../../lib/exec/nonce-registry.ts';
 import { RemoteExecutionEnvironment } from '../../lib/exec/remote.ts';
 import { startExecServer, type ExecServer } from '../../lib/exec/server.ts';
-import { ToolError } from '../../lib/registry/errors.ts';
-import { makeSandbox, type Sandbox } from './helpers.ts';
+import { makeSandbox, toolError, type Sandbox } from './helpers.ts';
 
 const SECRET = 'attack-secret-0123456789abcdef0123456789abcdef';
 /** Appends one line per run: the number of lines is the number of times the command ran. */
@@ -48,16 +47,6 @@ async function send(request: Captured, url = request.url): Promise<{ status: num
   const response = await fetch(url, { method: 'POST', headers: request.headers, body: request.body });
   const json = (await response.json()) as { error?: { code?: unknown } };
   return { status: response.status, code: json.error?.code };
-}
-
-async function toolError(promise: Promise<unknown>): Promise<ToolError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ToolError) return error;
-    throw error;
-  }
-  throw new Error('expected a ToolError');
 }
 
 describe('attack: replaying a captured signed request', () => {

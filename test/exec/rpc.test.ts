@@ -9,8 +9,7 @@ import { LocalExecutionEnvironment } from '../../lib/exec/local.ts';
 import { RemoteExecutionEnvironment } from '../../lib/exec/remote.ts';
 import { newNonce } from '../../lib/exec/rpc-protocol.ts';
 import { startExecServer, type ExecServer } from '../../lib/exec/server.ts';
-import { ToolError } from '../../lib/registry/errors.ts';
-import { bytes, execError, makeSandbox, utf8, type Sandbox } from './helpers.ts';
+import { bytes, execError, makeSandbox, toolError, utf8, type Sandbox } from './helpers.ts';
 
 const SECRET = 'test-secret-0123456789abcdef0123456789abcdef';
 const MAX_BODY = 256 * 1024;
@@ -30,16 +29,6 @@ afterAll(async () => {
   await server.close();
   await sandbox.cleanup();
 });
-
-async function unavailable(promise: Promise<unknown>): Promise<ToolError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ToolError) return error;
-    throw error;
-  }
-  throw new Error('expected a ToolError');
-}
 
 /** POSTs a body with the given headers, bypassing the client. */
 async function post(body: string, headers: Record<string, string>): Promise<{ status: number; json: unknown }> {
@@ -132,7 +121,7 @@ describe('the exec-server refuses unsigned requests before doing anything', () =
 
   it('makes a client with the wrong secret unavailable, naming the cause', async () => {
     const wrong = new RemoteExecutionEnvironment({ url: server.url, secret: 'wrong-secret', tenant: TENANT });
-    const error = await unavailable(wrong.writeFile('wrong.txt', utf8('x')));
+    const error = await toolError(wrong.writeFile('wrong.txt', utf8('x')));
     expect(error.code).toBe('unavailable');
     expect(error.message).toContain(server.url);
     expect(error.message).toContain('TOOLGATE_EXEC_SECRET');
@@ -216,13 +205,13 @@ describe('an unreachable or wrong server is unavailable, never a crash', () => {
     const probe = createServer();
     const url = await listenOnFreePort(probe);
     await closed(probe);
-    const error = await unavailable(new RemoteExecutionEnvironment({ url, secret: SECRET, tenant: TENANT }).readFile('x'));
+    const error = await toolError(new RemoteExecutionEnvironment({ url, secret: SECRET, tenant: TENANT }).readFile('x'));
     expect(error.code).toBe('unavailable');
     expect(error.message).toMatch(new RegExp(`^execution environment at ${url} is unavailable: .*ECONNREFUSED`));
   });
 
   it('a server that answers HTML', async () => {
-    const error = await unavailable(new RemoteExecutionEnvironment({ url: garbageUrl, secret: SECRET, tenant: TENANT }).stat('x'));
+    const error = await toolError(new RemoteExecutionEnvironment({ url: garbageUrl, secret: SECRET, tenant: TENANT }).stat('x'));
     expect(error.code).toBe('unavailable');
     expect(error.message).toContain('not JSON');
     expect(error.message).toContain(garbageUrl);
@@ -230,18 +219,18 @@ describe('an unreachable or wrong server is unavailable, never a crash', () => {
 
   it('a server that answers JSON of another shape', async () => {
     const fake: typeof fetch = async () => Response.json({ hello: 'world' });
-    const error = await unavailable(new RemoteExecutionEnvironment({ url: 'http://127.0.0.1:1', secret: SECRET, tenant: TENANT, fetch: fake }).platform());
+    const error = await toolError(new RemoteExecutionEnvironment({ url: 'http://127.0.0.1:1', secret: SECRET, tenant: TENANT, fetch: fake }).platform());
     expect(error.message).toContain('unexpected shape');
   });
 
   it('a 404 with an error body is not mistaken for "file not found"', async () => {
     const fake: typeof fetch = async () => Response.json({ error: { code: 'not_found', message: 'no route' } }, { status: 404 });
-    const error = await unavailable(new RemoteExecutionEnvironment({ url: 'http://127.0.0.1:1', secret: SECRET, tenant: TENANT, fetch: fake }).readFile('x'));
+    const error = await toolError(new RemoteExecutionEnvironment({ url: 'http://127.0.0.1:1', secret: SECRET, tenant: TENANT, fetch: fake }).readFile('x'));
     expect(error.code).toBe('unavailable');
   });
 
   it('a server that never answers, after the client timeout', async () => {
-    const error = await unavailable(new RemoteExecutionEnvironment({ url: hangingUrl, secret: SECRET, tenant: TENANT, timeoutMs: 200 }).fileExists('x'));
+    const error = await toolError(new RemoteExecutionEnvironment({ url: hangingUrl, secret: SECRET, tenant: TENANT, timeoutMs: 200 }).fileExists('x'));
     expect(error.message).toContain('no answer within 200 ms');
   });
 
@@ -253,7 +242,7 @@ describe('an unreachable or wrong server is unavailable, never a crash', () => {
     const failures: string[] = [];
     const brokenServer = await startExecServer({ root: sandbox.root, secret: SECRET, tenants: [TENANT], port: 0, environment: broken, log: (event) => failures.push(event) });
     try {
-      const error = await unavailable(new RemoteExecutionEnvironment({ url: brokenServer.url, secret: SECRET, tenant: TENANT }).platform());
+      const error = await toolError(new RemoteExecutionEnvironment({ url: brokenServer.url, secret: SECRET, tenant: TENANT }).platform());
       expect(error.message).toContain('HTTP 500: the exec-server failed while answering');
       expect(error.message).not.toContain('disk on fire');
       expect(failures).toContain('exec.rpc.failed');
