@@ -108,7 +108,9 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
   async grep(pattern: string, path: string, options: GrepOptions = {}): Promise<GrepMatch[]> {
     const limit = options.max_results ?? DEFAULT_GREP_MAX_RESULTS;
     if (!Number.isInteger(limit) || limit < 1) throw new ExecEnvironmentError('invalid_request', `max_results must be a whole number of at least 1, got ${limit}`);
-    if (typeof pattern !== 'string') throw new ExecEnvironmentError('invalid_request', 'grep needs a pattern string');
+    if (typeof pattern !== 'string' || pattern.includes('\0') || options.glob_filter?.includes('\0')) {
+      throw new ExecEnvironmentError('invalid_request', 'grep needs a pattern (and glob_filter) without NUL bytes');
+    }
     const search = { command: this.#ripgrep, pattern, caseInsensitive: options.case_insensitive === true, limit, timeoutMs: this.#grepTimeoutMs };
     const relative = this.#paths.relative(path);
     return this.#paths.use(path, {}, async (lookup) => {

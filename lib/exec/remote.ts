@@ -171,6 +171,9 @@ export class RemoteExecutionEnvironment implements ExecutionEnvironment {
     if (code === REFUSAL_CODES.replayed) {
       return 'refused the request as a replay of one it already received (HTTP 401; nothing ran again): something between the gateway and the exec-server resent it; check proxies on the way';
     }
+    if (code === REFUSAL_CODES.signedAhead) {
+      return 'refused a request timestamped ahead of its clock (HTTP 401; nothing ran): the gateway\'s clock is ahead of the exec-server\'s: sync both clocks (NTP)';
+    }
     if (code === REFUSAL_CODES.signedBeforeStart) {
       return 'refused a request signed before it started (HTTP 401; nothing ran): retry the call; if this repeats, the gateway\'s clock is behind the exec-server\'s: sync both clocks (NTP)';
     }

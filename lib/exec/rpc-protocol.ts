@@ -53,6 +53,7 @@ export const REFUSAL_CODES = {
   badSignature: 'unauthorized',
   replayed: 'replayed_request',
   signedBeforeStart: 'signed_before_start',
+  signedAhead: 'signed_ahead_of_server',
   tenantNotServed: 'tenant_not_served',
   tooManyRequests: 'too_many_requests',
 } as const;

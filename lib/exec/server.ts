@@ -28,6 +28,14 @@ const MAX_DISCARDED_BYTES = 64 * 1024 * 1024;
  */
 export const DEFAULT_MAX_NONCES = 500_000;
 
+/**
+ * How far ahead of this server's clock a request's timestamp may be. The signature check allows
+ * 300 s either way, but a timestamp ahead of the clock would also pass the "signed before the
+ * server started" check after a restart; keeping it near the clock keeps that replay window
+ * this short.
+ */
+export const MAX_SECONDS_AHEAD = 30;
+
 export interface ExecServerOptions {
   /** The folder the environment is confined to. */
   root: string;
@@ -109,6 +117,10 @@ async function handleRequest(request: IncomingMessage, response: ServerResponse,
   }
   // A valid signature's timestamp is digits (verifySignedBody checked it).
   const signedAt = Number(timestamp);
+  const nowSeconds = Math.floor(Date.now() / 1000);
+  if (signedAt > nowSeconds + MAX_SECONDS_AHEAD) {
+    return refuse(response, context, 401, REFUSAL_CODES.signedAhead, `the request's timestamp is ${signedAt - nowSeconds} s ahead of this exec-server's clock (at most ${MAX_SECONDS_AHEAD} s allowed): nothing ran; sync the gateway's and the exec-server's clocks`);
+  }
   if (signedAt < context.startedSeconds) {
     return refuse(response, context, 401, REFUSAL_CODES.signedBeforeStart, 'the request was signed before this exec-server started, so it may be a replay: nothing ran; send a new request (and keep the gateway\'s and the exec-server\'s clocks in sync)');
   }
@@ -124,7 +136,7 @@ async function handleRequest(request: IncomingMessage, response: ServerResponse,
     // The other tenants' names are not listed: the message reaches the refused tenant's model.
     return refuse(response, context, 403, REFUSAL_CODES.tenantNotServed, `this exec-server does not serve tenant "${parsed.tenant}": nothing ran; its operator starts it with --tenant ${parsed.tenant} to serve that tenant, or the tenant's manifest names its own exec-server`, parsed.tenant);
   }
-  const claim = context.nonces.claim(parsed.nonce, signedAt, Math.floor(Date.now() / 1000));
+  const claim = context.nonces.claim(parsed.nonce, signedAt, nowSeconds);
   if (claim === 'replayed') {
     return refuse(response, context, 401, REFUSAL_CODES.replayed, 'this signed request was already received once (its nonce was used): nothing ran again; every request needs a fresh nonce', parsed.tenant);
   }

@@ -83,6 +83,7 @@ describe('grep runs ripgrep with the semantics the tools expect', () => {
     expect(lookbehind.message).toMatch(/not a valid regular expression for ripgrep \(.*look-?around.*\)/i);
     const unclosed = await execError(env.grep('(unclosed', '.'));
     expect(unclosed.message).toContain('unclosed group');
+    expect((await execError(env.grep('a\0b', '.'))).code).toBe('invalid_request');
     const glob = await execError(env.grep('x', '.', { glob_filter: '[' }));
     expect(glob.code).toBe('invalid_request');
     expect(glob.message).toContain('glob_filter "[" is not a valid glob');

@@ -97,6 +97,13 @@ describe('attack: replaying a captured signed request', () => {
     expect(runs()).toBe(0);
   });
 
+  it('refuses a request timestamped well ahead of its clock, which could otherwise be replayed after a restart', async () => {
+    const body = JSON.stringify({ method: 'execCommand', params: { command: COUNTED_COMMAND }, tenant: 'acme', nonce: 'b'.repeat(32) });
+    const headers = { 'content-type': 'application/json', ...(await signBody(SECRET, body, Math.floor(Date.now() / 1000) + 120)) };
+    expect(await send({ url: `${server.url}/rpc`, headers, body })).toEqual({ status: 401, code: 'signed_ahead_of_server' });
+    expect(runs()).toBe(0);
+  });
+
   it('tells the gateway what happened, without running anything twice', async () => {
     const replayer: typeof fetch = async (input, init) => {
       await fetch(input, init);
