@@ -1,40 +1,16 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignedBody } from '../crypto/signed-request.ts';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignedBody } from '../crypto/signed-request.ts';
 import { ExecEnvironmentError, type ExecutionEnvironment } from './environment.ts';
 import { LocalExecutionEnvironment } from './local.ts';
-import { NonceRegistry } from './nonce-registry.ts';
-import {
-  parseRpcIdentity,
-  parseRpcRequest,
-  REFUSAL_CODES,
-  RPC_PATH,
-  RpcRequestError,
-  TENANT_ID_PATTERN,
-  type RpcRequestIdentity,
-  type RpcResponseBody,
-} from './rpc-protocol.ts';
+import { parseRpcIdentity, parseRpcRequest, REFUSAL_CODES, RPC_PATH, RpcRequestError, type RpcRequestIdentity, type RpcResponseBody } from './rpc-protocol.ts';
+import { RequestAdmission, type Refusal } from './server-admission.ts';
 
 /** File writes travel base64-encoded, so 64 MiB of body carries files up to about 48 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 /** How much of an oversized body is read and thrown away so the 413 reaches the client. */
 const MAX_DISCARDED_BYTES = 64 * 1024 * 1024;
-
-/**
- * Nonces held at once (about 100 bytes each). Each is kept for the signature window (300 s after
- * its timestamp), so this allows a sustained 800 requests a second, far above what coding tools
- * send; past it requests are refused (503), never forgotten early.
- */
-export const DEFAULT_MAX_NONCES = 500_000;
-
-/**
- * How far ahead of this server's clock a request's timestamp may be. The signature check allows
- * 300 s either way, but a timestamp ahead of the clock would also pass the "signed before the
- * server started" check after a restart; keeping it near the clock keeps that replay window
- * this short.
- */
-export const MAX_SECONDS_AHEAD = 30;
 
 export interface ExecServerOptions {
   /** The folder the environment is confined to. */
@@ -52,7 +28,7 @@ export interface ExecServerOptions {
   log?: (event: string, fields: Record<string, unknown>) => void;
   /** The environment to serve; default a LocalExecutionEnvironment on `root`. */
   environment?: ExecutionEnvironment;
-  /** Nonces remembered at once before new requests are refused; default DEFAULT_MAX_NONCES. */
+  /** Nonces remembered at once before new requests are refused; default DEFAULT_MAX_NONCES (server-admission.ts). */
   maxNonces?: number;
 }
 
@@ -63,10 +39,7 @@ export interface ExecServer {
 
 interface ServerContext {
   secret: string;
-  tenants: ReadonlySet<string>;
-  /** Requests signed before this second are refused: a restart must not reopen the replay window. */
-  startedSeconds: number;
-  nonces: NonceRegistry;
+  admission: RequestAdmission;
   maxBodyBytes: number;
   environment: ExecutionEnvironment;
   log: (event: string, fields: Record<string, unknown>) => void;
@@ -77,9 +50,7 @@ export async function startExecServer(options: ExecServerOptions): Promise<ExecS
   if (!options.secret) throw new Error('the exec-server needs a non-empty secret to verify request signatures');
   const context: ServerContext = {
     secret: options.secret,
-    tenants: checkedTenants(options.tenants),
-    startedSeconds: Math.floor(Date.now() / 1000),
-    nonces: new NonceRegistry(DEFAULT_TOLERANCE_SECONDS, options.maxNonces ?? DEFAULT_MAX_NONCES),
+    admission: new RequestAdmission(options.tenants, options.maxNonces),
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     environment: options.environment ?? new LocalExecutionEnvironment(options.root),
     log: options.log ?? (() => {}),
@@ -103,62 +74,46 @@ export async function startExecServer(options: ExecServerOptions): Promise<ExecS
 async function handleRequest(request: IncomingMessage, response: ServerResponse, context: ServerContext): Promise<void> {
   const started = performance.now();
   const path = new URL(request.url ?? '/', 'http://exec-server').pathname;
-  if (path !== RPC_PATH) return refuse(response, context, 404, 'not_found', `nothing at ${path}: the exec-server answers POST ${RPC_PATH} only`);
-  if (request.method !== 'POST') return refuse(response, context, 405, 'method_not_allowed', `use POST ${RPC_PATH}`);
+  if (path !== RPC_PATH) return refuse(response, context, { status: 404, code: 'not_found', message: `nothing at ${path}: the exec-server answers POST ${RPC_PATH} only` });
+  if (request.method !== 'POST') return refuse(response, context, { status: 405, code: 'method_not_allowed', message: `use POST ${RPC_PATH}` });
   const body = await readBody(request, context.maxBodyBytes);
   if (body === 'too_large') {
-    return refuse(response, context, 413, 'payload_too_large', `the request body is larger than the exec-server's limit of ${context.maxBodyBytes} bytes: send smaller files, or start the server with a higher maxBodyBytes`);
+    const message = `the request body is larger than the exec-server's limit of ${context.maxBodyBytes} bytes: send smaller files, or start the server with a higher maxBodyBytes`;
+    return refuse(response, context, { status: 413, code: 'payload_too_large', message });
   }
   // The signature covers the raw bytes and is checked before anything is parsed or run.
   const timestamp = header(request, TIMESTAMP_HEADER);
   const check = await verifySignedBody(context.secret, body, timestamp, header(request, SIGNATURE_HEADER));
   if (!check.ok) {
-    return refuse(response, context, 401, REFUSAL_CODES.badSignature, `request signature rejected (${check.reason}): sign requests with the exec-server's TOOLGATE_EXEC_SECRET and keep clocks within 300 s`);
+    const message = `request signature rejected (${check.reason}): sign requests with the exec-server's TOOLGATE_EXEC_SECRET and keep clocks within 300 s`;
+    return refuse(response, context, { status: 401, code: REFUSAL_CODES.badSignature, message });
   }
   // A valid signature's timestamp is digits (verifySignedBody checked it).
   const signedAt = Number(timestamp);
   const nowSeconds = Math.floor(Date.now() / 1000);
-  if (signedAt > nowSeconds + MAX_SECONDS_AHEAD) {
-    return refuse(response, context, 401, REFUSAL_CODES.signedAhead, `the request's timestamp is ${signedAt - nowSeconds} s ahead of this exec-server's clock (at most ${MAX_SECONDS_AHEAD} s allowed): nothing ran; sync the gateway's and the exec-server's clocks`);
-  }
-  if (signedAt < context.startedSeconds) {
-    return refuse(response, context, 401, REFUSAL_CODES.signedBeforeStart, 'the request was signed before this exec-server started, so it may be a replay: nothing ran; send a new request (and keep the gateway\'s and the exec-server\'s clocks in sync)');
-  }
-  let parsed: RpcRequestIdentity & ReturnType<typeof parseRpcRequest>;
-  try {
-    const json: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
-    parsed = { ...parseRpcIdentity(json), ...parseRpcRequest(json) };
-  } catch (error) {
-    const message = error instanceof RpcRequestError ? error.message : `the body is not UTF-8 JSON: ${(error as Error).message}`;
-    return refuse(response, context, 400, 'invalid_request', message);
-  }
-  if (!context.tenants.has(parsed.tenant)) {
-    // The other tenants' names are not listed: the message reaches the refused tenant's model.
-    return refuse(response, context, 403, REFUSAL_CODES.tenantNotServed, `this exec-server does not serve tenant "${parsed.tenant}": nothing ran; its operator starts it with --tenant ${parsed.tenant} to serve that tenant, or the tenant's manifest names its own exec-server`, parsed.tenant);
-  }
-  const claim = context.nonces.claim(parsed.nonce, signedAt, nowSeconds);
-  if (claim === 'replayed') {
-    return refuse(response, context, 401, REFUSAL_CODES.replayed, 'this signed request was already received once (its nonce was used): nothing ran again; every request needs a fresh nonce', parsed.tenant);
-  }
-  if (claim === 'full') {
-    return refuse(response, context, 503, REFUSAL_CODES.tooManyRequests, 'too many requests within the signature window to remember them all: nothing ran; retry later', parsed.tenant);
-  }
+  const untimely = context.admission.checkTiming(signedAt, nowSeconds);
+  if (untimely) return refuse(response, context, untimely);
+  const parsed = parseBody(body);
+  if ('status' in parsed) return refuse(response, context, parsed);
+  const refused = context.admission.admit(parsed, signedAt, nowSeconds);
+  if (refused) return refuse(response, context, refused, parsed.tenant);
   const answer = await runCall(parsed.call, context.environment);
   send(response, 200, answer);
   const outcome = 'error' in answer ? answer.error.code : 'ok';
   context.log('exec.rpc.completed', { tenant: parsed.tenant, method: parsed.method, outcome, duration_ms: Math.round(performance.now() - started) });
 }
 
-/** The served tenants, each a valid tenant id; at least one. */
-function checkedTenants(tenants: readonly string[] | undefined): ReadonlySet<string> {
-  if (!Array.isArray(tenants) || tenants.length === 0) {
-    throw new Error('the exec-server must be told which tenants it serves: name them with --tenant NAME (repeatable) or TOOLGATE_EXEC_TENANTS=a,b (startExecServer: tenants: ["name"])');
+type ParsedRequest = RpcRequestIdentity & ReturnType<typeof parseRpcRequest>;
+
+/** The request a signed body holds, or why it is malformed (400). */
+function parseBody(body: Uint8Array): ParsedRequest | Refusal {
+  try {
+    const json: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
+    return { ...parseRpcIdentity(json), ...parseRpcRequest(json) };
+  } catch (error) {
+    const message = error instanceof RpcRequestError ? error.message : `the body is not UTF-8 JSON: ${(error as Error).message}`;
+    return { status: 400, code: 'invalid_request', message };
   }
-  const invalid = tenants.find((tenant) => typeof tenant !== 'string' || !TENANT_ID_PATTERN.test(tenant));
-  if (invalid !== undefined) {
-    throw new Error(`tenant ${JSON.stringify(invalid)} is not a tenant id: use the manifest's "tenant" value (lower-case letters, digits, - and _)`);
-  }
-  return new Set(tenants);
 }
 
 /** Environment errors are answers (HTTP 200 with `error`), so the client can rethrow them with their code. */
@@ -171,7 +126,7 @@ async function runCall(call: ReturnType<typeof parseRpcRequest>['call'], environ
   }
 }
 
-function refuse(response: ServerResponse, context: ServerContext, status: number, code: string, message: string, tenant?: string): void {
+function refuse(response: ServerResponse, context: ServerContext, { status, code, message }: Refusal, tenant?: string): void {
   context.log('exec.rpc.refused', { status, code, ...(tenant === undefined ? {} : { tenant }) });
   send(response, status, { error: { code, message } });
 }
