@@ -82,35 +82,46 @@ export class PathSandbox {
     }
   }
 
+  /**
+   * One name at a time from the root, each opened inside the folder held before it. A symlink
+   * is read, and its target walked again from the root; a missing folder is created when asked.
+   * A name that changes under the walk is looked at again, within the same budget as symlink
+   * hops, so a process changing it forever makes the walk fail, not spin.
+   */
   async #walk(requested: string, components: string[], options: LookupOptions): Promise<Lookup> {
+    const failed = (error: unknown) => Promise.reject(fsError(error, requested));
     const pending = [...components];
-    let folder = await openRoot(this.root).catch((error: unknown) => Promise.reject(fsError(error, requested)));
-    let hops = 0;
+    let folder = await openRoot(this.root).catch(failed);
+    let steps = 0;
+    let created: string | undefined;
+    const countStep = () => {
+      if (++steps > MAX_SYMLINK_HOPS) throw fsError(Object.assign(new Error('loop'), { code: 'ELOOP' }), requested);
+    };
     try {
       while (pending.length > 0) {
         const name = pending.shift() as string;
         const last = pending.length === 0;
-        const child = await openChild(folder, name).catch((error: unknown) => (isMissing(error) ? undefined : Promise.reject(fsError(error, requested))));
+        const child = await openChild(folder, name).catch((error: unknown) => (isMissing(error) ? undefined : failed(error)));
         if (child === undefined) {
           if (last) return { kind: 'missing', folder, name };
           if (!options.createFolders) throw fsError(Object.assign(new Error('missing'), { code: 'ENOENT' }), requested);
-          await mkdir(childPathOf(folder, name)).catch((error: unknown) => ((error as NodeJS.ErrnoException).code === 'EEXIST' ? undefined : Promise.reject(fsError(error, requested))));
+          // Created just now and gone again: someone is removing it; that counts against the budget.
+          if (created === join(folder.real, name)) countStep();
+          await mkdir(childPathOf(folder, name)).catch((error: unknown) => ((error as NodeJS.ErrnoException).code === 'EEXIST' ? undefined : failed(error)));
+          created = join(folder.real, name);
           pending.unshift(name);
           continue;
         }
         if (child.stats.isSymbolicLink() && (!last || options.followLast !== false)) {
           await release(child.place);
-          if (++hops > MAX_SYMLINK_HOPS) throw fsError(Object.assign(new Error('loop'), { code: 'ELOOP' }), requested);
           // Read by name: Node cannot read a link through its handle. Whatever is read is walked
           // and checked from the root again; when the link is gone or changed, look again.
-          const target = await readlink(childPathOf(folder, name)).catch((error: unknown) => (isChanged(error) ? undefined : Promise.reject(fsError(error, requested))));
-          if (target === undefined) {
-            pending.unshift(name);
-            continue;
-          }
-          pending.unshift(...this.#linkTarget(folder.real, target, requested));
+          const target = await readlink(childPathOf(folder, name)).catch((error: unknown) => (isChanged(error) ? undefined : failed(error)));
+          countStep();
+          pending.unshift(...(target === undefined ? [name] : this.#linkTarget(folder.real, target, requested)));
+          if (target === undefined) continue;
           await release(folder);
-          folder = await openRoot(this.root).catch((error: unknown) => Promise.reject(fsError(error, requested)));
+          folder = await openRoot(this.root).catch(failed);
           continue;
         }
         if (last) return { kind: 'found', place: child.place, stats: child.stats, folder, name };
