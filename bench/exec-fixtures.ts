@@ -23,9 +23,9 @@ export async function withExecPair<T>(prefix: string, fill: (root: string) => Pr
   try {
     await fill(root);
     const secret = crypto.randomUUID();
-    const server = await startExecServer({ root, secret, port: 0 });
+    const server = await startExecServer({ root, secret, tenants: ['bench'], port: 0 });
     try {
-      return await body({ root, local: new LocalExecutionEnvironment(root), remote: new RemoteExecutionEnvironment({ url: server.url, secret }) });
+      return await body({ root, local: new LocalExecutionEnvironment(root), remote: new RemoteExecutionEnvironment({ url: server.url, secret, tenant: 'bench' }) });
     } finally {
       await server.close();
     }

@@ -1,7 +1,8 @@
+import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { ExecutionEnvironment } from '../lib/exec/environment.ts';
-import { compilePattern, findFiles, grepFiles, skipUsualFolders } from '../lib/exec/local-search.ts';
 import { grepTool } from '../lib/tools/coding/grep.ts';
 import { toolContext, withExecPair } from './exec-fixtures.ts';
 import type { BenchModule, Figures } from './harness.ts';
@@ -19,6 +20,11 @@ const MAX_RESULTS = 1000;
 const RUNS = 3;
 /** A real regex; the near misses (`TODO: tidy`) make the engine do more than a literal scan. */
 const PATTERN = 'TODO\\(bench-[0-9]+\\)';
+
+/** The issue's catastrophic pattern and a 30-character line it backtracks on for minutes in JavaScript. */
+const REDOS_PATTERN = '(a+)+$';
+const REDOS_LINE = `${'a'.repeat(29)}!`;
+const REDOS_RUNS = 5;
 
 /** About 300 bytes of plausible source; the matching line, if any, sits in the middle. */
 function fileText(n: number): string {
@@ -77,21 +83,31 @@ async function timeRounds(variants: readonly Variant[]): Promise<Map<string, num
   return samples;
 }
 
+/** ripgrep run directly with grep's flags: what LocalExecutionEnvironment.grep adds on top of it. */
+function viaRipgrepDirectly(root: string): () => Promise<number> {
+  const args = ['--no-config', '--no-ignore', '--hidden', '--no-follow', '--sort=path', '--with-filename', '--line-number', '--null', '--glob=!.git/', '--glob=!node_modules/', `--regexp=${PATTERN}`, '--', '.'];
+  return () =>
+    new Promise((resolve, reject) =>
+      execFile('rg', args, { cwd: root, maxBuffer: 64 * 1024 * 1024 }, (error, stdout) => (error ? reject(error) : resolve(stdout.split('\n').filter(Boolean).length))),
+    );
+}
+
 /**
- * Where LocalExecutionEnvironment.grep spends its time: listing the tree (findFiles) vs reading
- * and matching the files (grepFiles), the two halves it is made of, timed apart into `split`.
+ * The grep of the catastrophic pattern through the exec RPC (the exec-server runs in this
+ * process): how long it takes, and the longest the event loop was held meanwhile.
  */
-function splitLocal(root: string, split: { find: number[]; read: number[] }): () => Promise<number> {
-  return async () => {
-    const t0 = performance.now();
-    const files = await findFiles(root, '', skipUsualFolders());
-    const t1 = performance.now();
-    const matches = await grepFiles(files, compilePattern(PATTERN, false), MAX_RESULTS);
-    split.find.push(t1 - t0);
-    split.read.push(performance.now() - t1);
-    if (files.length !== FILES) throw new Error(`findFiles saw ${files.length} files, expected ${FILES}`);
-    return matches.length;
-  };
+async function redos(env: ExecutionEnvironment): Promise<{ grepMs: number; maxLoopDelayMs: number }> {
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  const times: number[] = [];
+  delay.enable();
+  for (let i = 0; i < REDOS_RUNS; i++) {
+    const start = performance.now();
+    const matches = await env.grep(REDOS_PATTERN, 'redos');
+    times.push(performance.now() - start);
+    if (matches.length !== 1) throw new Error(`the ReDoS grep found ${matches.length} matches, expected 1 (the line "aaaa")`);
+  }
+  delay.disable();
+  return { grepMs: median(times), maxLoopDelayMs: delay.max / 1e6 };
 }
 
 const viaEnvironment = (env: ExecutionEnvironment) => async () => (await env.grep(PATTERN, '.', { max_results: MAX_RESULTS })).length;
@@ -106,7 +122,7 @@ function viaTool(env: ExecutionEnvironment): () => Promise<number> {
   };
 }
 
-/** The timed runs (the split's first entry is its warm-up round). */
+/** The timed runs. */
 const timed = (samples: number[] | undefined) => (samples ?? []).slice(-RUNS);
 const medianOf = (samples: number[] | undefined) => round(median(timed(samples)));
 /** Other load on the machine only ever adds time: the fastest run is the least disturbed one. */
@@ -114,17 +130,22 @@ const minOf = (samples: number[] | undefined) => round(Math.min(...timed(samples
 
 export const grepBench: BenchModule = {
   name: 'grep',
-  title: `grep of a regex over ${FILES.toLocaleString('en')} small files: LocalExecutionEnvironment in-process vs the grep tool over the exec RPC on loopback (ms, median of ${RUNS} interleaved rounds after a warm-up round)`,
+  title: `grep (ripgrep) of a regex over ${FILES.toLocaleString('en')} small files: rg run directly vs LocalExecutionEnvironment in-process vs the grep tool over the exec RPC on loopback (ms, median of ${RUNS} interleaved rounds after a warm-up round)`,
   async run(): Promise<Figures> {
     let treeBytes = 0;
-    return withExecPair('toolgate-bench-grep-', async (root) => void (treeBytes = await writeTree(root)), async ({ root, local, remote }) => {
-      const split = { find: [] as number[], read: [] as number[] };
+    const fill = async (root: string) => {
+      treeBytes = await writeTree(root);
+      await mkdir(join(root, 'redos'));
+      await writeFile(join(root, 'redos', 'adversarial.txt'), `${REDOS_LINE}\naaaa\n`);
+    };
+    return withExecPair('toolgate-bench-grep-', fill, async ({ root, local, remote }) => {
       const samples = await timeRounds([
         { name: 'local', search: viaEnvironment(local) },
         { name: 'remote', search: viaEnvironment(remote) },
         { name: 'tool', search: viaTool(remote) },
-        { name: 'split', search: splitLocal(root, split) },
+        { name: 'rg', search: viaRipgrepDirectly(root) },
       ]);
+      const attack = await redos(remote);
       const localMs = medianOf(samples.get('local'));
       const toolMs = medianOf(samples.get('tool'));
       return {
@@ -134,13 +155,15 @@ export const grepBench: BenchModule = {
         matches_verified: 'yes (every run)',
         local_env_median_ms: localMs,
         local_env_min_ms: minOf(samples.get('local')),
-        local_split_find_files_ms: medianOf(split.find),
-        local_split_read_and_match_ms: medianOf(split.read),
+        ripgrep_directly_median_ms: medianOf(samples.get('rg')),
         remote_env_median_ms: medianOf(samples.get('remote')),
         remote_env_min_ms: minOf(samples.get('remote')),
         tool_over_rpc_median_ms: toolMs,
         tool_over_rpc_min_ms: minOf(samples.get('tool')),
         tool_rpc_added_ms: round(toolMs - localMs),
+        redos_pattern: `${REDOS_PATTERN} on ${REDOS_LINE.length} chars (${REDOS_LINE.slice(0, 4)}…!)`,
+        redos_grep_over_rpc_median_ms: round(attack.grepMs),
+        redos_event_loop_max_delay_ms: round(attack.maxLoopDelayMs),
       };
     });
   },

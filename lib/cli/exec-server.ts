@@ -4,11 +4,14 @@ import { jsonLineLogger } from '../dispatch/events.ts';
 import { startExecServer } from '../exec/server.ts';
 
 export const EXEC_SECRET_VARIABLE = 'TOOLGATE_EXEC_SECRET';
+export const EXEC_TENANTS_VARIABLE = 'TOOLGATE_EXEC_TENANTS';
 
-const USAGE = `Usage: toolgate exec-server --root DIR [--port 8788] [--host 127.0.0.1] [--max-body-bytes N]
+const USAGE = `Usage: toolgate exec-server --root DIR --tenant NAME [--tenant NAME ...] [--port 8788] [--host 127.0.0.1] [--max-body-bytes N]
 
 Serves the folder DIR to a toolgate gateway's built-in coding tools (read_file, shell, ...)
 over a signed RPC. The secret comes from ${EXEC_SECRET_VARIABLE}, the same value the gateway uses.
+--tenant names a tenant (the manifest's "tenant") this server works for; repeat it for several,
+or set ${EXEC_TENANTS_VARIABLE}=a,b. Requests for any other tenant are refused and nothing runs.
 Commands run as this user: serve a folder you are willing to let an agent work in.
 --max-body-bytes caps one request (default 64 MiB; file contents travel base64, about 4/3 larger).`;
 
@@ -24,9 +27,10 @@ export interface ExecServerCommandOptions {
 
 /** `toolgate exec-server`: runs until stopped, then answers the exit code. */
 export async function execServerCommand(args: string[], options: ExecServerCommandOptions = {}): Promise<number> {
-  const parsed = parseOptions(args);
+  const env = options.env ?? process.env;
+  const parsed = parseOptions(args, env);
   if ('exitCode' in parsed) return parsed.exitCode;
-  const secret = (options.env ?? process.env)[EXEC_SECRET_VARIABLE];
+  const secret = env[EXEC_SECRET_VARIABLE];
   if (!secret) {
     console.error(
       `toolgate exec-server: ${EXEC_SECRET_VARIABLE} is not set. Set it to a long random value shared with the gateway, e.g.\n` +
@@ -40,12 +44,12 @@ export async function execServerCommand(args: string[], options: ExecServerComma
   }
   let server: Awaited<ReturnType<typeof startExecServer>>;
   try {
-    server = await startExecServer({ root: parsed.root, secret, port: parsed.port, host: parsed.host, maxBodyBytes: parsed.maxBodyBytes, log: jsonLineLogger });
+    server = await startExecServer({ root: parsed.root, secret, tenants: parsed.tenants, port: parsed.port, host: parsed.host, maxBodyBytes: parsed.maxBodyBytes, log: jsonLineLogger });
   } catch (error) {
     console.error(`toolgate exec-server: could not start: ${(error as Error).message}`);
     return 1;
   }
-  console.log(`toolgate exec-server listening on ${server.url} (root ${resolve(parsed.root)})`);
+  console.log(`toolgate exec-server listening on ${server.url} (root ${resolve(parsed.root)}; tenants ${parsed.tenants.join(', ')})`);
   await stopRequested(options.stop);
   await server.close();
   return 0;
@@ -53,17 +57,25 @@ export async function execServerCommand(args: string[], options: ExecServerComma
 
 interface ParsedOptions {
   root: string;
+  tenants: string[];
   port: number;
   host: string;
   maxBodyBytes?: number;
 }
 
-function parseOptions(args: string[]): ParsedOptions | { exitCode: number } {
+function parseOptions(args: string[], env: Readonly<Record<string, string | undefined>>): ParsedOptions | { exitCode: number } {
   let values;
   try {
     ({ values } = parseArgs({
       args,
-      options: { root: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, 'max-body-bytes': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        root: { type: 'string' },
+        tenant: { type: 'string', multiple: true },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'max-body-bytes': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
     }));
   } catch (error) {
     console.error(`toolgate exec-server: ${(error as Error).message}\n\n${USAGE}`);
@@ -77,6 +89,14 @@ function parseOptions(args: string[]): ParsedOptions | { exitCode: number } {
     console.error(`toolgate exec-server: --root DIR is required (the folder to serve)\n\n${USAGE}`);
     return { exitCode: 2 };
   }
+  const tenants = values.tenant ?? (env[EXEC_TENANTS_VARIABLE] ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
+  if (tenants.length === 0) {
+    console.error(
+      `toolgate exec-server: name the tenants this server works for: --tenant NAME (repeatable) or ${EXEC_TENANTS_VARIABLE}=a,b, ` +
+        `using each manifest's "tenant" value; requests for other tenants are refused\n\n${USAGE}`,
+    );
+    return { exitCode: 2 };
+  }
   const port = values.port === undefined ? 8788 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     console.error(`toolgate exec-server: --port must be a number from 0 to 65535 (0 picks a free port), got ${JSON.stringify(values.port)}`);
@@ -87,7 +107,7 @@ function parseOptions(args: string[]): ParsedOptions | { exitCode: number } {
     console.error(`toolgate exec-server: --max-body-bytes must be a whole number of bytes, at least 1024, got ${JSON.stringify(values['max-body-bytes'])}`);
     return { exitCode: 2 };
   }
-  return { root: values.root, port, host: values.host ?? '127.0.0.1', maxBodyBytes };
+  return { root: values.root, tenants, port, host: values.host ?? '127.0.0.1', maxBodyBytes };
 }
 
 function stopRequested(stop: AbortSignal | undefined): Promise<void> {

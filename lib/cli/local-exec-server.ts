@@ -33,7 +33,7 @@ export async function startLocalExecServer(manifest: Manifest, env: NodeJS.Proce
   const port = env.TOOLGATE_EXEC_PORT !== undefined ? Number(env.TOOLGATE_EXEC_PORT) : Number(new URL(ref.url).port || 80);
   let server;
   try {
-    server = await startExecServer({ root, secret, port, host: '127.0.0.1' });
+    server = await startExecServer({ root, secret, tenants: [manifest.tenant], port, host: '127.0.0.1' });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new Error(`port ${port} (the demo exec-server) is in use: stop that process, or set TOOLGATE_EXEC_PORT to a free port (0 picks one)`);

@@ -18,3 +18,5 @@ export const DEFAULT_GREP_MAX_RESULTS = 1_000;
 export const MAX_GREP_LINE_CHARS = 2_000;
 /** grep skips files larger than this; they are almost never source code. */
 export const MAX_GREP_FILE_BYTES = 10 * 1024 * 1024;
+/** A grep (ripgrep) still running after this long is killed and the call answers an error. */
+export const DEFAULT_GREP_TIMEOUT_MS = 20_000;

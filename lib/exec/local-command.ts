@@ -7,6 +7,12 @@ export interface CommandSpec {
   command: string;
   /** An absolute folder, already checked to be inside the root. */
   cwd: string;
+  /**
+   * On Linux, `/proc/self/fd/N` of that folder held open by the caller: the child's chdir enters
+   * the very folder that was checked, even if its path was swapped for a symlink since. Valid
+   * only for a chdir in a child forked from this process (not inside another mount namespace).
+   */
+  heldCwd?: string;
   env: Record<string, string>;
   timeoutMs: number;
   maxOutputBytes: number;
@@ -27,7 +33,7 @@ export function runCommand(spec: CommandSpec): Promise<ExecResult> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn('/bin/bash', ['-c', spec.command], {
-      cwd: spec.cwd,
+      cwd: spec.heldCwd ?? spec.cwd,
       env: spec.env,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,19 +1,36 @@
-import { realpathSync, statSync } from 'node:fs';
-import { readlink, realpath } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { realpathSync, statSync, type Stats } from 'node:fs';
+import { mkdir, readlink } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ExecEnvironmentError } from './environment.ts';
 import { fsError, isMissing } from './local-errors.ts';
+import { childPathOf, openChild, openRoot, release, statOf, type Place } from './local-places.ts';
 
-/** A caller's path, checked to lie inside the root. */
-export interface RootedPath {
-  /** As the caller wrote it; messages quote this. */
-  requested: string;
-  /** Relative to the root, `/`-separated; '' is the root itself. */
-  relative: string;
-  /** Parent folders' symlinks resolved, the last component not: delete and rename act on the entry itself. */
-  entry: string;
-  /** Every symlink resolved: reads and writes act on what the path finally names. */
-  target: string;
+/** What a caller's path leads to, found inside the root and held open while it is used. */
+export type Lookup = Found | Missing;
+
+export interface Found {
+  kind: 'found';
+  /** The entry (its symlinks followed, unless the last one was asked to stay unfollowed). */
+  place: Place;
+  /** lstat of the entry: a symlink only when the last one was not followed. */
+  stats: Stats;
+  /** The folder holding the entry, and its name there; no folder for the root itself. */
+  folder?: Place;
+  name: string;
+}
+
+/** The last name does not exist, in a folder that does. */
+export interface Missing {
+  kind: 'missing';
+  folder: Place;
+  name: string;
+}
+
+export interface LookupOptions {
+  /** Follow a symlink in the last position (reads, writes); default true. Delete and rename act on the link itself. */
+  followLast?: boolean;
+  /** Create missing folders on the way (writes, the destination of a move). */
+  createFolders?: boolean;
 }
 
 /** Symlink hops before a path counts as a loop (Linux's own limit). */
@@ -21,9 +38,11 @@ const MAX_SYMLINK_HOPS = 40;
 
 /**
  * Confines paths to one root folder. A path is refused when it leaves the root lexically
- * (`..`, an absolute path elsewhere) or through a symbolic link: the real location of the
- * deepest part that exists must be inside the root, and a dangling link is followed to where a
- * write would create its target. So a write through a symlinked folder cannot land outside.
+ * (`..`, an absolute path elsewhere) or through a symbolic link. The path is walked from the
+ * root one name at a time (see local-places.ts): each name is opened inside the folder held
+ * before it without following a symlink; a symlink's target is read and walked again from the
+ * root, and refused when it lies outside. So what is used is what was checked, even while
+ * another process swaps folders for symlinks, and a write cannot land outside.
  */
 export class PathSandbox {
   /** The root's real path (symlinks resolved). */
@@ -44,17 +63,101 @@ export class PathSandbox {
     this.#rootSpellings = given === real ? [real] : [real, given];
   }
 
-  async resolve(requested: string): Promise<RootedPath> {
-    const lexical = this.#lexical(requested);
-    const entry = join(await realLocation(dirname(lexical), requested), basename(lexical));
-    const target = await realLocation(lexical, requested);
-    if (!isInside(this.root, entry) || !isInside(this.root, target)) {
+  /** The caller's path relative to the root, `/`-separated ('' for the root), checked by text alone. */
+  relative(requested: string): string {
+    return toSlashes(relative(this.root, this.#lexical(requested)));
+  }
+
+  /**
+   * Finds what the path leads to and hands it to `use` while it is held open; everything held
+   * is released afterwards. A missing folder on the way is not_found (or created, when asked).
+   */
+  async use<T>(requested: string, options: LookupOptions, use: (lookup: Lookup) => Promise<T>): Promise<T> {
+    const lookup = await this.#walk(requested, this.#components(this.#lexical(requested)), options);
+    try {
+      return await use(lookup);
+    } finally {
+      if (lookup.kind === 'found') await release(lookup.place);
+      await release(lookup.folder);
+    }
+  }
+
+  /**
+   * One name at a time from the root, each opened inside the folder held before it. A symlink
+   * is read, and its target walked again from the root; a missing folder is created when asked.
+   * A name that changes under the walk is looked at again, within the same budget as symlink
+   * hops, so a process changing it forever makes the walk fail, not spin.
+   */
+  async #walk(requested: string, components: string[], options: LookupOptions): Promise<Lookup> {
+    const failed = (error: unknown) => Promise.reject(fsError(error, requested));
+    const pending = [...components];
+    let folder = await openRoot(this.root).catch(failed);
+    let steps = 0;
+    let created: string | undefined;
+    const countStep = () => {
+      if (++steps > MAX_SYMLINK_HOPS) throw fsError(Object.assign(new Error('loop'), { code: 'ELOOP' }), requested);
+    };
+    try {
+      while (pending.length > 0) {
+        const name = pending.shift() as string;
+        const last = pending.length === 0;
+        const child = await openChild(folder, name).catch((error: unknown) => (isMissing(error) ? undefined : failed(error)));
+        if (child === undefined) {
+          if (last) return { kind: 'missing', folder, name };
+          if (!options.createFolders) throw fsError(Object.assign(new Error('missing'), { code: 'ENOENT' }), requested);
+          // Created just now and gone again: someone is removing it; that counts against the budget.
+          if (created === join(folder.real, name)) countStep();
+          await mkdir(childPathOf(folder, name)).catch((error: unknown) => ((error as NodeJS.ErrnoException).code === 'EEXIST' ? undefined : failed(error)));
+          created = join(folder.real, name);
+          pending.unshift(name);
+          continue;
+        }
+        if (child.stats.isSymbolicLink() && (!last || options.followLast !== false)) {
+          await release(child.place);
+          // Read by name: Node cannot read a link through its handle. Whatever is read is walked
+          // and checked from the root again; when the link is gone or changed, look again.
+          const target = await readlink(childPathOf(folder, name)).catch((error: unknown) => (isChanged(error) ? undefined : failed(error)));
+          countStep();
+          pending.unshift(...(target === undefined ? [name] : this.#linkTarget(folder.real, target, requested)));
+          if (target === undefined) continue;
+          await release(folder);
+          folder = await openRoot(this.root).catch(failed);
+          continue;
+        }
+        if (last) return { kind: 'found', place: child.place, stats: child.stats, folder, name };
+        if (!child.stats.isDirectory()) {
+          await release(child.place);
+          throw fsError(Object.assign(new Error('not a folder'), { code: 'ENOTDIR' }), requested);
+        }
+        await release(folder);
+        folder = child.place;
+      }
+      // The path is the root itself (or a symlink to it).
+      return { kind: 'found', place: folder, stats: await statOf(folder), name: '' };
+    } catch (error) {
+      await release(folder);
+      throw error;
+    }
+  }
+
+  /**
+   * The components, under the root, of where a symlink in `folderReal` points: resolved by text
+   * (`..` in the link's text included), and refused when that is outside the root.
+   */
+  #linkTarget(folderReal: string, target: string, requested: string): string[] {
+    const absolute = resolve(folderReal, target);
+    const spelling = this.#rootSpellings.find((root) => isInside(root, absolute));
+    if (spelling === undefined) {
       throw new ExecEnvironmentError(
         'outside_root',
         `${JSON.stringify(requested)} leads through a symbolic link to outside the environment root: use a path whose real location is inside the root`,
       );
     }
-    return { requested, relative: toSlashes(relative(this.root, lexical)), entry: lexical === this.root ? this.root : entry, target };
+    return this.#components(join(this.root, relative(spelling, absolute)));
+  }
+
+  #components(absolute: string): string[] {
+    return relative(this.root, absolute).split(sep).filter((part) => part !== '');
   }
 
   /** The absolute path under the real root, `..` resolved by text alone. */
@@ -87,20 +190,8 @@ export function toSlashes(path: string): string {
   return sep === '/' ? path : path.split(sep).join('/');
 }
 
-/**
- * Where a path really is: realpath for what exists; for what does not, the real location of
- * its parent plus its name, following a dangling symlink to the target a write would create.
- */
-async function realLocation(path: string, requested: string, hops = 0): Promise<string> {
-  if (hops > MAX_SYMLINK_HOPS) throw fsError(Object.assign(new Error('loop'), { code: 'ELOOP' }), requested);
-  try {
-    return await realpath(path);
-  } catch (error) {
-    if (!isMissing(error)) throw fsError(error, requested);
-  }
-  const link = await readlink(path).catch(() => null);
-  if (link !== null) return realLocation(resolve(dirname(path), link), requested, hops + 1);
-  const parent = dirname(path);
-  if (parent === path) return path;
-  return join(await realLocation(parent, requested, hops), basename(path));
+/** readlink found no link where one was a moment ago (removed, or replaced by a file or folder). */
+function isChanged(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'EINVAL';
 }

@@ -1,10 +1,6 @@
-import { lstat, mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import type { Stats } from 'node:fs';
 import {
   ExecEnvironmentError,
   type DirectoryEntry,
-  type EntryType,
   type ExecOptions,
   type ExecResult,
   type ExecutionEnvironment,
@@ -13,11 +9,15 @@ import {
   type GrepMatch,
   type GrepOptions,
 } from './environment.ts';
-import { DEFAULT_EXEC_TIMEOUT_MS, DEFAULT_GREP_MAX_RESULTS, DEFAULT_MAX_OUTPUT_BYTES, MAX_EXEC_TIMEOUT_MS } from './limits.ts';
+import { DEFAULT_EXEC_TIMEOUT_MS, DEFAULT_GREP_MAX_RESULTS, DEFAULT_GREP_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES, MAX_EXEC_TIMEOUT_MS, MAX_GREP_FILE_BYTES } from './limits.ts';
 import { runCommand } from './local-command.ts';
-import { fsError, isMissing } from './local-errors.ts';
-import { PathSandbox, type RootedPath } from './local-paths.ts';
-import { compilePattern, findFiles, globFiles, grepFiles, matchesFilter, skipUsualFolders, type FoundFile } from './local-search.ts';
+import { fsError } from './local-errors.ts';
+import { deleteRootedFile, listRootedFolder, moveRootedFile, readRootedFile, requireFolder, statRooted, writeRootedFile } from './local-files.ts';
+import { ripgrepJail } from './local-grep-jail.ts';
+import { runRipgrep, searchFile, startIn, type RipgrepSearch } from './local-grep.ts';
+import { PathSandbox } from './local-paths.ts';
+import { pathOf, type Place } from './local-places.ts';
+import { findFiles, globFiles, matchesFilter, skipUsualFolders } from './local-search.ts';
 import { withoutSecrets } from './secret-env.ts';
 
 export interface LocalExecutionEnvironmentOptions {
@@ -28,68 +28,53 @@ export interface LocalExecutionEnvironmentOptions {
    * process.env, read at each command so the server's current environment applies.
    */
   inheritedEnv?: () => Readonly<Record<string, string | undefined>>;
+  /** The ripgrep executable grep runs; default `rg` on PATH. */
+  ripgrep?: string;
+  /** How long a grep may run before ripgrep is killed; default DEFAULT_GREP_TIMEOUT_MS. */
+  grepTimeoutMs?: number;
+  /** Run ripgrep's folder searches in a bubblewrap jail when bwrap works here (see local-grep-jail.ts); default true. */
+  jailGrep?: boolean;
 }
 
 /**
  * The ExecutionEnvironment on this machine's disk, confined to one root folder (Node only; the
- * exec-server serves it). File operations cannot leave the root (see PathSandbox). Commands
- * start inside the root but are ordinary processes of the server's user: the root is where
- * they begin, not a jail.
+ * exec-server serves it). File operations cannot leave the root, even racing a folder swapped
+ * for a symlink (see PathSandbox); grep runs ripgrep (see local-grep.ts). Commands start inside
+ * the root but are ordinary processes of the server's user: the root is where they begin, not
+ * a jail.
  */
 export class LocalExecutionEnvironment implements ExecutionEnvironment {
   readonly #paths: PathSandbox;
   readonly #maxOutputBytes: number;
   readonly #inheritedEnv: () => Readonly<Record<string, string | undefined>>;
+  readonly #ripgrep: string;
+  readonly #grepTimeoutMs: number;
+  readonly #jailGrep: boolean;
 
   constructor(root: string, options: LocalExecutionEnvironmentOptions = {}) {
     this.#paths = new PathSandbox(root);
     this.#maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
     this.#inheritedEnv = options.inheritedEnv ?? (() => process.env);
+    this.#ripgrep = options.ripgrep ?? 'rg';
+    this.#grepTimeoutMs = options.grepTimeoutMs ?? DEFAULT_GREP_TIMEOUT_MS;
+    this.#jailGrep = options.jailGrep ?? true;
   }
 
   async readFile(path: string): Promise<Uint8Array> {
-    const { target } = await this.#paths.resolve(path);
-    const bytes = await readFile(target).catch((error: unknown) => Promise.reject(fsError(error, path)));
-    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    return readRootedFile(this.#paths, path);
   }
 
   async writeFile(path: string, content: Uint8Array): Promise<void> {
     if (!(content instanceof Uint8Array)) throw new ExecEnvironmentError('invalid_request', 'writeFile content must be bytes (a Uint8Array)');
-    const resolved = await this.#paths.resolve(path);
-    if (resolved.relative === '') throw rootRefused('written to', path);
-    try {
-      await mkdir(dirname(resolved.target), { recursive: true });
-      await writeFile(resolved.target, content);
-    } catch (error) {
-      throw fsError(error, path);
-    }
+    await writeRootedFile(this.#paths, path, content);
   }
 
   async deleteFile(path: string): Promise<void> {
-    const resolved = await this.#paths.resolve(path);
-    if (resolved.relative === '') throw rootRefused('deleted', path);
-    try {
-      if ((await lstat(resolved.entry)).isDirectory()) {
-        throw new ExecEnvironmentError('is_directory', `${JSON.stringify(path)} is a folder: deleteFile removes files only (use a command such as "rm -r" for folders)`);
-      }
-      await unlink(resolved.entry);
-    } catch (error) {
-      throw fsError(error, path);
-    }
+    await deleteRootedFile(this.#paths, path);
   }
 
   async moveFile(from: string, to: string): Promise<void> {
-    const source = await this.#paths.resolve(from);
-    const destination = await this.#paths.resolve(to);
-    if (source.relative === '') throw rootRefused('moved', from);
-    if (destination.relative === '') throw rootRefused('replaced', to);
-    await lstat(source.entry).catch((error: unknown) => Promise.reject(fsError(error, from)));
-    try {
-      await mkdir(dirname(destination.entry), { recursive: true });
-      await rename(source.entry, destination.entry);
-    } catch (error) {
-      throw fsError(error, to);
-    }
+    await moveRootedFile(this.#paths, from, to);
   }
 
   async fileExists(path: string): Promise<boolean> {
@@ -97,24 +82,14 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
   }
 
   async stat(path: string): Promise<FileStat | null> {
-    const { target } = await this.#paths.resolve(path);
-    try {
-      const stats = await stat(target);
-      return { type: entryType(stats), size: stats.size, mtime_ms: Math.floor(stats.mtimeMs) };
-    } catch (error) {
-      if (isMissing(error)) return null;
-      throw fsError(error, path);
-    }
+    return statRooted(this.#paths, path);
   }
 
   async listDirectory(path: string, depth: number): Promise<DirectoryEntry[]> {
     if (!Number.isInteger(depth) || depth < 1) {
       throw new ExecEnvironmentError('invalid_request', `listDirectory depth must be a whole number of at least 1 (1 = the folder's own entries), got ${depth}`);
     }
-    const folder = await this.#folder(path);
-    const entries: DirectoryEntry[] = [];
-    await listInto(folder.target, folder.relative, depth, entries);
-    return entries;
+    return listRootedFolder(this.#paths, path, depth);
   }
 
   async execCommand(command: string, options: ExecOptions = {}): Promise<ExecResult> {
@@ -125,24 +100,36 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
     if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_EXEC_TIMEOUT_MS) {
       throw new ExecEnvironmentError('invalid_request', `timeout_ms must be a whole number of milliseconds from 1 to ${MAX_EXEC_TIMEOUT_MS}, got ${timeoutMs}`);
     }
-    const cwd = await this.#folder(options.cwd ?? '');
     // Inherited secrets are removed; variables the caller names explicitly are its own choice.
     const env = { ...withoutSecrets(this.#inheritedEnv()), ...checkedEnv(options.env) };
-    return runCommand({ command, cwd: cwd.target, env, timeoutMs, maxOutputBytes: this.#maxOutputBytes });
+    return this.#inFolder(options.cwd ?? '', (cwd) => runCommand({ command, ...cwd, env, timeoutMs, maxOutputBytes: this.#maxOutputBytes }));
   }
 
   async grep(pattern: string, path: string, options: GrepOptions = {}): Promise<GrepMatch[]> {
     const limit = options.max_results ?? DEFAULT_GREP_MAX_RESULTS;
     if (!Number.isInteger(limit) || limit < 1) throw new ExecEnvironmentError('invalid_request', `max_results must be a whole number of at least 1, got ${limit}`);
-    const regex = compilePattern(pattern, options.case_insensitive === true);
-    const files = await this.#filesUnder(path, skipUsualFolders());
-    return grepFiles(files.filter((file) => matchesFilter(file, options.glob_filter)), regex, limit);
+    if (typeof pattern !== 'string' || pattern.includes('\0') || options.glob_filter?.includes('\0')) {
+      throw new ExecEnvironmentError('invalid_request', 'grep needs a pattern (and glob_filter) without NUL bytes');
+    }
+    const search = { command: this.#ripgrep, pattern, caseInsensitive: options.case_insensitive === true, limit, timeoutMs: this.#grepTimeoutMs };
+    const relative = this.#paths.relative(path);
+    return this.#paths.use(path, {}, async (lookup) => {
+      if (lookup.kind === 'missing') throw fsError(Object.assign(new Error('missing'), { code: 'ENOENT' }), path);
+      if (lookup.stats.isDirectory()) {
+        const start = await this.#searchStart(lookup.place);
+        return runRipgrep({ ...search, ...start, target: '.', globFilter: options.glob_filter, reportPath: (printed) => (relative === '' ? printed : `${relative}/${printed}`) });
+      }
+      // One file: no walk, so no jail; rg ignores globs and the size limit for a file it is given, so they apply here.
+      const name = relative.slice(relative.lastIndexOf('/') + 1);
+      if (!matchesFilter(name, options.glob_filter) || lookup.stats.size > MAX_GREP_FILE_BYTES) return [];
+      return runRipgrep({ ...search, ...searchFile(lookup.place), reportPath: () => relative });
+    });
   }
 
   async glob(pattern: string, path: string): Promise<GlobMatch[]> {
     if (typeof pattern !== 'string' || pattern === '') throw new ExecEnvironmentError('invalid_request', 'glob needs a non-empty pattern such as "**/*.ts"');
-    const folder = await this.#folder(path);
-    return globFiles(await findFiles(folder.target, folder.relative, skipUsualFolders(pattern)), pattern);
+    const relative = this.#paths.relative(path);
+    return this.#paths.use(path, {}, async (lookup) => globFiles(await findFiles(requireFolder(lookup, path), relative, skipUsualFolders(pattern)), pattern));
   }
 
   async workingDirectory(): Promise<string> {
@@ -153,42 +140,24 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
     return process.platform;
   }
 
-  /** A path that must name an existing folder. */
-  async #folder(path: string): Promise<RootedPath> {
-    const resolved = await this.#paths.resolve(path);
-    const stats = await stat(resolved.target).catch((error: unknown) => Promise.reject(fsError(error, path)));
-    if (!stats.isDirectory()) throw new ExecEnvironmentError('not_directory', `${JSON.stringify(path)} is a file, not a folder: name a folder`);
-    return resolved;
+  /** Where a folder search starts: in the jail (by real path) when there is one, else in the held folder. */
+  async #searchStart(folder: Place): Promise<Pick<RipgrepSearch, 'cwd' | 'heldDescriptor' | 'wrap'>> {
+    const jail = this.#jailGrep ? await ripgrepJail(this.#ripgrep) : undefined;
+    if (jail === undefined) return startIn(folder);
+    return { cwd: '/', wrap: (args) => jail.wrap(this.#paths.root, folder.real, args) };
   }
 
-  /** The files a search covers: the path itself when it is a file, else the files under it. */
-  async #filesUnder(path: string, skipFolder: (name: string) => boolean): Promise<FoundFile[]> {
-    const resolved = await this.#paths.resolve(path);
-    const stats = await stat(resolved.target).catch((error: unknown) => Promise.reject(fsError(error, path)));
-    if (stats.isDirectory()) return findFiles(resolved.target, resolved.relative, skipFolder);
-    const name = resolved.relative.slice(resolved.relative.lastIndexOf('/') + 1);
-    return [{ absolute: resolved.target, path: resolved.relative, underBase: name, size: stats.size, mtime_ms: Math.floor(stats.mtimeMs) }];
+  /**
+   * Runs `run` with the folder a command starts in, found by the same walk as every file
+   * operation and held open meanwhile: its real path, and a path that enters the held folder
+   * itself (see CommandSpec.heldCwd).
+   */
+  async #inFolder<T>(path: string, run: (cwd: { cwd: string; heldCwd?: string }) => Promise<T>): Promise<T> {
+    return this.#paths.use(path, {}, async (lookup) => {
+      const folder = requireFolder(lookup, path);
+      return run({ cwd: folder.real, ...(folder.handle ? { heldCwd: pathOf(folder) } : {}) });
+    });
   }
-}
-
-/** Depth-first, each folder's entries sorted by name, so a tree reads top to bottom. Symlinks are listed, never followed. */
-async function listInto(folder: string, relative: string, depthLeft: number, entries: DirectoryEntry[]): Promise<void> {
-  const names = (await readdir(folder).catch((error: unknown) => Promise.reject(fsError(error, relative || '.')))).sort();
-  for (const name of names) {
-    const absolute = join(folder, name);
-    const stats = await lstat(absolute).catch(() => null);
-    if (!stats) continue;
-    const path = relative === '' ? name : `${relative}/${name}`;
-    entries.push({ path, type: entryType(stats), size: stats.size });
-    if (stats.isDirectory() && depthLeft > 1) await listInto(absolute, path, depthLeft - 1, entries);
-  }
-}
-
-function entryType(stats: Stats): EntryType {
-  if (stats.isFile()) return 'file';
-  if (stats.isDirectory()) return 'directory';
-  if (stats.isSymbolicLink()) return 'symlink';
-  return 'other';
 }
 
 function checkedEnv(env: Record<string, string> | undefined): Record<string, string> {
@@ -199,8 +168,4 @@ function checkedEnv(env: Record<string, string> | undefined): Record<string, str
     }
   }
   return env;
-}
-
-function rootRefused(done: string, path: string): ExecEnvironmentError {
-  return new ExecEnvironmentError('invalid_path', `${JSON.stringify(path)} is the environment root itself, which cannot be ${done}: name a file inside it`);
 }

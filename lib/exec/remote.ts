@@ -13,13 +13,15 @@ import {
   type GrepOptions,
 } from './environment.ts';
 import { DEFAULT_EXEC_TIMEOUT_MS, KILL_GRACE_MS, MAX_EXEC_TIMEOUT_MS } from './limits.ts';
-import { isExecErrorCode, isObject, RESULT_SHAPES, RPC_PATH, type RpcMethod } from './rpc-protocol.ts';
+import { isExecErrorCode, isObject, newNonce, REFUSAL_CODES, RESULT_SHAPES, RPC_PATH, TENANT_ID_PATTERN, type RpcMethod, type RpcRequestBody } from './rpc-protocol.ts';
 
 export interface RemoteExecutionEnvironmentOptions {
   /** The exec-server's base URL, e.g. http://127.0.0.1:8788 (a URL ending in /rpc is used as is). */
   url: string;
   /** The exec-server's TOOLGATE_EXEC_SECRET. */
   secret: string;
+  /** The tenant this environment works for (the manifest's tenant); signed into every request. */
+  tenant: string;
   /** Per-call transport timeout; execCommand waits longer (its own timeout plus the kill grace). Default 30 s. */
   timeoutMs?: number;
   fetch?: typeof fetch;
@@ -37,6 +39,7 @@ export class RemoteExecutionEnvironment implements ExecutionEnvironment {
   readonly #baseUrl: string;
   readonly #endpoint: string;
   readonly #secret: string;
+  readonly #tenant: string;
   readonly #timeoutMs: number;
   readonly #fetch: typeof fetch;
 
@@ -45,9 +48,13 @@ export class RemoteExecutionEnvironment implements ExecutionEnvironment {
       throw new TypeError(`exec-server url ${JSON.stringify(options.url)} is not an http(s) URL: use e.g. http://127.0.0.1:8788`);
     }
     if (!options.secret) throw new TypeError('RemoteExecutionEnvironment needs the exec-server secret (TOOLGATE_EXEC_SECRET) to sign requests');
+    if (typeof options.tenant !== 'string' || !TENANT_ID_PATTERN.test(options.tenant)) {
+      throw new TypeError(`RemoteExecutionEnvironment needs the tenant it works for (a tenant id), got ${JSON.stringify(options.tenant)}`);
+    }
     this.#baseUrl = options.url.replace(/\/+$/, '');
     this.#endpoint = this.#baseUrl.endsWith(RPC_PATH) ? this.#baseUrl : `${this.#baseUrl}${RPC_PATH}`;
     this.#secret = options.secret;
+    this.#tenant = options.tenant;
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
   }
@@ -109,9 +116,13 @@ export class RemoteExecutionEnvironment implements ExecutionEnvironment {
     return (await this.#call('platform', {})) as string;
   }
 
-  /** One signed POST; the result has the method's shape, or this throws. */
+  /**
+   * One signed POST with a fresh nonce; the result has the method's shape, or this throws. Never
+   * retried: a request that may have reached the server must not run twice.
+   */
   async #call(method: RpcMethod, params: Record<string, unknown>, timeoutMs = this.#timeoutMs): Promise<unknown> {
-    const body = JSON.stringify({ method, params });
+    const request: RpcRequestBody = { method, params, tenant: this.#tenant, nonce: newNonce() };
+    const body = JSON.stringify(request);
     const headers = { 'content-type': 'application/json', ...(await signBody(this.#secret, body)) };
     let status: number;
     let text: string;
@@ -126,11 +137,10 @@ export class RemoteExecutionEnvironment implements ExecutionEnvironment {
   }
 
   #interpret(method: RpcMethod, status: number, text: string): unknown {
-    if (status === 401) {
-      throw this.#unavailable('refused the request signature (HTTP 401): set the same TOOLGATE_EXEC_SECRET here and on the exec-server, and check both clocks');
-    }
     const body = parseJson(text);
     const error = isObject(body) && isObject(body.error) ? body.error : undefined;
+    const refusal = this.#refusal(status, error?.code);
+    if (refusal !== undefined) throw this.#unavailable(refusal);
     if (status === 413) {
       const detail = typeof error?.message === 'string' ? error.message : 'the request body is too large';
       throw new ExecEnvironmentError('invalid_request', `${method}: ${detail}`);
@@ -149,6 +159,25 @@ export class RemoteExecutionEnvironment implements ExecutionEnvironment {
       throw this.#unavailable(`answered ${method} with HTTP ${status} and ${describeBody(text, body)}, not a toolgate exec RPC answer: check that the URL points at \`toolgate exec-server\``);
     }
     return body.result;
+  }
+
+  /** What to fix when the exec-server refused the request itself (nothing ran). */
+  #refusal(status: number, code: unknown): string | undefined {
+    if (status === 403 && code === REFUSAL_CODES.tenantNotServed) {
+      return `does not serve tenant "${this.#tenant}" (HTTP 403; nothing ran): start that exec-server with --tenant ${this.#tenant} (or TOOLGATE_EXEC_TENANTS), or point this tenant's manifest at its own exec-server`;
+    }
+    if (status === 503 && code === REFUSAL_CODES.tooManyRequests) return 'is refusing requests for now (HTTP 503, too many within the signature window; nothing ran): retry later';
+    if (status !== 401) return undefined;
+    if (code === REFUSAL_CODES.replayed) {
+      return 'refused the request as a replay of one it already received (HTTP 401; nothing ran again): something between the gateway and the exec-server resent it; check proxies on the way';
+    }
+    if (code === REFUSAL_CODES.signedAhead) {
+      return 'refused a request timestamped ahead of its clock (HTTP 401; nothing ran): the gateway\'s clock is ahead of the exec-server\'s: sync both clocks (NTP)';
+    }
+    if (code === REFUSAL_CODES.signedBeforeStart) {
+      return 'refused a request signed before it started (HTTP 401; nothing ran): retry the call; if this repeats, the gateway\'s clock is behind the exec-server\'s: sync both clocks (NTP)';
+    }
+    return 'refused the request signature (HTTP 401): set the same TOOLGATE_EXEC_SECRET here and on the exec-server, and check both clocks';
   }
 
   #unavailable(cause: string): ToolError {

@@ -1,8 +1,11 @@
 /**
- * The exec RPC: `POST /rpc` with a signed JSON body `{"method", "params"}`, answered by
- * `{"result"}` or `{"error": {"code", "message"}}`. Method names are the ExecutionEnvironment
- * port's; file contents travel as base64 (`content_base64`). Web Standard code: the client
- * runs on Workers, the server on Node, and both read this one description.
+ * The exec RPC: `POST /rpc` with a signed JSON body `{"method", "params", "tenant", "nonce"}`,
+ * answered by `{"result"}` or `{"error": {"code", "message"}}`. Method names are the
+ * ExecutionEnvironment port's; file contents travel as base64 (`content_base64`). The
+ * signature covers the whole body, so the tenant the gateway acts for and the request's nonce
+ * are signed: the exec-server serves only its own tenants and runs each nonce once. Web
+ * Standard code: the client runs on Workers, the server on Node, and both read this one
+ * description.
  */
 import { decodeBase64, encodeBase64 } from './base64.ts';
 import type { ExecErrorCode, ExecOptions, ExecutionEnvironment, GrepOptions } from './environment.ts';
@@ -27,6 +30,37 @@ void everyCodeListed;
 export interface RpcRequestBody {
   method: RpcMethod;
   params: Record<string, unknown>;
+  /** The tenant whose manifest named this exec-server (the gateway sets it, never the tenant). */
+  tenant: string;
+  /** Random, at least 128 bits, fresh for every request: a replay carries a nonce already seen. */
+  nonce: string;
+}
+
+/** Who a request is for and which one it is; checked before its method is even looked at. */
+export interface RpcRequestIdentity {
+  tenant: string;
+  nonce: string;
+}
+
+/** The manifest schema's tenant id: lower-case letters, digits, - and _. */
+export const TENANT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+/** 32 to 128 URL-safe characters: 128 random bits as hex is the shortest accepted. */
+const NONCE_PATTERN = /^[A-Za-z0-9_-]{32,128}$/;
+
+/** Refusal codes of the exec-server that the client explains (HTTP 401/403/503 bodies). */
+export const REFUSAL_CODES = {
+  badSignature: 'unauthorized',
+  replayed: 'replayed_request',
+  signedBeforeStart: 'signed_before_start',
+  signedAhead: 'signed_ahead_of_server',
+  tenantNotServed: 'tenant_not_served',
+  tooManyRequests: 'too_many_requests',
+} as const;
+
+/** 128 random bits as 32 hex characters (Web Crypto: runs on Workers too). */
+export function newNonce(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
 export type RpcResponseBody = { result: unknown } | { error: { code: string; message: string } };
@@ -47,9 +81,22 @@ export function isRpcMethod(method: unknown): method is RpcMethod {
   return (RPC_METHODS as readonly unknown[]).includes(method);
 }
 
-/** Checks a parsed body and binds its params; throws RpcRequestError with a message that says what to fix. */
+/** The tenant and nonce of a parsed body; throws RpcRequestError when either is missing or malformed. */
+export function parseRpcIdentity(body: unknown): RpcRequestIdentity {
+  if (!isObject(body)) throw new RpcRequestError('the body must be a JSON object {"method", "params", "tenant", "nonce"}');
+  const { tenant, nonce } = body;
+  if (typeof tenant !== 'string' || !TENANT_ID_PATTERN.test(tenant)) {
+    throw new RpcRequestError(`tenant must be a tenant id (lower-case letters, digits, - and _), got ${describe(tenant)}: update the gateway, whose client sends it`);
+  }
+  if (typeof nonce !== 'string' || !NONCE_PATTERN.test(nonce)) {
+    throw new RpcRequestError(`nonce must be 32 to 128 characters of A-Z, a-z, 0-9, - and _ (128 random bits or more), got ${describe(nonce)}: update the gateway, whose client sends it`);
+  }
+  return { tenant, nonce };
+}
+
+/** Checks a parsed body's method and params and binds them; throws RpcRequestError with a message that says what to fix. */
 export function parseRpcRequest(body: unknown): { method: RpcMethod; call: RpcCall } {
-  if (!isObject(body)) throw new RpcRequestError('the body must be a JSON object {"method", "params"}');
+  if (!isObject(body)) throw new RpcRequestError('the body must be a JSON object {"method", "params", "tenant", "nonce"}');
   const { method, params = {} } = body;
   if (!isRpcMethod(method)) throw new RpcRequestError(`unknown method ${JSON.stringify(method)}: use one of ${RPC_METHODS.join(', ')}`);
   if (!isObject(params)) throw new RpcRequestError(`params of ${method} must be a JSON object`);
@@ -185,8 +232,11 @@ function stringRecord(value: unknown, name: string, method: string): Record<stri
 }
 
 function mistyped(method: string, name: string, expected: string, value: unknown): RpcRequestError {
-  const got = value === undefined ? 'missing' : `${JSON.stringify(value)?.slice(0, 40) ?? typeof value}`;
-  return new RpcRequestError(`${method}: ${name} must be ${expected} (got ${got})`);
+  return new RpcRequestError(`${method}: ${name} must be ${expected} (got ${describe(value)})`);
+}
+
+function describe(value: unknown): string {
+  return value === undefined ? 'missing' : `${JSON.stringify(value)?.slice(0, 40) ?? typeof value}`;
 }
 
 function nothing(_: void): null {

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignedBody } from '../crypto/signed-request.ts';
 import { ExecEnvironmentError, type ExecutionEnvironment } from './environment.ts';
 import { LocalExecutionEnvironment } from './local.ts';
-import { parseRpcRequest, RPC_PATH, RpcRequestError, type RpcResponseBody } from './rpc-protocol.ts';
+import { parseRpcIdentity, parseRpcRequest, REFUSAL_CODES, RPC_PATH, RpcRequestError, type RpcRequestIdentity, type RpcResponseBody } from './rpc-protocol.ts';
+import { RequestAdmission, type Refusal } from './server-admission.ts';
 
 /** File writes travel base64-encoded, so 64 MiB of body carries files up to about 48 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -16,6 +17,8 @@ export interface ExecServerOptions {
   root: string;
   /** Shared with the gateway; every request must be signed with it. */
   secret: string;
+  /** The tenants this server works for; a request signed for any other tenant is refused (403). */
+  tenants: string[];
   /** Default 8788; 0 picks a free port. */
   port?: number;
   /** Default 127.0.0.1. Anything wider exposes a shell to the network (plain HTTP): put TLS in front. */
@@ -25,6 +28,8 @@ export interface ExecServerOptions {
   log?: (event: string, fields: Record<string, unknown>) => void;
   /** The environment to serve; default a LocalExecutionEnvironment on `root`. */
   environment?: ExecutionEnvironment;
+  /** Nonces remembered at once before new requests are refused; default DEFAULT_MAX_NONCES (server-admission.ts). */
+  maxNonces?: number;
 }
 
 export interface ExecServer {
@@ -34,6 +39,7 @@ export interface ExecServer {
 
 interface ServerContext {
   secret: string;
+  admission: RequestAdmission;
   maxBodyBytes: number;
   environment: ExecutionEnvironment;
   log: (event: string, fields: Record<string, unknown>) => void;
@@ -44,6 +50,7 @@ export async function startExecServer(options: ExecServerOptions): Promise<ExecS
   if (!options.secret) throw new Error('the exec-server needs a non-empty secret to verify request signatures');
   const context: ServerContext = {
     secret: options.secret,
+    admission: new RequestAdmission(options.tenants, options.maxNonces),
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     environment: options.environment ?? new LocalExecutionEnvironment(options.root),
     log: options.log ?? (() => {}),
@@ -67,28 +74,46 @@ export async function startExecServer(options: ExecServerOptions): Promise<ExecS
 async function handleRequest(request: IncomingMessage, response: ServerResponse, context: ServerContext): Promise<void> {
   const started = performance.now();
   const path = new URL(request.url ?? '/', 'http://exec-server').pathname;
-  if (path !== RPC_PATH) return refuse(response, context, 404, 'not_found', `nothing at ${path}: the exec-server answers POST ${RPC_PATH} only`);
-  if (request.method !== 'POST') return refuse(response, context, 405, 'method_not_allowed', `use POST ${RPC_PATH}`);
+  if (path !== RPC_PATH) return refuse(response, context, { status: 404, code: 'not_found', message: `nothing at ${path}: the exec-server answers POST ${RPC_PATH} only` });
+  if (request.method !== 'POST') return refuse(response, context, { status: 405, code: 'method_not_allowed', message: `use POST ${RPC_PATH}` });
   const body = await readBody(request, context.maxBodyBytes);
   if (body === 'too_large') {
-    return refuse(response, context, 413, 'payload_too_large', `the request body is larger than the exec-server's limit of ${context.maxBodyBytes} bytes: send smaller files, or start the server with a higher maxBodyBytes`);
+    const message = `the request body is larger than the exec-server's limit of ${context.maxBodyBytes} bytes: send smaller files, or start the server with a higher maxBodyBytes`;
+    return refuse(response, context, { status: 413, code: 'payload_too_large', message });
   }
   // The signature covers the raw bytes and is checked before anything is parsed or run.
-  const check = await verifySignedBody(context.secret, body, header(request, TIMESTAMP_HEADER), header(request, SIGNATURE_HEADER));
+  const timestamp = header(request, TIMESTAMP_HEADER);
+  const check = await verifySignedBody(context.secret, body, timestamp, header(request, SIGNATURE_HEADER));
   if (!check.ok) {
-    return refuse(response, context, 401, 'unauthorized', `request signature rejected (${check.reason}): sign requests with the exec-server's TOOLGATE_EXEC_SECRET and keep clocks within 300 s`);
+    const message = `request signature rejected (${check.reason}): sign requests with the exec-server's TOOLGATE_EXEC_SECRET and keep clocks within 300 s`;
+    return refuse(response, context, { status: 401, code: REFUSAL_CODES.badSignature, message });
   }
-  let parsed: ReturnType<typeof parseRpcRequest>;
-  try {
-    parsed = parseRpcRequest(JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body)));
-  } catch (error) {
-    const message = error instanceof RpcRequestError ? error.message : `the body is not UTF-8 JSON: ${(error as Error).message}`;
-    return refuse(response, context, 400, 'invalid_request', message);
-  }
+  // A valid signature's timestamp is digits (verifySignedBody checked it).
+  const signedAt = Number(timestamp);
+  const nowSeconds = Math.floor(Date.now() / 1000);
+  const untimely = context.admission.checkTiming(signedAt, nowSeconds);
+  if (untimely) return refuse(response, context, untimely);
+  const parsed = parseBody(body);
+  if ('status' in parsed) return refuse(response, context, parsed);
+  const refused = context.admission.admit(parsed, signedAt, nowSeconds);
+  if (refused) return refuse(response, context, refused, parsed.tenant);
   const answer = await runCall(parsed.call, context.environment);
   send(response, 200, answer);
   const outcome = 'error' in answer ? answer.error.code : 'ok';
-  context.log('exec.rpc.completed', { method: parsed.method, outcome, duration_ms: Math.round(performance.now() - started) });
+  context.log('exec.rpc.completed', { tenant: parsed.tenant, method: parsed.method, outcome, duration_ms: Math.round(performance.now() - started) });
+}
+
+type ParsedRequest = RpcRequestIdentity & ReturnType<typeof parseRpcRequest>;
+
+/** The request a signed body holds, or why it is malformed (400). */
+function parseBody(body: Uint8Array): ParsedRequest | Refusal {
+  try {
+    const json: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
+    return { ...parseRpcIdentity(json), ...parseRpcRequest(json) };
+  } catch (error) {
+    const message = error instanceof RpcRequestError ? error.message : `the body is not UTF-8 JSON: ${(error as Error).message}`;
+    return { status: 400, code: 'invalid_request', message };
+  }
 }
 
 /** Environment errors are answers (HTTP 200 with `error`), so the client can rethrow them with their code. */
@@ -101,8 +126,8 @@ async function runCall(call: ReturnType<typeof parseRpcRequest>['call'], environ
   }
 }
 
-function refuse(response: ServerResponse, context: ServerContext, status: number, code: string, message: string): void {
-  context.log('exec.rpc.refused', { status, code });
+function refuse(response: ServerResponse, context: ServerContext, { status, code, message }: Refusal, tenant?: string): void {
+  context.log('exec.rpc.refused', { status, code, ...(tenant === undefined ? {} : { tenant }) });
   send(response, status, { error: { code, message } });
 }
 

@@ -23,20 +23,24 @@ function unavailableEnvironment(reason: string): ExecutionEnvironment {
   });
 }
 
-/** The tenant's exec-server over signed RPC; a missing or ungranted secret makes every call `unavailable`, not a crash. */
-function remoteEnvironment(ref: ExecutionEnvironmentRef, access: TenantAccess | undefined): ExecutionEnvironment {
+/**
+ * The tenant's exec-server over signed RPC, acting for that tenant (the exec-server refuses
+ * tenants it was not started for); a missing or ungranted secret makes every call `unavailable`,
+ * not a crash.
+ */
+function remoteEnvironment(ref: ExecutionEnvironmentRef, tenant: string, access: TenantAccess | undefined): ExecutionEnvironment {
   if (access === undefined) return unavailableEnvironment('no runtime environment to resolve its secret from');
   try {
-    return new RemoteExecutionEnvironment({ url: ref.url, secret: access.secrets(ref.secret), timeoutMs: ref.timeout_ms, fetch: access.egress });
+    return new RemoteExecutionEnvironment({ url: ref.url, secret: access.secrets(ref.secret), tenant, timeoutMs: ref.timeout_ms, fetch: access.egress });
   } catch (error) {
     return unavailableEnvironment((error as Error).message);
   }
 }
 
 /** The built-in coding tools of the manifest's profile, when it names an execution environment. */
-export function codingToolsForManifest(manifest: Pick<Manifest, 'profile' | 'execution_environment'>, access: TenantAccess | undefined): ToolExecutor[] {
+export function codingToolsForManifest(manifest: Pick<Manifest, 'tenant' | 'profile' | 'execution_environment'>, access: TenantAccess | undefined): ToolExecutor[] {
   const ref = manifest.execution_environment;
-  return ref ? codingToolsFor(manifest.profile, remoteEnvironment(ref, access)) : [];
+  return ref ? codingToolsFor(manifest.profile, remoteEnvironment(ref, manifest.tenant, access)) : [];
 }
 
 /**
@@ -45,7 +49,7 @@ export function codingToolsForManifest(manifest: Pick<Manifest, 'profile' | 'exe
  * the tools registered in code plus those coding tools, so a manifest can change their tier,
  * scopes or output limits. Without `access` (checking a manifest) the coding tools are inert.
  */
-export function tenantBuiltins(manifest: Pick<Manifest, 'profile' | 'execution_environment'>, access?: TenantAccess): { coding: ToolExecutor[]; builtins: Map<string, ToolExecutor> } {
+export function tenantBuiltins(manifest: Pick<Manifest, 'tenant' | 'profile' | 'execution_environment'>, access?: TenantAccess): { coding: ToolExecutor[]; builtins: Map<string, ToolExecutor> } {
   const coding = codingToolsForManifest(manifest, access);
   const builtins = builtinTools();
   for (const tool of coding) builtins.set(tool.name, tool);
@@ -56,5 +60,6 @@ export function tenantBuiltins(manifest: Pick<Manifest, 'profile' | 'execution_e
 export function builtinsForUncheckedManifest(value: Record<string, unknown>): Map<string, ToolExecutor> {
   const profile = ['openai', 'anthropic', 'gemini'].includes(value.profile as string) ? (value.profile as Manifest['profile']) : 'openai';
   const ref = value.execution_environment as ExecutionEnvironmentRef | undefined;
-  return tenantBuiltins({ profile, execution_environment: ref && typeof ref === 'object' ? ref : undefined }).builtins;
+  const tenant = typeof value.tenant === 'string' ? value.tenant : '';
+  return tenantBuiltins({ tenant, profile, execution_environment: ref && typeof ref === 'object' ? ref : undefined }).builtins;
 }

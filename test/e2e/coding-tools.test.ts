@@ -21,7 +21,7 @@ describe('coding tools through the gateway and a real exec-server', () => {
     mkdirSync(join(root, 'src'));
     writeFileSync(join(root, 'src', 'app.js'), 'const greeting = "hello";\nconsole.log(greeting);\n');
     writeFileSync(join(root, 'crlf.txt'), 'one\r\ntwo\r\n');
-    exec = await startExecServer({ root, secret: SECRET, port: 0 });
+    exec = await startExecServer({ root, secret: SECRET, tenants: ['oa', 'an', 'ge'], port: 0 });
     downPort = await closedPort();
     const environment = { url: exec.url, secret: 'env:ACME_EXEC_SECRET' };
     const policy = { read: 'grant', write: 'grant', execute: 'grant' } as const;

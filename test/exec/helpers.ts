@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExecEnvironmentError } from '../../lib/exec/environment.ts';
+import { ToolError } from '../../lib/registry/errors.ts';
 
 /** A scratch folder holding `root/` (the environment) and `outside/` (must never be touched). */
 export interface Sandbox {
@@ -29,6 +30,17 @@ export async function execError(promise: Promise<unknown>): Promise<ExecEnvironm
     throw error;
   }
   throw new Error('expected an ExecEnvironmentError');
+}
+
+/** The ToolError a promise rejects with, such as a remote environment's `unavailable`. */
+export async function toolError(promise: Promise<unknown>): Promise<ToolError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ToolError) return error;
+    throw error;
+  }
+  throw new Error('expected a ToolError');
 }
 
 export function bytes(...values: number[]): Uint8Array {

@@ -216,3 +216,11 @@ describe('LocalExecutionEnvironment: writes land where they should', () => {
     expect(new TextDecoder().decode(await env.readFile('alias/other.txt'))).toBe('direct');
   });
 });
+
+describe('LocalExecutionEnvironment: deep paths', () => {
+  it('creates more nested folders than the symlink hop limit in one write', async () => {
+    const deep = `${Array.from({ length: 60 }, (_, i) => `d${i}`).join('/')}/file.txt`;
+    await env.writeFile(deep, utf8('deep'));
+    expect(new TextDecoder().decode(await env.readFile(deep))).toBe('deep');
+  });
+});

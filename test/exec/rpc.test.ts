@@ -7,12 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signBody } from '../../lib/crypto/signed-request.ts';
 import { LocalExecutionEnvironment } from '../../lib/exec/local.ts';
 import { RemoteExecutionEnvironment } from '../../lib/exec/remote.ts';
+import { newNonce } from '../../lib/exec/rpc-protocol.ts';
 import { startExecServer, type ExecServer } from '../../lib/exec/server.ts';
-import { ToolError } from '../../lib/registry/errors.ts';
-import { bytes, execError, makeSandbox, utf8, type Sandbox } from './helpers.ts';
+import { bytes, execError, makeSandbox, toolError, utf8, type Sandbox } from './helpers.ts';
 
 const SECRET = 'test-secret-0123456789abcdef0123456789abcdef';
 const MAX_BODY = 256 * 1024;
+const TENANT = 'acme';
 
 let sandbox: Sandbox;
 let server: ExecServer;
@@ -21,23 +22,13 @@ const logged: { event: string; fields: Record<string, unknown> }[] = [];
 
 beforeAll(async () => {
   sandbox = await makeSandbox();
-  server = await startExecServer({ root: sandbox.root, secret: SECRET, port: 0, maxBodyBytes: MAX_BODY, log: (event, fields) => logged.push({ event, fields }) });
-  remote = new RemoteExecutionEnvironment({ url: server.url, secret: SECRET });
+  server = await startExecServer({ root: sandbox.root, secret: SECRET, tenants: [TENANT], port: 0, maxBodyBytes: MAX_BODY, log: (event, fields) => logged.push({ event, fields }) });
+  remote = new RemoteExecutionEnvironment({ url: server.url, secret: SECRET, tenant: TENANT });
 });
 afterAll(async () => {
   await server.close();
   await sandbox.cleanup();
 });
-
-async function unavailable(promise: Promise<unknown>): Promise<ToolError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ToolError) return error;
-    throw error;
-  }
-  throw new Error('expected a ToolError');
-}
 
 /** POSTs a body with the given headers, bypassing the client. */
 async function post(body: string, headers: Record<string, string>): Promise<{ status: number; json: unknown }> {
@@ -45,7 +36,9 @@ async function post(body: string, headers: Record<string, string>): Promise<{ st
   return { status: response.status, json: await response.json() };
 }
 
-const writeCall = (path: string) => JSON.stringify({ method: 'writeFile', params: { path, content_base64: 'cHduZWQ=' } });
+/** A request body as the client builds it: for TENANT, with a fresh nonce. */
+const rpcBody = (request: Record<string, unknown>) => JSON.stringify({ tenant: TENANT, nonce: newNonce(), ...request });
+const writeCall = (path: string) => rpcBody({ method: 'writeFile', params: { path, content_base64: 'cHduZWQ=' } });
 
 describe('RemoteExecutionEnvironment against a real exec-server', () => {
   it('round-trips every method', async () => {
@@ -127,8 +120,8 @@ describe('the exec-server refuses unsigned requests before doing anything', () =
   });
 
   it('makes a client with the wrong secret unavailable, naming the cause', async () => {
-    const wrong = new RemoteExecutionEnvironment({ url: server.url, secret: 'wrong-secret' });
-    const error = await unavailable(wrong.writeFile('wrong.txt', utf8('x')));
+    const wrong = new RemoteExecutionEnvironment({ url: server.url, secret: 'wrong-secret', tenant: TENANT });
+    const error = await toolError(wrong.writeFile('wrong.txt', utf8('x')));
     expect(error.code).toBe('unavailable');
     expect(error.message).toContain(server.url);
     expect(error.message).toContain('TOOLGATE_EXEC_SECRET');
@@ -144,7 +137,7 @@ describe('the exec-server refuses unsigned requests before doing anything', () =
 
 describe('the exec-server refuses malformed and oversized requests', () => {
   it('answers 413 to a body over the limit, and the client says what to do', async () => {
-    const body = JSON.stringify({ method: 'writeFile', params: { path: 'big.bin', content_base64: 'A'.repeat(MAX_BODY) } });
+    const body = rpcBody({ method: 'writeFile', params: { path: 'big.bin', content_base64: 'A'.repeat(MAX_BODY) } });
     const { status, json } = await post(body, await signBody(SECRET, body));
     expect(status).toBe(413);
     expect(json).toMatchObject({ error: { code: 'payload_too_large' } });
@@ -161,12 +154,14 @@ describe('the exec-server refuses malformed and oversized requests', () => {
   });
 
   it.each([
-    ['an unknown method', { method: 'rmRf', params: {} }, 'unknown method'],
-    ['a missing param', { method: 'readFile', params: {} }, 'path must be a string'],
-    ['bad base64', { method: 'writeFile', params: { path: 'x', content_base64: '***' } }, 'base64'],
-    ['a non-object body', [1, 2], 'JSON object'],
-  ])('answers 400 invalid_request to %s', async (_, request, expected) => {
-    const body = JSON.stringify(request);
+    ['an unknown method', rpcBody({ method: 'rmRf', params: {} }), 'unknown method'],
+    ['a missing param', rpcBody({ method: 'readFile', params: {} }), 'path must be a string'],
+    ['bad base64', rpcBody({ method: 'writeFile', params: { path: 'x', content_base64: '***' } }), 'base64'],
+    ['a non-object body', JSON.stringify([1, 2]), 'JSON object'],
+    ['a body without a tenant', JSON.stringify({ method: 'platform', params: {}, nonce: newNonce() }), 'tenant must be a tenant id'],
+    ['a body without a nonce', JSON.stringify({ method: 'platform', params: {}, tenant: TENANT }), 'nonce must be'],
+    ['a nonce too short to be random', rpcBody({ method: 'platform', params: {}, nonce: 'abc' }), 'nonce must be'],
+  ])('answers 400 invalid_request to %s', async (_, body, expected) => {
     const { status, json } = await post(body, await signBody(SECRET, body));
     expect(status).toBe(400);
     expect(json).toMatchObject({ error: { code: 'invalid_request' } });
@@ -210,13 +205,13 @@ describe('an unreachable or wrong server is unavailable, never a crash', () => {
     const probe = createServer();
     const url = await listenOnFreePort(probe);
     await closed(probe);
-    const error = await unavailable(new RemoteExecutionEnvironment({ url, secret: SECRET }).readFile('x'));
+    const error = await toolError(new RemoteExecutionEnvironment({ url, secret: SECRET, tenant: TENANT }).readFile('x'));
     expect(error.code).toBe('unavailable');
     expect(error.message).toMatch(new RegExp(`^execution environment at ${url} is unavailable: .*ECONNREFUSED`));
   });
 
   it('a server that answers HTML', async () => {
-    const error = await unavailable(new RemoteExecutionEnvironment({ url: garbageUrl, secret: SECRET }).stat('x'));
+    const error = await toolError(new RemoteExecutionEnvironment({ url: garbageUrl, secret: SECRET, tenant: TENANT }).stat('x'));
     expect(error.code).toBe('unavailable');
     expect(error.message).toContain('not JSON');
     expect(error.message).toContain(garbageUrl);
@@ -224,18 +219,18 @@ describe('an unreachable or wrong server is unavailable, never a crash', () => {
 
   it('a server that answers JSON of another shape', async () => {
     const fake: typeof fetch = async () => Response.json({ hello: 'world' });
-    const error = await unavailable(new RemoteExecutionEnvironment({ url: 'http://127.0.0.1:1', secret: SECRET, fetch: fake }).platform());
+    const error = await toolError(new RemoteExecutionEnvironment({ url: 'http://127.0.0.1:1', secret: SECRET, tenant: TENANT, fetch: fake }).platform());
     expect(error.message).toContain('unexpected shape');
   });
 
   it('a 404 with an error body is not mistaken for "file not found"', async () => {
     const fake: typeof fetch = async () => Response.json({ error: { code: 'not_found', message: 'no route' } }, { status: 404 });
-    const error = await unavailable(new RemoteExecutionEnvironment({ url: 'http://127.0.0.1:1', secret: SECRET, fetch: fake }).readFile('x'));
+    const error = await toolError(new RemoteExecutionEnvironment({ url: 'http://127.0.0.1:1', secret: SECRET, tenant: TENANT, fetch: fake }).readFile('x'));
     expect(error.code).toBe('unavailable');
   });
 
   it('a server that never answers, after the client timeout', async () => {
-    const error = await unavailable(new RemoteExecutionEnvironment({ url: hangingUrl, secret: SECRET, timeoutMs: 200 }).fileExists('x'));
+    const error = await toolError(new RemoteExecutionEnvironment({ url: hangingUrl, secret: SECRET, tenant: TENANT, timeoutMs: 200 }).fileExists('x'));
     expect(error.message).toContain('no answer within 200 ms');
   });
 
@@ -245,9 +240,9 @@ describe('an unreachable or wrong server is unavailable, never a crash', () => {
       throw new Error('disk on fire');
     };
     const failures: string[] = [];
-    const brokenServer = await startExecServer({ root: sandbox.root, secret: SECRET, port: 0, environment: broken, log: (event) => failures.push(event) });
+    const brokenServer = await startExecServer({ root: sandbox.root, secret: SECRET, tenants: [TENANT], port: 0, environment: broken, log: (event) => failures.push(event) });
     try {
-      const error = await unavailable(new RemoteExecutionEnvironment({ url: brokenServer.url, secret: SECRET }).platform());
+      const error = await toolError(new RemoteExecutionEnvironment({ url: brokenServer.url, secret: SECRET, tenant: TENANT }).platform());
       expect(error.message).toContain('HTTP 500: the exec-server failed while answering');
       expect(error.message).not.toContain('disk on fire');
       expect(failures).toContain('exec.rpc.failed');
@@ -257,13 +252,13 @@ describe('an unreachable or wrong server is unavailable, never a crash', () => {
   });
 
   it('refuses a URL that is not http(s) when constructed', () => {
-    expect(() => new RemoteExecutionEnvironment({ url: 'localhost:8788', secret: SECRET })).toThrow(/not an http\(s\) URL/);
+    expect(() => new RemoteExecutionEnvironment({ url: 'localhost:8788', secret: SECRET, tenant: TENANT })).toThrow(/not an http\(s\) URL/);
   });
 });
 
 describe('the transport timeout of execCommand covers the command timeout and the kill grace', () => {
   it('waits longer than the client timeout when the command may run longer', async () => {
-    const slow = new RemoteExecutionEnvironment({ url: server.url, secret: SECRET, timeoutMs: 300 });
+    const slow = new RemoteExecutionEnvironment({ url: server.url, secret: SECRET, tenant: TENANT, timeoutMs: 300 });
     const result = await slow.execCommand('sleep 1; echo finished', { timeout_ms: 3_000 });
     expect(result.stdout).toBe('finished\n');
   });

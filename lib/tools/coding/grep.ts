@@ -35,20 +35,61 @@ const INPUT_SCHEMA = {
 } as const;
 
 /**
- * Catches the usual mistakes (an unbalanced "(" or "[", a leading "*") before a round trip to the
- * environment. JavaScript syntax without flags is lenient, so a pattern the environment's own
- * engine accepts is rarely refused here.
+ * Catches the usual mistakes (an unbalanced "(" or "[", a quantifier with nothing to repeat, a
+ * trailing backslash) before a round trip to the environment. It only scans brackets: the
+ * pattern is never compiled or run here, and the environment's ripgrep, whose syntax (Rust's
+ * regex) differs from JavaScript's, judges everything else.
  */
 function checkPattern(pattern: string): void {
-  try {
-    new RegExp(pattern);
-  } catch (error) {
-    const reason = (error as Error).message.split(': ').pop() ?? 'invalid syntax';
-    throw new ToolError(
-      'error',
-      `Invalid regex pattern "${pattern}": ${reason}. Escape characters such as ( ) [ ] { } . * + ? | \\ with a backslash to match them literally.`,
-    );
+  const mistake = patternMistake(pattern);
+  if (mistake === undefined) return;
+  throw new ToolError(
+    'error',
+    `Invalid regex pattern "${pattern}": ${mistake}. Escape characters such as ( ) [ ] { } . * + ? | \\ with a backslash to match them literally.`,
+  );
+}
+
+/** What is wrong with the pattern's brackets, or undefined when they balance. */
+export function patternMistake(pattern: string): string | undefined {
+  if (/^[*+?]/.test(pattern)) return 'Nothing to repeat';
+  let groups = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i];
+    if (char === '\\') {
+      if (++i >= pattern.length) return '\\ at end of pattern';
+    } else if (char === '[') {
+      const end = classEnd(pattern, i);
+      if (end < 0) return 'Unterminated character class';
+      i = end;
+    } else if (char === '(') {
+      groups++;
+    } else if (char === ')') {
+      if (groups === 0) return "Unmatched ')'";
+      groups--;
+    }
   }
+  return groups > 0 ? 'Unterminated group' : undefined;
+}
+
+/** Where the class opened at `start` closes, or -1. A "]" first is literal; "[" opens a nested class, "[:name:]" a POSIX one. */
+function classEnd(pattern: string, start: number): number {
+  let i = start + 1;
+  if (pattern[i] === '^') i++;
+  if (pattern[i] === ']') i++;
+  for (; i < pattern.length; i++) {
+    const char = pattern[i];
+    if (char === '\\') {
+      i++;
+    } else if (char === '[' && pattern[i + 1] === ':' && pattern.indexOf(':]', i + 2) > 0) {
+      i = pattern.indexOf(':]', i + 2) + 1;
+    } else if (char === '[') {
+      i = classEnd(pattern, i);
+      if (i < 0) return -1;
+    } else if (char === ']') {
+      return i;
+    }
+  }
+  return -1;
 }
 
 function noMatchesMessage(pattern: string, path: string, globFilter: string | undefined): string {

@@ -23,7 +23,7 @@ export interface ScenarioFixtures {
 export async function startScenarioFixtures(): Promise<ScenarioFixtures> {
   const workspace = mkdtempSync(join(tmpdir(), 'toolgate-e2e-ws-'));
   cpSync(join(REPO_ROOT, 'examples/demo/workspace'), workspace, { recursive: true });
-  const exec = await startExecServer({ root: workspace, secret: EXEC_SECRET, port: 0 });
+  const exec = await startExecServer({ root: workspace, secret: EXEC_SECRET, tenants: ['demo'], port: 0 });
   const slack = await startFakeSlack();
   return {
     slack,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ExecEnvironmentError } from '../../../lib/exec/environment.ts';
-import { grepTool } from '../../../lib/tools/coding/grep.ts';
+import { ExecEnvironmentError, type ExecutionEnvironment } from '../../../lib/exec/environment.ts';
+import { grepTool, patternMistake } from '../../../lib/tools/coding/grep.ts';
 import { MemoryEnvironment } from '../../helpers/memory-environment.ts';
 import { run, runError } from './run-tool.ts';
 
@@ -50,6 +50,24 @@ describe('grep', () => {
     expect(error.message).toBe(
       'Invalid regex pattern "foo(": Unterminated group. Escape characters such as ( ) [ ] { } . * + ? | \\ with a backslash to match them literally.',
     );
+  });
+
+  it('refuses unbalanced brackets itself, and leaves the rest of the syntax to the environment (ripgrep)', async () => {
+    const mistakes: [string, string][] = [
+      ['foo(', 'Unterminated group'],
+      ['a)', "Unmatched ')'"],
+      ['[a-z', 'Unterminated character class'],
+      ['[[a]', 'Unterminated character class'],
+      ['*.ts', 'Nothing to repeat'],
+      ['a\\', '\\ at end of pattern'],
+    ];
+    for (const [pattern, mistake] of mistakes) expect(patternMistake(pattern), pattern).toBe(mistake);
+    // Valid for ripgrep (Rust regex), though JavaScript refuses several: they must reach the environment.
+    const rustSyntax = ['(?i)todo', '\\p{Lu}+', '[[:upper:]]+', '[]a]', '[^]a]', '[a-z&&[^aeiou]]', '(?P<word>\\w+)', 'a\\(b', '(a+)+$'];
+    const searched: string[] = [];
+    const environment = { grep: async (pattern: string) => (searched.push(pattern), []) } as unknown as ExecutionEnvironment;
+    for (const pattern of rustSyntax) expect(await run(grepTool(environment), { pattern }), pattern).toContain('No matches found');
+    expect(searched).toEqual(rustSyntax);
   });
 
   it('reports a missing path and keeps unavailable', async () => {

@@ -1,0 +1,180 @@
+import { constants, type Stats } from 'node:fs';
+import { lstat, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { ExecEnvironmentError, type DirectoryEntry, type EntryType, type FileStat } from './environment.ts';
+import { fsError } from './local-errors.ts';
+import { childPathOf, createChild, openChild, pathOf, realPathOfOpen, release, reopen, type Place } from './local-places.ts';
+import { isInside, type Found, type Lookup, type PathSandbox } from './local-paths.ts';
+
+/**
+ * The file operations of the local environment, each on what PathSandbox found and holds open:
+ * bytes are read from and written to the file that was checked, and whatever is created is
+ * created inside a folder that was checked (never through a symlink, never truncating first).
+ */
+
+/** Walks repeated when a file appears at a name between the walk and the create (a race). */
+const CREATE_ATTEMPTS = 3;
+
+export async function readRootedFile(paths: PathSandbox, path: string): Promise<Uint8Array> {
+  return paths.use(path, {}, async (lookup) => {
+    if (lookup.kind === 'missing') throw missing(path);
+    requireRegularFile(lookup.stats, path);
+    const handle = await reopen(lookup.place, constants.O_RDONLY).catch((error: unknown) => Promise.reject(fsError(error, path)));
+    try {
+      await requireOpenedInside(paths, handle, path);
+      const bytes = await handle.readFile();
+      return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    } catch (error) {
+      throw fsError(error, path);
+    } finally {
+      await handle.close();
+    }
+  });
+}
+
+export async function writeRootedFile(paths: PathSandbox, path: string, content: Uint8Array): Promise<void> {
+  if (paths.relative(path) === '') throw rootRefused('written to', path);
+  for (let attempt = 1; ; attempt++) {
+    const written = await paths.use(path, { createFolders: true }, async (lookup) => {
+      const handle = await openForWriting(lookup, path);
+      if (handle === undefined) return false;
+      try {
+        await requireOpenedInside(paths, handle, path);
+        await handle.truncate(0);
+        await handle.writeFile(content);
+        return true;
+      } catch (error) {
+        throw fsError(error, path);
+      } finally {
+        await handle.close();
+      }
+    });
+    if (written) return;
+    if (attempt >= CREATE_ATTEMPTS) throw new ExecEnvironmentError('io_error', `${JSON.stringify(path)} kept changing while it was written: try again`);
+  }
+}
+
+/** The file to write, opened; undefined when something appeared at a missing name since the walk. */
+async function openForWriting(lookup: Lookup, path: string): Promise<FileHandle | undefined> {
+  try {
+    if (lookup.kind === 'missing') return await createChild(lookup.folder, lookup.name);
+    requireRegularFile(lookup.stats, path);
+    return await reopen(lookup.place, constants.O_WRONLY);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+    throw fsError(error, path);
+  }
+}
+
+export async function deleteRootedFile(paths: PathSandbox, path: string): Promise<void> {
+  if (paths.relative(path) === '') throw rootRefused('deleted', path);
+  await paths.use(path, { followLast: false }, async (lookup) => {
+    if (lookup.kind === 'missing') throw missing(path);
+    if (lookup.stats.isDirectory()) {
+      throw new ExecEnvironmentError('is_directory', `${JSON.stringify(path)} is a folder: deleteFile removes files only (use a command such as "rm -r" for folders)`);
+    }
+    await requireLinkInside(paths, lookup, path);
+    await unlink(entryPath(lookup)).catch((error: unknown) => Promise.reject(fsError(error, path)));
+  });
+}
+
+export async function moveRootedFile(paths: PathSandbox, from: string, to: string): Promise<void> {
+  if (paths.relative(from) === '') throw rootRefused('moved', from);
+  if (paths.relative(to) === '') throw rootRefused('replaced', to);
+  await paths.use(from, { followLast: false }, async (source) => {
+    if (source.kind === 'missing') throw missing(from);
+    await requireLinkInside(paths, source, from);
+    await paths.use(to, { followLast: false, createFolders: true }, async (destination) => {
+      if (destination.kind === 'found') await requireLinkInside(paths, destination, to);
+      const target = destination.kind === 'found' ? entryPath(destination) : childPathOf(destination.folder, destination.name);
+      await rename(entryPath(source), target).catch((error: unknown) => Promise.reject(fsError(error, to)));
+    });
+  });
+}
+
+/** Follows symlinks; null when nothing is there. */
+export async function statRooted(paths: PathSandbox, path: string): Promise<FileStat | null> {
+  try {
+    return await paths.use(path, {}, async (lookup) =>
+      lookup.kind === 'missing' ? null : { type: entryType(lookup.stats), size: lookup.stats.size, mtime_ms: Math.floor(lookup.stats.mtimeMs) },
+    );
+  } catch (error) {
+    if (error instanceof ExecEnvironmentError && (error.code === 'not_found' || error.code === 'not_directory')) return null;
+    throw error;
+  }
+}
+
+/** Depth-first, each folder's entries sorted by name, so a tree reads top to bottom. Symlinks are listed, never followed. */
+export async function listRootedFolder(paths: PathSandbox, path: string, depth: number): Promise<DirectoryEntry[]> {
+  return paths.use(path, {}, async (lookup) => {
+    const folder = requireFolder(lookup, path);
+    const entries: DirectoryEntry[] = [];
+    await listInto(folder, paths.relative(path), depth, entries);
+    return entries;
+  });
+}
+
+async function listInto(folder: Place, relative: string, depthLeft: number, entries: DirectoryEntry[]): Promise<void> {
+  const names = (await readdir(pathOf(folder)).catch((error: unknown) => Promise.reject(fsError(error, relative || '.')))).sort();
+  for (const name of names) {
+    const stats = await lstat(childPathOf(folder, name)).catch(() => null);
+    if (!stats) continue;
+    const path = relative === '' ? name : `${relative}/${name}`;
+    entries.push({ path, type: entryType(stats), size: stats.size });
+    if (!stats.isDirectory() || depthLeft <= 1) continue;
+    // Opened without following: a folder swapped for a symlink since the lstat is not entered.
+    const child = await openChild(folder, name).catch(() => null);
+    if (!child) continue;
+    try {
+      if (child.stats.isDirectory()) await listInto(child.place, path, depthLeft - 1, entries);
+    } finally {
+      await release(child.place);
+    }
+  }
+}
+
+/** The folder a lookup found, or not_found / not_directory. */
+export function requireFolder(lookup: Lookup, path: string): Place {
+  if (lookup.kind === 'missing') throw missing(path);
+  if (!lookup.stats.isDirectory()) throw new ExecEnvironmentError('not_directory', `${JSON.stringify(path)} is a file, not a folder: name a folder`);
+  return lookup.place;
+}
+
+export function entryType(stats: Stats): EntryType {
+  if (stats.isFile()) return 'file';
+  if (stats.isDirectory()) return 'directory';
+  if (stats.isSymbolicLink()) return 'symlink';
+  return 'other';
+}
+
+/** The entry's own name in its folder (unlink and rename act on names, never following them). */
+function entryPath(found: Found): string {
+  return found.folder ? childPathOf(found.folder, found.name) : pathOf(found.place);
+}
+
+/** Moving or deleting a symlink is refused when it points outside the root, as reading through it is. */
+async function requireLinkInside(paths: PathSandbox, found: Found, path: string): Promise<void> {
+  if (found.stats.isSymbolicLink()) await paths.use(path, {}, async () => undefined);
+}
+
+/** Defence in depth on Linux: the descriptor about to be read or written really is inside the root. */
+async function requireOpenedInside(paths: PathSandbox, handle: FileHandle, path: string): Promise<void> {
+  const real = await realPathOfOpen(handle);
+  if (real !== undefined && !isInside(paths.root, real)) {
+    throw new ExecEnvironmentError('outside_root', `${JSON.stringify(path)} was moved outside the environment root while it was opened: use a path inside the root`);
+  }
+}
+
+function requireRegularFile(stats: Stats, path: string): void {
+  if (stats.isDirectory()) throw fsError(Object.assign(new Error('folder'), { code: 'EISDIR' }), path);
+  if (!stats.isFile()) {
+    throw new ExecEnvironmentError('invalid_path', `${JSON.stringify(path)} is not a regular file (a FIFO, socket or device): name a regular file`);
+  }
+}
+
+function missing(path: string): ExecEnvironmentError {
+  return fsError(Object.assign(new Error('missing'), { code: 'ENOENT' }), path);
+}
+
+function rootRefused(done: string, path: string): ExecEnvironmentError {
+  return new ExecEnvironmentError('invalid_path', `${JSON.stringify(path)} is the environment root itself, which cannot be ${done}: name a file inside it`);
+}
