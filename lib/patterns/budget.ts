@@ -1,0 +1,41 @@
+import { PatternError } from './pattern-error.ts';
+
+/**
+ * Steps of matching work one check may spend outside the matcher's cache (50-110 ns each on a
+ * 2-core test machine: the whole budget is 50-110 ms). The cache makes ordinary matching cost
+ * nothing against it; a pattern and input built to defeat the cache cost up to the pattern's
+ * size per character, which a long enough input would turn into seconds.
+ */
+export const DEFAULT_PATTERN_BUDGET = 1_000_000;
+
+/** Matching would have blocked for too long: the value is refused, never half-checked. */
+export class PatternBudgetError extends PatternError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PatternBudgetError';
+  }
+}
+
+let remaining: number | undefined;
+
+/**
+ * Runs `check` with one budget shared by every pattern it tests (synchronously): a schema with
+ * many patterns, or a policy with many rules, gets one budget per check, not one per pattern.
+ * Inside a running budget, the outer one keeps applying.
+ */
+export function withPatternBudget<T>(check: () => T, units: number = DEFAULT_PATTERN_BUDGET): T {
+  if (remaining !== undefined) return check();
+  remaining = units;
+  try {
+    return check();
+  } finally {
+    remaining = undefined;
+  }
+}
+
+/** Charges matching work to the running budget (the matcher runs inside one). */
+export function spendPatternBudget(units: number): void {
+  if (remaining === undefined) return;
+  remaining -= units;
+  if (remaining < 0) throw new PatternBudgetError('the matching budget is spent');
+}
