@@ -1,4 +1,5 @@
 import type { AST } from '@eslint-community/regexpp';
+import { NativeRegExp } from './native-regexp.ts';
 import type { PatternFlags } from './parse.ts';
 
 /** Whether one character (a code point) is matched by one atom of the pattern. */
@@ -20,7 +21,7 @@ export function charTest(atom: CharAtom, flags: PatternFlags): CharTest {
     const value = atom.value;
     return (codePoint) => codePoint === value;
   }
-  const single = new RegExp(`^(?:${atom.raw})$`, flags.text.replace('m', ''));
+  const single = new NativeRegExp(`^(?:${atom.raw})$`, flags.text.replace('m', ''));
   const memo = new Map<number, boolean>();
   return (codePoint) => {
     const known = memo.get(codePoint);

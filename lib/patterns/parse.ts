@@ -1,4 +1,5 @@
 import { RegExpParser, visitRegExpAST, type AST } from '@eslint-community/regexpp';
+import { NativeRegExp } from './native-regexp.ts';
 import { PatternError } from './pattern-error.ts';
 
 /** The flags a pattern may carry: `u` always (JSON Schema's and the policy's dialect), i, m, s optional. */
@@ -29,10 +30,10 @@ function parseFlags(flags: string): PatternFlags {
 /** Valid for the runtime's own engine (whose per-character tests the matcher uses) and for the parser. */
 function parseSyntax(source: string, flags: PatternFlags): AST.Pattern {
   try {
-    new RegExp(source, flags.text);
+    new NativeRegExp(source, flags.text);
     return parser.parsePattern(source, 0, source.length, { unicode: true });
-  } catch (error) {
-    throw new PatternError(`is not a valid regular expression: ${(error as Error).message}`);
+  } catch {
+    throw new PatternError('is not a valid regular expression');
   }
 }
 
