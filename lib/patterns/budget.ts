@@ -1,12 +1,14 @@
 import { PatternError } from './pattern-error.ts';
 
 /**
- * Steps of matching work one check may spend outside the matcher's cache (50-110 ns each on a
- * 2-core test machine: the whole budget is 50-110 ms). The cache makes ordinary matching cost
- * nothing against it; a pattern and input built to defeat the cache cost up to the pattern's
- * size per character, which a long enough input would turn into seconds.
+ * Steps of matching work one check may spend outside the matcher's cache: about 5-10 ns each
+ * once the matcher's code is optimised (the whole budget is 10-20 ms), up to ten times that on
+ * a process's first checks. The cache makes ordinary matching cost nothing against it; a
+ * pattern and input built to defeat the cache cost up to three steps per instruction and
+ * character, which a long enough input would turn into seconds. A 30-character input costs at
+ * most 30 × 3 × MAX_PROGRAM_SIZE = 180,000.
  */
-export const DEFAULT_PATTERN_BUDGET = 1_000_000;
+export const DEFAULT_PATTERN_BUDGET = 2_000_000;
 
 /** Matching would have blocked for too long: the value is refused, never half-checked. */
 export class PatternBudgetError extends PatternError {

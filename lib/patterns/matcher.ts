@@ -1,6 +1,8 @@
 import { spendPatternBudget } from './budget.ts';
+import { assertionContext, assertionHolds } from './context.ts';
 import type { PatternFlags } from './parse.ts';
-import type { AssertionKind, Program } from './program.ts';
+import type { Program } from './program.ts';
+import { simulate } from './simulate.ts';
 
 /** A set of threads before the zero-width steps (splits, assertions) are followed. */
 interface PendingSet {
@@ -18,25 +20,34 @@ interface SettledSet {
   after: Map<number, PendingSet>;
 }
 
-/** Cached sets and transitions per matcher before the cache starts over (bounds its memory). */
-const CACHE_LIMIT = 5000;
+/** Threads (instruction indexes) the cache may hold before it starts over: bounds its memory. */
+const CACHE_LIMIT = 100_000;
 
-const LINE_TERMINATORS = new Set([0x0a, 0x0d, 0x2028, 0x2029]);
-const AT_START = 1;
-const AT_END = 2;
-const AT_BOUNDARY = 4;
+/**
+ * New sets of threads one check may meet before the cache is judged not to pay (a pattern and
+ * input whose sets never repeat) and the check goes on uncached (simulate.ts).
+ */
+const MISSES_BEFORE_UNCACHED = 256;
 
 /**
  * Runs a program over a string in time linear in the string: the automaton's threads advance
  * together, one character at a time, so no input can make it retry (Thompson's construction, as
  * in RE2). Sets of threads and their transitions are cached as they are met, a lazily built DFA,
- * so a warm matcher costs a map lookup per character.
+ * so a warm matcher costs a lookup per character; work outside the cache is charged to the
+ * running pattern budget (budget.ts). When sets stop repeating, the check goes on uncached.
  */
 export class LinearMatcher {
   readonly #program: Program;
   readonly #flags: PatternFlags;
   /** Without assertions every position has the same (empty) context: no work per character. */
   readonly #hasAssertions: boolean;
+  /** Scratch: the set being canonicalised, one bit per instruction. */
+  readonly #bits: Uint32Array;
+  /** Scratch: when each instruction was last visited by a closure (`#visit` numbers them). */
+  readonly #visited: Uint32Array;
+  #visit = 0;
+  /** Sets built during the current check. */
+  #misses = 0;
   #pending = new Map<string, PendingSet>();
   #settled = new Map<string, SettledSet>();
   #cached = 0;
@@ -45,14 +56,18 @@ export class LinearMatcher {
     this.#program = program;
     this.#flags = flags;
     this.#hasAssertions = program.instructions.some((instruction) => instruction.op === 'assert');
+    this.#bits = new Uint32Array(Math.ceil(program.instructions.length / 32));
+    this.#visited = new Uint32Array(program.instructions.length);
   }
 
   /** Whether the pattern matches somewhere in `input` (`wholeValue`: all of it, from start to end). */
   test(input: string, wholeValue: boolean): boolean {
     const start = this.#program.start;
+    this.#misses = 0;
     let pending = this.#pendingOf([start]);
     let previous = -1;
     for (let index = 0; ; ) {
+      if (this.#misses > MISSES_BEFORE_UNCACHED) return simulate(this.#program, this.#flags, input, { index, previous, threads: pending.pcs }, wholeValue);
       const codePoint = index < input.length ? (input.codePointAt(index) as number) : -1;
       const settled = this.#settle(pending, this.#context(previous, codePoint, index, input.length));
       if (settled.accepting && (!wholeValue || codePoint === -1)) return true;
@@ -64,58 +79,52 @@ export class LinearMatcher {
     }
   }
 
-  #isWord(codePoint: number): boolean {
-    if ((codePoint >= 0x61 && codePoint <= 0x7a) || (codePoint >= 0x41 && codePoint <= 0x5a) || (codePoint >= 0x30 && codePoint <= 0x39) || codePoint === 0x5f) return true;
-    // ECMA-262 IsWordChar: with i and u, characters whose case folding is a word character count too.
-    return this.#flags.ignoreCase && (codePoint === 0x017f || codePoint === 0x212a);
-  }
-
   #context(previous: number, next: number, index: number, length: number): number {
-    if (!this.#hasAssertions) return 0;
-    const multiline = this.#flags.multiline;
-    let context = 0;
-    if (index === 0 || (multiline && LINE_TERMINATORS.has(previous))) context |= AT_START;
-    if (index === length || (multiline && LINE_TERMINATORS.has(next))) context |= AT_END;
-    if (this.#isWord(previous) !== this.#isWord(next)) context |= AT_BOUNDARY;
-    return context;
+    return this.#hasAssertions ? assertionContext(this.#flags, previous, next, index, length) : 0;
   }
 
-  #holds(kind: AssertionKind, context: number): boolean {
-    if (kind === 'start') return (context & AT_START) !== 0;
-    if (kind === 'end') return (context & AT_END) !== 0;
-    return ((context & AT_BOUNDARY) !== 0) === (kind === 'word');
-  }
-
+  /** Follows splits and assertions from every thread: what is left waits on a character. */
   #settle(pending: PendingSet, context: number): SettledSet {
     const known = pending.settled[context];
     if (known) return known;
     const { instructions, match } = this.#program;
-    const seen = new Uint8Array(instructions.length);
-    const stack = [...pending.pcs];
-    const pcs: number[] = [];
-    let work = 0;
+    const visited = this.#visited;
+    const visit = this.#nextVisit();
+    const stack = pending.pcs.slice();
+    const waiting: number[] = [];
+    let accepting = false;
     while (stack.length > 0) {
       const pc = stack.pop() as number;
-      work++;
-      if (seen[pc]) continue;
-      seen[pc] = 1;
+      if (visited[pc] === visit) continue;
+      visited[pc] = visit;
       const instruction = instructions[pc];
       if (instruction.op === 'split') stack.push(instruction.alt, instruction.next);
       else if (instruction.op === 'assert') {
-        if (this.#holds(instruction.kind, context)) stack.push(instruction.next);
-      } else pcs.push(pc);
+        if (assertionHolds(instruction.kind, context)) stack.push(instruction.next);
+      } else {
+        waiting.push(pc);
+        if (pc === match) accepting = true;
+      }
     }
-    spendPatternBudget(work);
-    const settled = this.#settledOf(pcs, pcs.includes(match));
+    this.#misses++;
+    spendPatternBudget(instructions.length / 8 + waiting.length);
+    const settled = this.#settledOf(waiting, accepting);
     pending.settled[context] = settled;
     return settled;
+  }
+
+  #nextVisit(): number {
+    if (++this.#visit === 0xffffffff) {
+      this.#visited.fill(0);
+      this.#visit = 1;
+    }
+    return this.#visit;
   }
 
   #advance(settled: SettledSet, codePoint: number, restartAt: number | undefined): PendingSet {
     const known = codePoint < 128 ? settled.afterAscii[codePoint] : settled.after.get(codePoint);
     if (known) return known;
     const { instructions } = this.#program;
-    spendPatternBudget(settled.pcs.length);
     const next: number[] = [];
     for (const pc of settled.pcs) {
       const instruction = instructions[pc];
@@ -123,40 +132,60 @@ export class LinearMatcher {
     }
     // A search also starts a new attempt at every position (an implicit leading `.*`).
     if (restartAt !== undefined) next.push(restartAt);
+    this.#misses++;
+    spendPatternBudget(settled.pcs.length);
     const pending = this.#pendingOf(next);
     if (codePoint < 128) settled.afterAscii[codePoint] = pending;
     else settled.after.set(codePoint, pending);
-    this.#count();
     return pending;
   }
 
-  #pendingOf(pcs: number[]): PendingSet {
-    const sorted = [...new Set(pcs)].sort((a, b) => a - b);
-    const key = sorted.join(',');
+  /** The set's instructions in ascending order and a key naming the set (its bits as text). */
+  #canonical(pcs: readonly number[]): { sorted: number[]; key: string } {
+    const bits = this.#bits;
+    bits.fill(0);
+    for (const pc of pcs) bits[pc >>> 5] |= 1 << (pc & 31);
+    const sorted: number[] = [];
+    let key = '';
+    for (let word = 0; word < bits.length; word++) {
+      let remaining = bits[word];
+      key += String.fromCharCode(remaining & 0xffff, remaining >>> 16);
+      while (remaining !== 0) {
+        const lowest = remaining & -remaining;
+        sorted.push(word * 32 + 31 - Math.clz32(lowest));
+        remaining ^= lowest;
+      }
+    }
+    spendPatternBudget(bits.length);
+    return { sorted, key };
+  }
+
+  #pendingOf(pcs: readonly number[]): PendingSet {
+    const { sorted, key } = this.#canonical(pcs);
     let pending = this.#pending.get(key);
     if (!pending) {
       pending = { pcs: sorted, settled: [] };
       this.#pending.set(key, pending);
-      this.#count();
+      this.#count(sorted.length);
     }
     return pending;
   }
 
-  #settledOf(pcs: number[], accepting: boolean): SettledSet {
-    const sorted = pcs.sort((a, b) => a - b);
-    const key = sorted.join(',');
+  #settledOf(pcs: readonly number[], accepting: boolean): SettledSet {
+    const { sorted, key } = this.#canonical(pcs);
     let settled = this.#settled.get(key);
     if (!settled) {
       settled = { pcs: sorted, accepting, afterAscii: [], after: new Map() };
       this.#settled.set(key, settled);
-      this.#count();
+      this.#count(sorted.length);
     }
     return settled;
   }
 
   /** Past the limit the cache starts over: sets met from then on are built again. */
-  #count(): void {
-    if (++this.#cached <= CACHE_LIMIT) return;
+  #count(threads: number): void {
+    this.#cached += threads + 1;
+    if (this.#cached <= CACHE_LIMIT) return;
     this.#pending = new Map();
     this.#settled = new Map();
     this.#cached = 0;

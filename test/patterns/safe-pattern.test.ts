@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { compileSafePattern, PatternBudgetError, PatternError } from '../../lib/patterns/index.ts';
+import { parsePattern } from '../../lib/patterns/parse.ts';
+import { buildProgram } from '../../lib/patterns/program.ts';
+import { simulate } from '../../lib/patterns/simulate.ts';
 
 /** A seeded generator, so a failure names a pattern and an input that reproduce it. */
 function random(seed: number) {
@@ -36,10 +39,17 @@ describe('compileSafePattern: the same answers as JavaScript', () => {
       const nativeWhole = new RegExp(`^(?:${source})$`, flags.replace('m', ''));
       const search = compileSafePattern(source, flags);
       const whole = compileSafePattern(source, flags.replace('m', ''), { wholeValue: true });
+      // The uncached simulation the matcher hands over to when its cache stops paying, run from the start.
+      const parsed = parsePattern(source, flags);
+      const program = buildProgram(parsed);
+      const uncached = (input: string, wholeValue = false) => simulate(program, parsed.flags, input, { index: 0, previous: -1, threads: [program.start] }, wholeValue);
       for (let j = 0; j < 15; j++) {
         const input = Array.from({ length: rng.next(7) }, () => rng.pick(ALPHABET)).join('');
-        expect(search.test(input), `/${source}/${flags} on ${JSON.stringify(input)}`).toBe(native.test(input));
+        const expected = native.test(input);
+        expect(search.test(input), `/${source}/${flags} on ${JSON.stringify(input)}`).toBe(expected);
+        expect(uncached(input), `uncached /${source}/${flags} on ${JSON.stringify(input)}`).toBe(expected);
         expect(whole.test(input), `whole /${source}/ on ${JSON.stringify(input)}`).toBe(nativeWhole.test(input));
+        if (!flags.includes('m')) expect(uncached(input, true), `uncached whole /${source}/ on ${JSON.stringify(input)}`).toBe(nativeWhole.test(input));
         compared++;
       }
     }
