@@ -1,14 +1,14 @@
 import { PatternError } from './pattern-error.ts';
 
 /**
- * Steps of matching work one check may spend outside the matcher's cache: about 5-10 ns each
- * once the matcher's code is optimised (the whole budget is 10-20 ms), up to ten times that on
- * a process's first checks. The cache makes ordinary matching cost nothing against it; a
- * pattern and input built to defeat the cache cost up to three steps per instruction and
- * character, which a long enough input would turn into seconds. A 30-character input costs at
- * most 30 × 3 × MAX_PROGRAM_SIZE = 180,000.
+ * Steps of matching work one check may spend outside the matcher's cache: 5-20 ns each once the
+ * matcher's code is optimised (the whole budget is a few milliseconds), several times that on a
+ * process's first checks or on a loaded machine. The cache makes ordinary matching cost nothing
+ * against it; a pattern and input built to defeat the cache cost up to three steps per
+ * instruction and character, which a long enough input would turn into seconds. No 30-character
+ * input can reach it: that costs at most 30 × 3 × MAX_PROGRAM_SIZE = 180,000.
  */
-export const DEFAULT_PATTERN_BUDGET = 2_000_000;
+export const DEFAULT_PATTERN_BUDGET = 500_000;
 
 /** Matching would have blocked for too long: the value is refused, never half-checked. */
 export class PatternBudgetError extends PatternError {
