@@ -1,5 +1,7 @@
 import type { AST } from '@eslint-community/regexpp';
-import { charTest, type CharAtom, type CharTest } from './char-test.ts';
+import { alternativesOf } from './ast.ts';
+import type { CharAtom } from './char-test.ts';
+import { NativeRegExp } from './native-regexp.ts';
 import type { ParsedPattern } from './parse.ts';
 
 /**
@@ -17,11 +19,6 @@ type Repetition = AST.Quantifier;
 
 const isAtom = (node: Node): node is CharAtom =>
   node.type === 'Character' || node.type === 'CharacterSet' || node.type === 'CharacterClass' || node.type === 'ExpressionCharacterClass';
-
-function alternativesOf(node: Node): AST.Alternative[] | undefined {
-  if (node.type === 'Pattern' || node.type === 'Group' || node.type === 'CapturingGroup') return node.alternatives;
-  return undefined;
-}
 
 /** Whether `node` can match the empty string. */
 function nullable(node: Node): boolean {
@@ -76,31 +73,54 @@ function descendants(node: Node): Node[] {
 
 /** Whether two sets of atoms share a character (compared on the representative characters). */
 class Overlaps {
-  readonly #probes: number[];
-  readonly #tests = new Map<CharAtom, CharTest>();
   readonly #pattern: ParsedPattern;
+  #probes: { text: string; indexAt: Map<number, number>; count: number } | undefined;
+  readonly #members = new Map<CharAtom, Uint8Array>();
 
   constructor(pattern: ParsedPattern) {
     this.#pattern = pattern;
+  }
+
+  /** The probe characters as one string (surrogates left out, so no two probes pair up). */
+  #probeText() {
+    if (this.#probes) return this.#probes;
     const named = new Set<number>();
-    for (const node of [pattern.ast, ...descendants(pattern.ast)]) {
+    for (const node of [this.#pattern.ast, ...descendants(this.#pattern.ast)]) {
       if (node.type === 'CharacterClass' || node.type === 'Character') collectCharacters(node, named);
     }
     const probes = new Set<number>(REPRESENTATIVES);
     for (let c = 0; c <= 0x2ff; c++) probes.add(c);
-    for (const c of named) for (const near of [c - 1, c, c + 1]) if (near >= 0 && near <= 0x10ffff) probes.add(near);
-    this.#probes = [...probes];
+    for (const c of named) for (const near of [c - 1, c, c + 1]) if (near >= 0 && near <= 0x10ffff && (near < 0xd800 || near > 0xdfff)) probes.add(near);
+    let text = '';
+    const indexAt = new Map<number, number>();
+    let count = 0;
+    for (const c of probes) {
+      indexAt.set(text.length, count++);
+      text += String.fromCodePoint(c);
+    }
+    return (this.#probes = { text, indexAt, count });
   }
 
-  #test(atom: CharAtom): CharTest {
-    let test = this.#tests.get(atom);
-    if (!test) this.#tests.set(atom, (test = charTest(atom, this.#pattern.flags)));
-    return test;
+  /** Which probes the atom matches: one scan of the probe string by the runtime's RegExp. */
+  #membership(atom: CharAtom): Uint8Array {
+    const known = this.#members.get(atom);
+    if (known) return known;
+    const { text, indexAt, count } = this.#probeText();
+    const members = new Uint8Array(count);
+    const scan = new NativeRegExp(atom.raw, `${this.#pattern.flags.text.replace('m', '')}g`);
+    for (const match of text.matchAll(scan)) members[indexAt.get(match.index) as number] = 1;
+    this.#members.set(atom, members);
+    return members;
   }
 
   between(a: readonly CharAtom[], b: readonly CharAtom[]): boolean {
     if (a.length === 0 || b.length === 0) return false;
-    return this.#probes.some((c) => a.some((atom) => this.#test(atom)(c)) && b.some((atom) => this.#test(atom)(c)));
+    const left = a.map((atom) => this.#membership(atom));
+    const right = b.map((atom) => this.#membership(atom));
+    for (let i = 0; i < left[0].length; i++) {
+      if (left.some((m) => m[i] === 1) && right.some((m) => m[i] === 1)) return true;
+    }
+    return false;
   }
 }
 

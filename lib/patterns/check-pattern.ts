@@ -1,6 +1,6 @@
 import { findCatastrophicPart } from './catastrophic.ts';
 import { parsePattern } from './parse.ts';
-import { PatternError } from './pattern-error.ts';
+import { PatternError, quotePattern } from './pattern-error.ts';
 import { assertProgramSize } from './program.ts';
 
 /**
@@ -11,7 +11,7 @@ import { assertProgramSize } from './program.ts';
  * and any client validating with the schema still use.
  */
 export function checkPattern(source: string, flags = 'u'): string | undefined {
-  const quoted = JSON.stringify(source);
+  const quoted = quotePattern(source);
   try {
     const parsed = parsePattern(source, flags);
     assertProgramSize(parsed);

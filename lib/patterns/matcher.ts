@@ -21,7 +21,7 @@ interface SettledSet {
 }
 
 /** Threads (instruction indexes) the cache may hold before it starts over: bounds its memory. */
-const CACHE_LIMIT = 100_000;
+const CACHE_LIMIT = 10_000;
 
 /**
  * New sets of threads one check may meet before the cache is judged not to pay (a pattern and

@@ -19,6 +19,9 @@ export interface ParsedPattern {
 
 const parser = new RegExpParser();
 
+/** Longer sources are refused before parsing: checking one must not take long either. */
+export const MAX_PATTERN_LENGTH = 10_000;
+
 function parseFlags(flags: string): PatternFlags {
   const known = /^[imsu]*$/.test(flags) && new Set(flags).size === flags.length;
   if (!known || !flags.includes('u')) {
@@ -58,6 +61,9 @@ function refuseUnsupported(ast: AST.Pattern): void {
 
 /** Parses an ECMA-262 pattern (with the `u` flag) and refuses what the linear-time matcher cannot run. */
 export function parsePattern(source: string, flags: string): ParsedPattern {
+  if (source.length > MAX_PATTERN_LENGTH) {
+    throw new PatternError(`is longer than ${MAX_PATTERN_LENGTH.toLocaleString('en-US')} characters: write a shorter pattern, or check the value another way (enum, maxLength)`);
+  }
   const parsedFlags = parseFlags(flags);
   const ast = parseSyntax(source, parsedFlags);
   refuseUnsupported(ast);

@@ -9,3 +9,8 @@ export class PatternError extends Error {
     this.name = 'PatternError';
   }
 }
+
+/** A pattern as messages quote it: JSON, and cut after 80 characters (a message must stay readable). */
+export function quotePattern(source: string): string {
+  return JSON.stringify(source.length > 80 ? `${source.slice(0, 79)}…` : source);
+}

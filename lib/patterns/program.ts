@@ -1,4 +1,5 @@
 import type { AST } from '@eslint-community/regexpp';
+import { alternativesOf, type PatternNode } from './ast.ts';
 import { charTestCache, type CharAtom, type CharTest } from './char-test.ts';
 import type { ParsedPattern } from './parse.ts';
 import { PatternError } from './pattern-error.ts';
@@ -26,12 +27,7 @@ export interface Program {
  */
 export const MAX_PROGRAM_SIZE = 2000;
 
-type Node = AST.Element | AST.Alternative | AST.Pattern;
-
-function alternativesOf(node: Node): AST.Alternative[] | undefined {
-  if (node.type === 'Pattern' || node.type === 'Group' || node.type === 'CapturingGroup') return node.alternatives;
-  return undefined;
-}
+type Node = PatternNode;
 
 /** The instructions `node` compiles to, computed without building them (`Infinity` past the limit). */
 function programSize(node: Node): number {

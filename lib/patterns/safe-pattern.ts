@@ -1,6 +1,7 @@
 import { PatternBudgetError, withPatternBudget } from './budget.ts';
 import { LinearMatcher } from './matcher.ts';
 import { parsePattern } from './parse.ts';
+import { quotePattern } from './pattern-error.ts';
 import { buildProgram } from './program.ts';
 
 /** What a compiled pattern offers: the part of RegExp that validation and policy rules use. */
@@ -42,7 +43,7 @@ export function compileSafePattern(source: string, flags = 'u', options: SafePat
       } catch (error) {
         if (!(error instanceof PatternBudgetError)) throw error;
         throw new PatternBudgetError(
-          `a value of ${value.length} characters is too long or too varied to check against the pattern ${JSON.stringify(source)} in bounded time: send a shorter value`,
+          `a value of ${value.length} characters is too long or too varied to check against the pattern ${quotePattern(source)} in bounded time: send a shorter value`,
         );
       }
     },

@@ -47,4 +47,9 @@ describe('checkPattern', () => {
     expect(checkPattern('[')).toBe('"[" is not a valid regular expression');
     expect(checkPattern('\\p{NotAProperty}')).toBe('"\\\\p{NotAProperty}" is not a valid regular expression');
   });
+
+  it('refuses a source too long to check quickly, quoting only its start', () => {
+    const message = checkPattern('a'.repeat(20_000));
+    expect(message).toBe(`"${'a'.repeat(79)}…" is longer than 10,000 characters: write a shorter pattern, or check the value another way (enum, maxLength)`);
+  });
 });
