@@ -26,6 +26,7 @@ const ATTACK = `${'a'.repeat(29)}!`;
 const IN_FLIGHT = 4;
 const CALLS_PER_SCENARIO = 200;
 const PROBE_GAP_MS = 5;
+/** The issue's budget: a 30-character adversarial input never delays /healthz by more than this. */
 const HEALTHZ_BUDGET_MS = 100;
 
 /** Catastrophic under a backtracking engine; stored directly, the publish check would refuse them. */
@@ -170,7 +171,7 @@ async function attack(origin: string, scenario: Scenario, calls: number): Promis
   return Float64Array.from(latencies);
 }
 
-async function runScenario(origin: string, scenario: Scenario, figures: Figures): Promise<number> {
+async function runScenario(origin: string, scenario: Scenario, figures: Figures): Promise<void> {
   progress(`patterns: ${scenario.name}`);
   let done = false;
   const calls = scenario.name.startsWith('long_') ? 20 : CALLS_PER_SCENARIO;
@@ -182,7 +183,6 @@ async function runScenario(origin: string, scenario: Scenario, figures: Figures)
   figures[`${scenario.name}_healthz_max_ms`] = healthz.max;
   figures[`${scenario.name}_call_p50_ms`] = call.p50;
   figures[`${scenario.name}_call_max_ms`] = call.max;
-  return healthz.max;
 }
 
 /** The linear-time matcher alone on the attacks, in this process: the first check (compiling too) and the median of 1,000. */
@@ -236,16 +236,15 @@ export const patternsBench: BenchModule = {
       const idle = distribution(await baseline);
       figures.idle_healthz_p50_ms = idle.p50;
       figures.idle_healthz_max_ms = idle.max;
-      let worst = 0;
-      for (const scenario of SCENARIOS) {
-        const max = await runScenario(origin, scenario, figures);
-        if (!scenario.name.startsWith('long_') && scenario.name !== 'control') worst = Math.max(worst, max);
-      }
-      figures.attack_30_chars_healthz_max_ms = round(worst);
-      // What the patterns add: the attack scenarios' median /healthz latency over the control's.
-      const added = SCENARIOS.filter((s) => !s.name.startsWith('long_') && s.name !== 'control').map((s) => (figures[`${s.name}_healthz_p50_ms`] as number) - (figures.control_healthz_p50_ms as number));
-      figures.attack_30_chars_added_healthz_p50_ms = round(Math.max(...added));
-      figures.healthz_verdict = verdict('max /healthz latency under 30-character attacks', worst, '<=', HEALTHZ_BUDGET_MS, ' ms');
+      for (const scenario of SCENARIOS) await runScenario(origin, scenario, figures);
+      const attacks = SCENARIOS.filter((s) => !s.name.startsWith('long_') && s.name !== 'control');
+      figures.attack_30_chars_healthz_max_ms = round(Math.max(...attacks.map((s) => figures[`${s.name}_healthz_max_ms`] as number)));
+      // What the patterns add over the same load without them: on a shared machine the raw max
+      // moves with other processes (the control's too), the difference much less.
+      const added = (suffix: string) => round(Math.max(...attacks.map((s) => (figures[`${s.name}_healthz_${suffix}_ms`] as number) - (figures[`control_healthz_${suffix}_ms`] as number))));
+      figures.attack_30_chars_added_healthz_p50_ms = added('p50');
+      figures.attack_30_chars_added_healthz_max_ms = added('max');
+      figures.healthz_verdict = verdict('/healthz max added by 30-character attacks over the control', added('max'), '<=', HEALTHZ_BUDGET_MS, ' ms');
       return figures;
     } finally {
       await serve.stop();
