@@ -23,10 +23,10 @@ function isStringListMap(value: unknown): boolean {
 }
 
 /**
- * A `pattern` or `patternProperties` key must be a pattern the linear-time matcher runs, and
- * must not backtrack catastrophically (this engine's library and clients match with JavaScript's
- * RegExp): both engines run this lint when compiling, so a schema stored before the check is
- * refused there instead of stalling the process.
+ * A `pattern` or `patternProperties` key must be one the linear-time matcher runs and must not
+ * backtrack catastrophically (clients validating with the published schema may use JavaScript's
+ * RegExp). Both engines run this lint when compiling, so a schema stored before the check is
+ * refused there, with this message, instead of being matched.
  */
 function patternProblem(source: unknown): string | undefined {
   return typeof source === 'string' ? checkPattern(source) : `${JSON.stringify(source)} is not a valid regular expression`;
