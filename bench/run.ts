@@ -14,12 +14,13 @@ import { progress, VERDICT_SUFFIX } from './harness.ts';
 import { httpThroughput } from './http-throughput.ts';
 import { manifestLoad } from './manifest-load.ts';
 import { mcpBench } from './mcp.ts';
+import { patternsBench } from './patterns.ts';
 import { runtimesBench } from './runtimes.ts';
 import { shellClassifier } from './shell-classifier.ts';
 import { storesBench } from './stores.ts';
 import { validationCost } from './validation-cost.ts';
 
-const MODULES: BenchModule[] = [dispatchOverhead, validationCost, httpThroughput, mcpBench, manifestLoad, applyPatchBench, grepBench, execRpc, shellClassifier, storesBench, runtimesBench];
+const MODULES: BenchModule[] = [dispatchOverhead, validationCost, httpThroughput, mcpBench, manifestLoad, applyPatchBench, grepBench, patternsBench, execRpc, shellClassifier, storesBench, runtimesBench];
 
 interface Report {
   node: string;

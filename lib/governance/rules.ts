@@ -1,3 +1,4 @@
+import { compileSafePattern, PatternError, withPatternBudget, type SafePattern } from '../patterns/index.ts';
 import type { JsonObject } from '../registry/json.ts';
 import { classArguments, patternArguments, type ArgumentClass, type ArgumentMatcherSource } from './argument-classes.ts';
 import type { PolicyAction } from './policy.ts';
@@ -17,28 +18,53 @@ export interface PolicyRule {
 export interface CompiledRule {
   index: number;
   rule: PolicyRule;
-  patterns: Array<[name: string, pattern: RegExp]>;
+  patterns: Array<[name: string, pattern: ArgumentPattern]>;
   classes: Array<[name: string, argumentClass: ArgumentClass]>;
 }
 
+type ArgumentPattern = Pick<SafePattern, 'test'>;
+
 /**
- * Patterns are anchored at both ends: a grant rule for `ls( -la)?` must not also grant
- * `ls; rm -rf ~`, which an unanchored search would.
+ * Patterns match the whole value (anchored in the matcher, so no source can break out of the
+ * anchors): a grant rule for `ls( -la)?` must not also grant `ls; rm -rf ~`. Matching takes
+ * time linear in the value. A pattern the matcher cannot run (stored before publish checked
+ * for it: a backreference, lookaround) grants nothing: in a grant rule it matches no value, in
+ * a deny or review rule every value.
  */
+function compileArgumentPattern(source: string, action: PolicyAction): ArgumentPattern {
+  try {
+    return compileSafePattern(source, 'u', { wholeValue: true });
+  } catch (error) {
+    if (!(error instanceof PatternError)) throw error;
+    const matches = action !== 'grant';
+    return { test: () => matches };
+  }
+}
+
 export function compileRules(rules: readonly PolicyRule[]): CompiledRule[] {
   return rules.map((rule, index) => ({
     index,
     rule,
     classes: classArguments(rule.tool, rule.arguments),
-    patterns: Object.entries(patternArguments(rule.arguments)).map(([name, source]) => [name, new RegExp(`^(?:${source})$`, 'u')]),
+    patterns: Object.entries(patternArguments(rule.arguments)).map(([name, source]) => [name, compileArgumentPattern(source, rule.action)]),
   }));
 }
 
-function argumentMatches(value: unknown, pattern: RegExp): boolean {
+function argumentMatches(value: unknown, pattern: ArgumentPattern): boolean {
   return (typeof value === 'string' || typeof value === 'number') && pattern.test(String(value));
 }
 
-/** The first rule that applies to this call, if any (first match wins). */
+/**
+ * The first rule that applies to this call, if any (first match wins). One matching budget for
+ * all the rules: past it, PatternBudgetError, and the call does not run.
+ */
 export function firstMatchingRule(rules: readonly CompiledRule[], tool: string, args: JsonObject): CompiledRule | undefined {
-  return rules.find((compiled) => (compiled.rule.tool === '*' || compiled.rule.tool === tool) && compiled.patterns.every(([name, pattern]) => argumentMatches(args[name], pattern)) && compiled.classes.every(([name, argumentClass]) => argumentClass.matches(args[name])));
+  return withPatternBudget(() =>
+    rules.find(
+      (compiled) =>
+        (compiled.rule.tool === '*' || compiled.rule.tool === tool) &&
+        compiled.patterns.every(([name, pattern]) => argumentMatches(args[name], pattern)) &&
+        compiled.classes.every(([name, argumentClass]) => argumentClass.matches(args[name])),
+    ),
+  );
 }

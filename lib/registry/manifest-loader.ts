@@ -1,11 +1,12 @@
 import manifestSchema from '../../schema/manifest.v1.json' with { type: 'json' };
+import { checkPattern } from '../patterns/index.ts';
 import { createCfworkerValidator } from '../validation/cfworker-engine.ts';
 import { findJsonInputProblem } from '../validation/json-input.ts';
 import type { CompiledSchema, SchemaValidator } from '../validation/validator.ts';
 import { isJsonObject, type JsonObject } from './json.ts';
 import type { ExecutorKind, ExecutorKindContext, ManifestProblem } from './executors/kind.ts';
 import type { Manifest, ManifestTool } from './manifest.ts';
-import { joinPath, jsonPath } from './manifest-paths.ts';
+import { joinPath, jsonPath, memberPath } from './manifest-paths.ts';
 import { confinementProblems, type ConfinementChecks } from './manifest-confinement.ts';
 import { findInlineSecrets } from './manifest-secrets.ts';
 import { checkMcpImports } from './mcp-import-check.ts';
@@ -69,19 +70,19 @@ export function loadManifest(value: unknown, options: ManifestLoadOptions): Mani
 
 type CheckOptions = Omit<ManifestLoadOptions, 'builtins'> & ExecutorKindContext;
 
-/** Every rule pattern must compile (as the gateway compiles it: anchored, Unicode). */
+/**
+ * Every rule pattern must be one the linear-time matcher runs as the gateway does (whole value,
+ * Unicode) and must not backtrack catastrophically (see lib/patterns/check-pattern.ts).
+ */
 function checkRulePatterns(policy: unknown): ManifestProblem[] {
   if (!isJsonObject(policy) || !Array.isArray(policy.rules)) return [];
   return policy.rules.flatMap((rule, index) => {
     if (!isJsonObject(rule) || !isJsonObject(rule.arguments)) return [];
+    const base = `$.policy.rules[${index}].arguments`;
     return Object.entries(rule.arguments).flatMap(([name, source]) => {
       if (typeof source !== 'string') return []; // a class: checkRuleClasses
-      try {
-        new RegExp(`^(?:${String(source)})$`, 'u');
-        return [];
-      } catch (error) {
-        return [{ path: `$.policy.rules[${index}].arguments.${name}`, message: `is not a valid regular expression: ${(error as Error).message}` }];
-      }
+      const problem = checkPattern(source);
+      return problem === undefined ? [] : [{ path: memberPath(base, name), message: problem }];
     });
   });
 }

@@ -2,6 +2,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import formatsPlugin from 'ajv-formats';
 import type { JsonSchema } from '../registry/json.ts';
 import { locationsThroughRefs } from './ajv-locations.ts';
+import { linearRegExpEngine, withinPatternBudget } from './linear-patterns.ts';
 import { allowedPropertiesHint, describeViolation, type RawViolation } from './messages.ts';
 import { assertSchemaLintClean, lintSchema } from './schema-lint.ts';
 import { finishViolations } from './violations.ts';
@@ -76,7 +77,8 @@ export function createAjvValidator(options: EngineOptions = {}): SchemaValidator
   // verbose: errors carry the schema value and the data, which the messages quote.
   // ownProperties: without it an argument named "constructor" or "toString" counts as present
   // (inherited from Object.prototype), unlike in the eval-free engine and JSON Schema.
-  const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: false, logger: false, ownProperties: true });
+  // code.regExp: patterns run on the linear-time matcher, so no argument can stall the process.
+  const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: false, logger: false, ownProperties: true, code: { regExp: linearRegExpEngine } });
   addFormats(ajv);
   registerSchemas(ajv, options);
   const knownUris = (options.schemas ?? []).map((s) => s.uri);
@@ -97,7 +99,7 @@ export function createAjvValidator(options: EngineOptions = {}): SchemaValidator
       } catch (error) {
         throw new InvalidSchemaError((error as Error).message);
       }
-      return (data) => (validate(data) ? { valid: true } : violationsOf(schema, validate.errors ?? []));
+      return (data) => withinPatternBudget(() => (validate(data) ? { valid: true } : violationsOf(schema, validate.errors ?? [])));
     },
   };
 }

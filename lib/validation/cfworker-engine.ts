@@ -2,6 +2,7 @@ import { Validator, type Schema } from '@cfworker/json-schema';
 import type { JsonSchema } from '../registry/json.ts';
 import { toRawViolation, unitLocations, type Documents } from './cfworker-units.ts';
 import { schemaValueAt } from './json-pointer.ts';
+import { withinPatternBudget, withLinearRegExp } from './linear-patterns.ts';
 import { allowedPropertiesHint, describeViolation } from './messages.ts';
 import { assertSchemaLintClean, lintSchema } from './schema-lint.ts';
 import { finishViolations } from './violations.ts';
@@ -31,8 +32,9 @@ export function createCfworkerValidator(options: EngineOptions = {}): SchemaVali
       // validating an unresolvable $ref), so it is on unless a measuring harness turns it off.
       if (options.lint !== false) assertSchemaLintClean(schema, { knownUris });
       const validator = buildValidator(schema, options);
-      return (data) => {
-        const result = validator.validate(data);
+      return (data) => withinPatternBudget(() => {
+        // Patterns on the linear-time matcher for the span of this (synchronous) validation.
+        const result = withLinearRegExp(() => validator.validate(data));
         if (result.valid) return { valid: true };
         const units = result.errors;
         const locations = unitLocations(units);
@@ -43,7 +45,7 @@ export function createCfworkerValidator(options: EngineOptions = {}): SchemaVali
           const hint = v.keyword === 'additionalProperties' ? allowedPropertiesHint(parent) : '';
           return { ...described, message: described.message + hint, detail: described.detail + hint };
         });
-      };
+      });
     },
   };
 }

@@ -1,3 +1,4 @@
+import { checkPattern } from '../patterns/index.ts';
 import { valueAt } from './json-pointer.ts';
 import { InvalidSchemaError } from './validator.ts';
 
@@ -21,14 +22,14 @@ function isStringListMap(value: unknown): boolean {
   return value !== null && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((list) => Array.isArray(list) && list.every((v) => typeof v === 'string'));
 }
 
-function isRegExp(source: unknown): boolean {
-  if (typeof source !== 'string') return false;
-  try {
-    new RegExp(source, 'u');
-    return true;
-  } catch {
-    return false;
-  }
+/**
+ * A `pattern` or `patternProperties` key must be one the linear-time matcher runs and must not
+ * backtrack catastrophically (clients validating with the published schema may use JavaScript's
+ * RegExp). Both engines run this lint when compiling, so a schema stored before the check is
+ * refused there, with this message, instead of being matched.
+ */
+function patternProblem(source: unknown): string | undefined {
+  return typeof source === 'string' ? checkPattern(source) : `${JSON.stringify(source)} is not a valid regular expression`;
 }
 
 export interface LintOptions {
@@ -76,7 +77,8 @@ export function lintSchema(root: unknown, options: LintOptions = {}): SchemaProb
     }
     // An empty enum accepts nothing: ajv refuses it and the eval-free engine would fail every call.
     if ('enum' in s && !(Array.isArray(s.enum) && s.enum.length > 0)) problem(join(path, 'enum'), 'must be a non-empty array of allowed values');
-    if ('pattern' in s && !isRegExp(s.pattern)) problem(join(path, 'pattern'), `${JSON.stringify(s.pattern)} is not a valid regular expression`);
+    const patternIssue = 'pattern' in s ? patternProblem(s.pattern) : undefined;
+    if (patternIssue) problem(join(path, 'pattern'), patternIssue);
     if ('format' in s && typeof s.format !== 'string') problem(join(path, 'format'), 'must be a string');
     if ('$ref' in s && (typeof s.$ref !== 'string' || !resolves(root, s.$ref, knownUris))) {
       problem(join(path, '$ref'), `cannot resolve ${JSON.stringify(s.$ref)}: tool schemas may only reference their own $defs`);
@@ -116,7 +118,9 @@ export function lintSchema(root: unknown, options: LintOptions = {}): SchemaProb
         continue;
       }
       for (const [name, sub] of Object.entries(map)) {
-        if (key === 'patternProperties' && !isRegExp(name)) problem(join(path, key), `${JSON.stringify(name)} is not a valid regular expression`);
+        const keyIssue = key === 'patternProperties' ? patternProblem(name) : undefined;
+        // The key itself is the pattern: its path names it, bracketed (it is rarely an identifier).
+        if (keyIssue) problem(`${join(path, key)}[${JSON.stringify(name)}]`, keyIssue);
         visit(sub, join(join(path, key), name));
       }
     }

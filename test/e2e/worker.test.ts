@@ -55,4 +55,35 @@ describe('Cloudflare Worker in workerd', () => {
     const health = (await (await mf.dispatchFetch('http://worker/healthz')).json()) as { validator: string };
     expect(health.validator).toBe('cfworker');
   });
+
+  it('checks patterns at publish and matches them in linear time inside workerd (the swapped RegExp)', async () => {
+    const admin = (path: string, body?: unknown) =>
+      mf.dispatchFetch(`http://worker/v1/admin${path}`, { method: 'POST', headers: { authorization: 'Bearer worker-test-key', 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const manifest = (version: string, pattern: string) => ({
+      format: 'toolgate.manifest/v1',
+      tenant: 'demo',
+      version,
+      profile: 'openai',
+      tools: [{ name: 'echo', executor: { kind: 'builtin' }, input_schema: { type: 'object', properties: { text: { type: 'string', pattern } }, required: ['text'] } }],
+    });
+    const refused = await admin('/manifests', manifest('2', '^(a+)+$'));
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { problems: Array<{ path: string }> } }).error.problems).toEqual([
+      { path: '$.tools[0].input_schema.properties.text.pattern', message: expect.stringContaining('can backtrack catastrophically') },
+    ]);
+    // Accepted (one repetition, nothing overlapping), but each position of an input that never repeats is a new set of 900 threads.
+    expect((await admin('/manifests', manifest('3', '[ab]*a[ab]{900}$'))).status).toBe(201);
+    expect((await admin('/manifests/3/activate')).status).toBe(200);
+    let seed = 7;
+    const long = Array.from({ length: 100_000 }, () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % 2 === 0 ? 'a' : 'b')).join('');
+    const response = await mf.dispatchFetch('http://worker/v1/dispatch', {
+      method: 'POST',
+      headers: { authorization: 'Bearer worker-test-key', 'content-type': 'application/json' },
+      body: JSON.stringify({ thread_id: 'w2', calls: [{ call_id: 'a', name: 'echo', arguments: { text: `a${'b'.repeat(900)}` } }, { call_id: 'b', name: 'echo', arguments: { text: long } }] }),
+    });
+    const body = (await response.json()) as { results: Array<{ status: string; content: string }> };
+    expect(body.results[0]).toMatchObject({ status: 'ok' });
+    // Only the linear-time matcher's budget says this: JavaScript's RegExp would have answered (slowly).
+    expect(body.results[1]).toMatchObject({ status: 'invalid_arguments', content: expect.stringContaining('a value of 100000 characters is too long or too varied to check against the pattern') });
+  });
 });
