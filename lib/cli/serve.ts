@@ -40,6 +40,11 @@ function listen(fetch: (request: Request) => Response | Promise<Response>, port:
   });
 }
 
+function describeCommands({ health }: LocalExecServer): string {
+  if (health.commands === 'sandboxed') return `sandboxed with ${health.sandbox}`;
+  return `${health.commands.toUpperCase()}: ${health.reason}`;
+}
+
 /**
  * `toolgate serve` (npm start): the Node runtime of the same gateway, on 127.0.0.1, with the demo
  * tenant seeded from its manifest file, an exec-server beside it for the coding tools, SQLite
@@ -58,7 +63,7 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
   let execServer: LocalExecServer | undefined;
   try {
     const demo = demoApiKey(dataDir, env);
-    execServer = await startLocalExecServer(manifest, env);
+    execServer = await startLocalExecServer(manifest, env, { quiet: options.quiet });
     const runtimeEnv = { ...env, ...execServer?.env, TOOLGATE_DEMO_KEY: demo.key, ...(execServer ? { TOOLGATE_DEMO_EXEC_URL: execServer.url } : {}) };
     const gateway = createRuntimeGateway({ runtime: 'node', env: runtimeEnv, manifests: [manifest], store, log: options.quiet ? () => {} : jsonLineLogger });
     await gateway.ready;
@@ -68,7 +73,7 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
     if (!options.quiet) {
       console.log(`toolgate listening on ${url}`);
       console.log(`tenant "${manifest.tenant}" manifest version ${manifest.version} (${manifestPath})`);
-      if (execServer) console.log(`coding tools: exec-server ${execServer.url} over ${execServer.root}`);
+      if (execServer) console.log(`coding tools: exec-server ${execServer.url} over ${execServer.root} (commands ${describeCommands(execServer)})`);
       console.log(`store: ${store.name}${store instanceof SqliteStore ? ` (${store.path})` : ''}`);
       console.log(`demo API key: ${demo.key}  (from ${demo.source})`);
     }

@@ -14,37 +14,37 @@ import {
   type GrepOptions,
 } from './environment.ts';
 import { DEFAULT_EXEC_TIMEOUT_MS, DEFAULT_GREP_MAX_RESULTS, DEFAULT_MAX_OUTPUT_BYTES, MAX_EXEC_TIMEOUT_MS } from './limits.ts';
+import { RefusedCommands, type CommandSandbox } from './command-sandbox.ts';
 import { runCommand } from './local-command.ts';
 import { fsError, isMissing } from './local-errors.ts';
 import { PathSandbox, type RootedPath } from './local-paths.ts';
 import { compilePattern, findFiles, globFiles, grepFiles, matchesFilter, skipUsualFolders, type FoundFile } from './local-search.ts';
-import { withoutSecrets } from './secret-env.ts';
 
 export interface LocalExecutionEnvironmentOptions {
   /** Bytes of stdout, and separately of stderr, kept per command (the head). Default 1 MiB. */
   maxOutputBytes?: number;
   /**
-   * The variables commands inherit, minus secret-looking names (see secret-env.ts). Default
-   * process.env, read at each command so the server's current environment applies.
+   * How commands are confined (see command-sandbox.ts and sandbox-probe.ts): a BubblewrapSandbox,
+   * UnsandboxedCommands (an explicit choice), or by default none, so commands are refused.
    */
-  inheritedEnv?: () => Readonly<Record<string, string | undefined>>;
+  sandbox?: CommandSandbox;
 }
 
 /**
  * The ExecutionEnvironment on this machine's disk, confined to one root folder (Node only; the
- * exec-server serves it). File operations cannot leave the root (see PathSandbox). Commands
- * start inside the root but are ordinary processes of the server's user: the root is where
- * they begin, not a jail.
+ * exec-server serves it). File operations cannot leave the root (see PathSandbox); commands run
+ * in the sandbox given as an option, which sees the root and the system folders and nothing else
+ * of the host (see bubblewrap.ts), and without one they are refused.
  */
 export class LocalExecutionEnvironment implements ExecutionEnvironment {
   readonly #paths: PathSandbox;
   readonly #maxOutputBytes: number;
-  readonly #inheritedEnv: () => Readonly<Record<string, string | undefined>>;
+  readonly #sandbox: CommandSandbox;
 
   constructor(root: string, options: LocalExecutionEnvironmentOptions = {}) {
     this.#paths = new PathSandbox(root);
     this.#maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
-    this.#inheritedEnv = options.inheritedEnv ?? (() => process.env);
+    this.#sandbox = options.sandbox ?? new RefusedCommands('no sandbox was given to this LocalExecutionEnvironment');
   }
 
   async readFile(path: string): Promise<Uint8Array> {
@@ -125,10 +125,12 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
     if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_EXEC_TIMEOUT_MS) {
       throw new ExecEnvironmentError('invalid_request', `timeout_ms must be a whole number of milliseconds from 1 to ${MAX_EXEC_TIMEOUT_MS}, got ${timeoutMs}`);
     }
+    for (const flag of ['read_only', 'network'] as const) {
+      if (options[flag] !== undefined && typeof options[flag] !== 'boolean') throw new ExecEnvironmentError('invalid_request', `${flag} must be true or false, got ${JSON.stringify(options[flag])}`);
+    }
     const cwd = await this.#folder(options.cwd ?? '');
-    // Inherited secrets are removed; variables the caller names explicitly are its own choice.
-    const env = { ...withoutSecrets(this.#inheritedEnv()), ...checkedEnv(options.env) };
-    return runCommand({ command, cwd: cwd.target, env, timeoutMs, maxOutputBytes: this.#maxOutputBytes });
+    const request = { command, workspace: this.#paths.root, cwd: cwd.target, env: options.env, readOnly: options.read_only === true, network: options.network === true };
+    return this.#sandbox.run(request, (spec) => runCommand({ ...spec, timeoutMs, maxOutputBytes: this.#maxOutputBytes }));
   }
 
   async grep(pattern: string, path: string, options: GrepOptions = {}): Promise<GrepMatch[]> {
@@ -189,16 +191,6 @@ function entryType(stats: Stats): EntryType {
   if (stats.isDirectory()) return 'directory';
   if (stats.isSymbolicLink()) return 'symlink';
   return 'other';
-}
-
-function checkedEnv(env: Record<string, string> | undefined): Record<string, string> {
-  if (env === undefined) return {};
-  for (const [name, value] of Object.entries(env)) {
-    if (name === '' || /[=\0]/.test(name) || typeof value !== 'string' || value.includes('\0')) {
-      throw new ExecEnvironmentError('invalid_request', `environment variable ${JSON.stringify(name)} is not usable: names need no "=" or NUL, values must be strings without NUL`);
-    }
-  }
-  return env;
 }
 
 function rootRefused(done: string, path: string): ExecEnvironmentError {

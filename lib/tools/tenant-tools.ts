@@ -22,7 +22,7 @@ function unavailableEnvironment(reason: string): ExecutionEnvironment {
 function remoteEnvironment(ref: ExecutionEnvironmentRef, env: Env | undefined): ExecutionEnvironment {
   if (env === undefined) return unavailableEnvironment('no runtime environment to resolve its secret from');
   try {
-    return new RemoteExecutionEnvironment({ url: ref.url, secret: resolveSecret(ref.secret, env), timeoutMs: ref.timeout_ms });
+    return new RemoteExecutionEnvironment({ url: ref.url, secret: resolveSecret(ref.secret, env), timeoutMs: ref.timeout_ms, network: ref.network });
   } catch (error) {
     return unavailableEnvironment((error as Error).message);
   }

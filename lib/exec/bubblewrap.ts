@@ -1,0 +1,106 @@
+import { existsSync, lstatSync, readdirSync, readlinkSync } from 'node:fs';
+
+/**
+ * What a command sees under bubblewrap, and the bwrap arguments that build it. Nothing of the
+ * host is visible unless named here:
+ * - the system folders read-only (/usr and the /bin, /sbin, /lib* links or folders beside it);
+ * - an allowlist of /etc entries programs need (users and groups, name resolution, the dynamic
+ *   linker, time zone, TLS roots, Debian's alternatives links, tool defaults). An allowlist, not
+ *   /etc minus known secrets: /etc also holds /etc/shadow, ssh host keys, /etc/ssl/private, and
+ *   whatever the operator's other software keeps there (npmrc and pip.conf tokens, database and
+ *   web server passwords); a missing entry breaks a program visibly and is one flag away
+ *   (--read-only-path), a missing denial leaks silently;
+ * - a fresh /proc of the call's own pid namespace, with the kernel's writable knobs read-only
+ *   (/proc/sys, /proc/sysrq-trigger: uid 0 writes core_pattern without any capability) and the
+ *   files that leak host state masked, as Docker does;
+ * - a minimal /dev, a fresh size-limited tmpfs at /tmp and /dev/shm (also HOME), nothing else: no
+ *   /root, /home, /run, /sys, /var, no gateway or project files;
+ * - the workspace at its own path (so the paths the model sees keep working), read-write, or
+ *   read-only for a read_only call;
+ * - the root and /dev read-only, so nothing else can be written anywhere.
+ * Namespaces: all of them (user where possible, pid, net, ipc, uts, cgroup); the network one is
+ * kept only for a call that may use the network. Every capability is dropped (as root, bwrap
+ * would otherwise keep them: enough to remount /usr writable), the session is new (no terminal
+ * injection), and the whole sandbox dies with the exec-server (--die-with-parent). bwrap's init
+ * is pid 1: when the command's shell exits, it exits, and the kernel kills everything left in the
+ * namespace, background jobs included.
+ */
+export interface BubblewrapLayout {
+  /** Absolute path of the bwrap program. */
+  bwrap: string;
+  /** Mount arguments that do not depend on the call (system folders, /etc, /proc, /dev). */
+  systemMounts: string[];
+}
+
+export interface SandboxedCall {
+  /** The workspace's real path, mounted at the same path. */
+  workspace: string;
+  /** Where the command starts: the workspace or a folder inside it. */
+  cwd: string;
+  readOnly: boolean;
+  network: boolean;
+  tmpBytes: number;
+  env: Record<string, string>;
+  command: string;
+}
+
+const SYSTEM_FOLDERS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+
+const ETC_ALLOWLIST = [
+  'passwd', 'group', 'nsswitch.conf', 'hosts', 'host.conf', 'resolv.conf', 'gai.conf', 'services', 'protocols', 'networks',
+  'ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'localtime', 'timezone', 'locale.alias', 'locale.conf',
+  'alternatives', 'ssl/certs', 'ssl/openssl.cnf', 'ca-certificates', 'ca-certificates.conf', 'pki/tls/certs', 'pki/ca-trust', 'crypto-policies',
+  'gitconfig', 'mime.types', 'magic', 'magic.mime', 'os-release', 'debian_version', 'perl',
+];
+
+/** Program configuration folders named per version (java-17-openjdk: the JDK's conf/ links there). */
+const ETC_ALLOWED_PREFIXES = ['java-', 'python3'];
+
+const PROC_READ_ONLY = ['sys', 'sysrq-trigger', 'bus', 'fs', 'irq'];
+const PROC_MASKED_FILES = ['kcore', 'keys', 'key-users', 'timer_list', 'timer_stats', 'sched_debug', 'latency_stats'];
+const PROC_MASKED_FOLDERS = ['acpi', 'scsi', 'asound'];
+
+/** The call-independent mounts, from what exists on this host. `readOnlyPaths` are the operator's additions. */
+export function systemMounts(readOnlyPaths: readonly string[] = []): string[] {
+  const args: string[] = [];
+  for (const folder of SYSTEM_FOLDERS) {
+    if (!existsSync(folder)) continue;
+    // usr-merged systems have /bin -> usr/bin: keep the link rather than a second mount.
+    if (lstatSync(folder).isSymbolicLink()) args.push('--symlink', readlinkSync(folder), folder);
+    else args.push('--ro-bind', folder, folder);
+  }
+  for (const entry of etcEntries()) args.push('--ro-bind', entry, entry);
+  for (const path of readOnlyPaths) args.push('--ro-bind', path, path);
+  args.push('--proc', '/proc');
+  for (const name of PROC_READ_ONLY) args.push('--ro-bind-try', `/proc/${name}`, `/proc/${name}`);
+  for (const name of PROC_MASKED_FILES.filter((n) => existsSync(`/proc/${n}`))) args.push('--ro-bind', '/dev/null', `/proc/${name}`);
+  for (const name of PROC_MASKED_FOLDERS.filter((n) => existsSync(`/proc/${n}`))) args.push('--tmpfs', `/proc/${name}`);
+  args.push('--dev', '/dev');
+  return args;
+}
+
+function etcEntries(): string[] {
+  let names: string[] = [];
+  try {
+    names = readdirSync('/etc');
+  } catch {
+    return [];
+  }
+  const versioned = names.filter((name) => ETC_ALLOWED_PREFIXES.some((prefix) => name.startsWith(prefix)));
+  return [...ETC_ALLOWLIST, ...versioned].map((name) => `/etc/${name}`).filter((path) => existsSync(path));
+}
+
+/** bwrap's arguments for one call, ending with the command (`/bin/bash -c command`). */
+export function bubblewrapArguments(layout: BubblewrapLayout, call: SandboxedCall): string[] {
+  const args = ['--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'toolgate-sandbox'];
+  if (call.network) args.push('--share-net');
+  args.push(...layout.systemMounts);
+  const tmpSize = String(call.tmpBytes);
+  args.push('--size', tmpSize, '--tmpfs', '/dev/shm', '--size', tmpSize, '--tmpfs', '/tmp', '--symlink', '/tmp', '/var/tmp');
+  args.push(call.readOnly ? '--ro-bind' : '--bind', call.workspace, call.workspace);
+  args.push('--remount-ro', '/dev', '--remount-ro', '/');
+  args.push('--chdir', call.cwd, '--clearenv');
+  for (const [name, value] of Object.entries(call.env)) args.push('--setenv', name, value);
+  args.push('/bin/bash', '-c', call.command);
+  return args;
+}

@@ -1,0 +1,238 @@
+import { constants } from 'node:os';
+import { bubblewrapArguments, type BubblewrapLayout } from './bubblewrap.ts';
+import type { CgroupSupport, CallOutcome } from './cgroups.ts';
+import { commandEnvironment } from './command-env.ts';
+import type { CommandLimits } from './command-limits.ts';
+import { ExecEnvironmentError, type ExecResult } from './environment.ts';
+
+/** One command as LocalExecutionEnvironment asks for it, its paths already checked. */
+export interface CommandRequest {
+  command: string;
+  /** The environment root's real path. */
+  workspace: string;
+  /** An absolute folder inside the workspace. */
+  cwd: string;
+  /** The caller's explicit variables (ExecOptions.env). */
+  env?: Record<string, string>;
+  readOnly: boolean;
+  network: boolean;
+}
+
+/** The process that runs one command (see runCommand). */
+export interface ProcessSpec {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+}
+
+/** Starts the process and answers once it ended (runCommand, in production). */
+export type StartProcess = (spec: ProcessSpec) => Promise<ExecResult>;
+
+/** What GET /healthz on the exec-server says about commands; nothing secret (no paths, no environment). */
+export interface SandboxReport {
+  sandbox: 'bubblewrap' | 'none';
+  commands: 'sandboxed' | 'unsandboxed' | 'refused';
+  reason?: string;
+  network: 'never' | 'when the manifest asks';
+  limits: Record<keyof CommandLimits, { value: number; enforced_by: string }> | Record<string, never>;
+}
+
+/** How an exec-server runs commands: in a sandbox, deliberately without one, or not at all. */
+export interface CommandSandbox {
+  report(): SandboxReport;
+  /**
+   * Runs one command through `start`, then kills whatever of it is left and frees what the call
+   * held. Throws ExecEnvironmentError, having started nothing, when the command may not run here.
+   */
+  run(request: CommandRequest, start: StartProcess): Promise<ExecResult>;
+  close(): Promise<void>;
+}
+
+const CPU_HARD_LIMIT_EXTRA_SECONDS = 2;
+
+type ServerEnv = () => Readonly<Record<string, string | undefined>>;
+
+export interface BubblewrapSandboxOptions {
+  layout: BubblewrapLayout;
+  limits: CommandLimits;
+  cgroups: CgroupSupport;
+  /** The operator started the server with --allow-network. */
+  allowNetwork: boolean;
+  /** Where LANG, LC_*, TERM and TZ come from; default process.env. */
+  serverEnv?: ServerEnv;
+}
+
+/** Every command under bubblewrap (see bubblewrap.ts), in a cgroup of its own, with rlimits. */
+export class BubblewrapSandbox implements CommandSandbox {
+  readonly #options: BubblewrapSandboxOptions;
+  readonly #serverEnv: ServerEnv;
+
+  constructor(options: BubblewrapSandboxOptions) {
+    this.#options = options;
+    this.#serverEnv = options.serverEnv ?? (() => process.env);
+  }
+
+  report(): SandboxReport {
+    const { limits, cgroups, allowNetwork } = this.#options;
+    const memory = cgroups.enforced.memory ? `${cgroups.enforced.memory} (the whole call)` : 'rlimit DATA (each process)';
+    return {
+      sandbox: 'bubblewrap',
+      commands: 'sandboxed',
+      ...(cgroups.notEnforcedReason ? { reason: cgroups.notEnforcedReason } : {}),
+      network: allowNetwork ? 'when the manifest asks' : 'never',
+      limits: {
+        cpu_seconds: { value: limits.cpu_seconds, enforced_by: 'rlimit CPU (each process)' },
+        memory_bytes: { value: limits.memory_bytes, enforced_by: memory },
+        processes: { value: limits.processes, enforced_by: cgroups.enforced.pids ? `${cgroups.enforced.pids} (the whole call)` : 'none' },
+        file_size_bytes: { value: limits.file_size_bytes, enforced_by: 'rlimit FSIZE (each file)' },
+        tmp_bytes: { value: limits.tmp_bytes, enforced_by: 'tmpfs size (/tmp and /dev/shm each)' },
+      },
+    };
+  }
+
+  async run(request: CommandRequest, start: StartProcess): Promise<ExecResult> {
+    const { layout, limits, cgroups } = this.#options;
+    if (request.workspace === '/' || /^\/(proc|sys|dev)(\/|$)/.test(request.workspace)) {
+      throw new ExecEnvironmentError('invalid_request', `the workspace ${request.workspace} would expose the host itself to commands: serve a folder of its own`);
+    }
+    const network = this.#networkFor(request);
+    const env = commandEnvironment(this.#serverEnv(), request.env, { sandboxed: true });
+    const bwrapArgs = bubblewrapArguments(layout, { ...request, network, env, tmpBytes: limits.tmp_bytes });
+    const cgroup = await cgroups.create(limits).catch((error: unknown) => {
+      throw new ExecEnvironmentError('io_error', `could not create the command's cgroup: ${(error as Error).message}`);
+    });
+    // The CPU hard limit a little above the soft one: at the soft limit the kernel sends SIGXCPU
+    // (which says why); at the hard one SIGKILL, for a process that ignores SIGXCPU.
+    const rlimits = ['ulimit -c 0', `ulimit -S -t ${limits.cpu_seconds}`, `ulimit -H -t ${limits.cpu_seconds + CPU_HARD_LIMIT_EXTRA_SECONDS}`, `ulimit -f ${Math.ceil(limits.file_size_bytes / 1024)}`];
+    // Without a memory cgroup, each process at least is bounded by what it really uses (not RLIMIT_AS: see command-limits.ts).
+    if (!cgroups.enforced.memory) rlimits.push(`ulimit -d ${Math.ceil(limits.memory_bytes / 1024)}`);
+    let result: ExecResult;
+    try {
+      result = await start({
+        file: '/bin/bash',
+        args: ['-c', launcherScript(rlimits), 'toolgate-sandbox', String(cgroup.procsFiles.length), ...cgroup.procsFiles, layout.bwrap, ...bwrapArgs],
+        env: {},
+        cwd: request.cwd,
+      });
+    } catch (error) {
+      await cgroup.finish().catch(() => {});
+      throw error;
+    }
+    return explainLimits(result, limits, await cgroup.finish());
+  }
+
+  async close(): Promise<void> {
+    await this.#options.cgroups.close();
+  }
+
+  /** read_only means no network, whatever else was asked; network only where the operator allows it. */
+  #networkFor(request: CommandRequest): boolean {
+    if (request.readOnly || !request.network) return false;
+    if (!this.#options.allowNetwork) throw networkRefused();
+    return true;
+  }
+}
+
+/**
+ * Runs on the host, before anything of the command: joins the call's cgroups and sets the rlimits
+ * (hard and soft: the sandbox has no capability to raise them again), then becomes bwrap. Arguments:
+ * the number of cgroup.procs files, the files, then bwrap and its arguments. Exit 125 if any step fails.
+ */
+function launcherScript(rlimits: string[]): string {
+  return [
+    'n=$1; shift',
+    'while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n - 1)); done',
+    `${rlimits.join(' && ')} || exit 125`,
+    'exec "$@"',
+  ].join('\n');
+}
+
+/** A note at the end of stderr when a limit, not the command itself, ended it. */
+function explainLimits(result: ExecResult, limits: CommandLimits, outcome: CallOutcome): ExecResult {
+  const notes: string[] = [];
+  const MIB = 1024 * 1024;
+  if (outcome.oomKills > 0) notes.push(`a process was killed because the command used more than the sandbox's memory limit of ${Math.round(limits.memory_bytes / MIB)} MiB`);
+  if (endedBy(result, 'SIGXCPU')) notes.push(`a process was stopped by SIGXCPU: it used the sandbox's CPU time limit of ${limits.cpu_seconds} s`);
+  if (endedBy(result, 'SIGXFSZ')) notes.push(`a process was stopped by SIGXFSZ: it wrote a file larger than the sandbox's limit of ${Math.round(limits.file_size_bytes / MIB)} MiB`);
+  if (outcome.processLimitHits > 0) notes.push(`the sandbox's limit of ${limits.processes} processes was reached, so some could not be started`);
+  if (notes.length === 0) return result;
+  const separator = result.stderr === '' || result.stderr.endsWith('\n') ? '' : '\n';
+  return { ...result, stderr: `${result.stderr}${separator}${notes.map((note) => `[toolgate sandbox: ${note}]`).join('\n')}\n` };
+}
+
+/** The shell reports a child killed by a signal as 128 + its number; bwrap passes that on. */
+function endedBy(result: ExecResult, signal: 'SIGXCPU' | 'SIGXFSZ'): boolean {
+  return result.signal === signal || result.exit_code === 128 + constants.signals[signal];
+}
+
+export interface UnsandboxedCommandsOptions {
+  allowNetwork: boolean;
+  /** Why there is no sandbox, for /healthz. */
+  reason: string;
+  /** Where PATH, HOME, TMPDIR, LANG, LC_*, TERM and TZ come from; default process.env. */
+  serverEnv?: ServerEnv;
+}
+
+/**
+ * `--unsandboxed`: commands run as ordinary processes of the server's user, with its files and
+ * network, started in the workspace (the operator chose this explicitly). What still holds: the
+ * allowlisted environment, the process group killed on timeout, the output caps. A read_only call
+ * cannot be honoured, so it is refused.
+ */
+export class UnsandboxedCommands implements CommandSandbox {
+  readonly #options: UnsandboxedCommandsOptions;
+
+  constructor(options: UnsandboxedCommandsOptions) {
+    this.#options = options;
+  }
+
+  report(): SandboxReport {
+    return { sandbox: 'none', commands: 'unsandboxed', reason: this.#options.reason, network: 'when the manifest asks', limits: {} };
+  }
+
+  async run(request: CommandRequest, start: StartProcess): Promise<ExecResult> {
+    if (request.readOnly) {
+      throw new ExecEnvironmentError(
+        'unavailable',
+        'this exec-server runs commands without a sandbox (--unsandboxed), so it cannot run one with the workspace read-only: nothing was run. Its operator must install bubblewrap and restart it without --unsandboxed',
+      );
+    }
+    if (request.network && !this.#options.allowNetwork) throw networkRefused();
+    const env = commandEnvironment((this.#options.serverEnv ?? (() => process.env))(), request.env, { sandboxed: false });
+    return start({ file: '/bin/bash', args: ['-c', request.command], env, cwd: request.cwd });
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** No usable sandbox and no --unsandboxed: commands are refused, with how to fix it. */
+export class RefusedCommands implements CommandSandbox {
+  readonly #reason: string;
+
+  constructor(reason: string) {
+    this.#reason = reason;
+  }
+
+  report(): SandboxReport {
+    return { sandbox: 'none', commands: 'refused', reason: this.#reason, network: 'never', limits: {} };
+  }
+
+  async run(): Promise<ExecResult> {
+    throw new ExecEnvironmentError(
+      'unavailable',
+      `this exec-server refuses to run commands because it has no usable sandbox (${this.#reason}): nothing was run. ` +
+        'Its operator can install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) on Linux with user namespaces allowed, ' +
+        'or restart it with --unsandboxed to run commands without confinement (npm start: TOOLGATE_EXEC_UNSANDBOXED=1)',
+    );
+  }
+
+  async close(): Promise<void> {}
+}
+
+function networkRefused(): ExecEnvironmentError {
+  return new ExecEnvironmentError(
+    'invalid_request',
+    'this command asked for network access (the manifest\'s execution_environment.network), which this exec-server does not allow: nothing was run. Its operator must start it with --allow-network, or the manifest must drop "network": true',
+  );
+}
