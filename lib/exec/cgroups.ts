@@ -6,20 +6,20 @@ import type { CommandLimits } from './command-limits.ts';
  * One cgroup per command, for what rlimits cannot do: RLIMIT_NPROC does not bind root and counts
  * every process of the user, and a per-process memory limit lets a command fork its way past it.
  * The call's cgroups are children of the exec-server's own (so whatever limits the operator put
- * on the server still hold), named `toolgate-exec-<pid>/call-<n>`. The command's first process
+ * on the server still hold), named `toolgate-exec-<pid>-<n>/call-<n>`. The command's first process
  * writes its pid into them before it execs bubblewrap (see sandboxLaunch), so nothing of the
  * command ever runs outside them; they are emptied and removed when the call ends.
  *
  * cgroup v1 (a hierarchy per controller, as here) needs nothing from the operator. On cgroup v2
  * a controller can only be handed to children of a cgroup without processes of its own, so the
- * server moves itself into `toolgate-exec-<pid>/server` first, and only when it is alone in its
+ * server moves itself into `toolgate-exec-<pid>-<n>/server` first, and only when it is alone in its
  * cgroup (for example under `systemd-run --scope -p Delegate=yes`).
  */
 export type CgroupController = 'pids' | 'memory';
 
 interface Hierarchy {
   version: 1 | 2;
-  /** toolgate-exec-<pid> under the server's own cgroup. */
+  /** toolgate-exec-<pid>-<n> under the server's own cgroup. */
   parent: string;
   controllers: CgroupController[];
 }
@@ -48,6 +48,8 @@ export interface CallCgroup {
 }
 
 const CONTROLLERS: CgroupController[] = ['pids', 'memory'];
+
+let detections = 0;
 
 /** Finds where this process's cgroups are and whether the server may make children there. */
 export async function detectCgroups(): Promise<CgroupSupport> {
@@ -189,7 +191,8 @@ interface Mount {
 async function findHierarchies(selfCgroup: string, mountinfo: string): Promise<Hierarchy[]> {
   const mounts = parseCgroupMounts(mountinfo);
   const found: Hierarchy[] = [];
-  const parentName = `toolgate-exec-${process.pid}`;
+  // Unique per detection: several servers (and tests) may run in one process, each closing its own.
+  const parentName = `toolgate-exec-${process.pid}-${++detections}`;
   for (const line of selfCgroup.split('\n').filter(Boolean)) {
     const [id, list, path] = [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1, line.lastIndexOf(':')), line.slice(line.lastIndexOf(':') + 1)];
     if (id === '0') {
