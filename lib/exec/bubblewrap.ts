@@ -30,6 +30,8 @@ export interface BubblewrapLayout {
   bwrap: string;
   /** Mount arguments that do not depend on the call (system folders, /etc, /proc, /dev). */
   systemMounts: string[];
+  /** The operator's additional read-only folders (--read-only-path), mounted after /tmp so they may lie under it. */
+  readOnlyPaths: readonly string[];
 }
 
 export interface SandboxedCall {
@@ -60,8 +62,8 @@ const PROC_READ_ONLY = ['sys', 'sysrq-trigger', 'bus', 'fs', 'irq'];
 const PROC_MASKED_FILES = ['kcore', 'keys', 'key-users', 'timer_list', 'timer_stats', 'sched_debug', 'latency_stats'];
 const PROC_MASKED_FOLDERS = ['acpi', 'scsi', 'asound'];
 
-/** The call-independent mounts, from what exists on this host. `readOnlyPaths` are the operator's additions. */
-export function systemMounts(readOnlyPaths: readonly string[] = []): string[] {
+/** The call-independent mounts, from what exists on this host. */
+export function systemMounts(): string[] {
   const args: string[] = [];
   for (const folder of SYSTEM_FOLDERS) {
     if (!existsSync(folder)) continue;
@@ -70,7 +72,6 @@ export function systemMounts(readOnlyPaths: readonly string[] = []): string[] {
     else args.push('--ro-bind', folder, folder);
   }
   for (const entry of etcEntries()) args.push('--ro-bind', entry, entry);
-  for (const path of readOnlyPaths) args.push('--ro-bind', path, path);
   args.push('--proc', '/proc');
   for (const name of PROC_READ_ONLY) args.push('--ro-bind-try', `/proc/${name}`, `/proc/${name}`);
   for (const name of PROC_MASKED_FILES.filter((n) => existsSync(`/proc/${n}`))) args.push('--ro-bind', '/dev/null', `/proc/${name}`);
@@ -97,6 +98,7 @@ export function bubblewrapArguments(layout: BubblewrapLayout, call: SandboxedCal
   args.push(...layout.systemMounts);
   const tmpSize = String(call.tmpBytes);
   args.push('--size', tmpSize, '--tmpfs', '/dev/shm', '--size', tmpSize, '--tmpfs', '/tmp', '--symlink', '/tmp', '/var/tmp');
+  for (const path of layout.readOnlyPaths) args.push('--ro-bind', path, path);
   args.push(call.readOnly ? '--ro-bind' : '--bind', call.workspace, call.workspace);
   args.push('--remount-ro', '/dev', '--remount-ro', '/');
   args.push('--chdir', call.cwd, '--clearenv');

@@ -39,7 +39,7 @@ export async function probeCommandSandbox(settings: SandboxSettings = {}): Promi
   if (process.platform !== 'linux') return new RefusedCommands(`commands are sandboxed with bubblewrap, which needs Linux, and this is ${process.platform}`);
   const bwrap = findProgram('bwrap', settings.searchPath ?? process.env.PATH ?? '');
   if (!bwrap) return new RefusedCommands('bubblewrap (bwrap) is not installed, or not on the exec-server\'s PATH');
-  const layout: BubblewrapLayout = { bwrap, systemMounts: systemMounts(settings.readOnlyPaths) };
+  const layout: BubblewrapLayout = { bwrap, systemMounts: systemMounts(), readOnlyPaths: settings.readOnlyPaths ?? [] };
   const failure = await trialRun(layout);
   if (failure) return new RefusedCommands(failure);
   return new BubblewrapSandbox({ layout, limits, cgroups: await detectCgroups(), allowNetwork, serverEnv: settings.serverEnv });
