@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { applyPatchBench } from './apply-patch.ts';
 import { dispatchOverhead } from './dispatch-overhead.ts';
 import { execRpc } from './exec-rpc.ts';
+import { execSandbox } from './exec-sandbox.ts';
 import { grepBench } from './grep.ts';
 import type { BenchModule, Figures } from './harness.ts';
 import { progress, VERDICT_SUFFIX } from './harness.ts';
@@ -18,7 +19,7 @@ import { runtimesBench } from './runtimes.ts';
 import { storesBench } from './stores.ts';
 import { validationCost } from './validation-cost.ts';
 
-const MODULES: BenchModule[] = [dispatchOverhead, validationCost, httpThroughput, mcpBench, manifestLoad, applyPatchBench, grepBench, execRpc, storesBench, runtimesBench];
+const MODULES: BenchModule[] = [dispatchOverhead, validationCost, httpThroughput, mcpBench, manifestLoad, applyPatchBench, grepBench, execRpc, execSandbox, storesBench, runtimesBench];
 
 interface Report {
   node: string;

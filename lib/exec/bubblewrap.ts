@@ -1,15 +1,10 @@
-import { existsSync, lstatSync, readdirSync, readlinkSync } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync } from 'node:fs';
 
 /**
  * What a command sees under bubblewrap, and the bwrap arguments that build it. Nothing of the
  * host is visible unless named here:
  * - the system folders read-only (/usr and the /bin, /sbin, /lib* links or folders beside it);
- * - an allowlist of /etc entries programs need (users and groups, name resolution, the dynamic
- *   linker, time zone, TLS roots, Debian's alternatives links, tool defaults). An allowlist, not
- *   /etc minus known secrets: /etc also holds /etc/shadow, ssh host keys, /etc/ssl/private, and
- *   whatever the operator's other software keeps there (npmrc and pip.conf tokens, database and
- *   web server passwords); a missing entry breaks a program visibly and is one flag away
- *   (--read-only-path), a missing denial leaks silently;
+ * - at /etc, a copy of an allowlist of its entries (see sandbox-etc.ts);
  * - a fresh /proc of the call's own pid namespace, with the kernel's writable knobs read-only
  *   (/proc/sys, /proc/sysrq-trigger: uid 0 writes core_pattern without any capability) and the
  *   files that leak host state masked, as Docker does;
@@ -48,22 +43,12 @@ export interface SandboxedCall {
 
 const SYSTEM_FOLDERS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 
-const ETC_ALLOWLIST = [
-  'passwd', 'group', 'nsswitch.conf', 'hosts', 'host.conf', 'resolv.conf', 'gai.conf', 'services', 'protocols', 'networks',
-  'ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'localtime', 'timezone', 'locale.alias', 'locale.conf',
-  'alternatives', 'ssl/certs', 'ssl/openssl.cnf', 'ca-certificates', 'ca-certificates.conf', 'pki/tls/certs', 'pki/ca-trust', 'crypto-policies',
-  'gitconfig', 'mime.types', 'magic', 'magic.mime', 'os-release', 'debian_version', 'perl',
-];
-
-/** Program configuration folders named per version (java-17-openjdk: the JDK's conf/ links there). */
-const ETC_ALLOWED_PREFIXES = ['java-', 'python3'];
-
 const PROC_READ_ONLY = ['sys', 'sysrq-trigger', 'bus', 'fs', 'irq'];
 const PROC_MASKED_FILES = ['kcore', 'keys', 'key-users', 'timer_list', 'timer_stats', 'sched_debug', 'latency_stats'];
 const PROC_MASKED_FOLDERS = ['acpi', 'scsi', 'asound'];
 
-/** The call-independent mounts, from what exists on this host. */
-export function systemMounts(): string[] {
+/** The call-independent mounts, from what exists on this host; `etcCopy` is the copy of the allowed /etc entries (sandbox-etc.ts). */
+export function systemMounts(etcCopy: string): string[] {
   const args: string[] = [];
   for (const folder of SYSTEM_FOLDERS) {
     if (!existsSync(folder)) continue;
@@ -71,24 +56,13 @@ export function systemMounts(): string[] {
     if (lstatSync(folder).isSymbolicLink()) args.push('--symlink', readlinkSync(folder), folder);
     else args.push('--ro-bind', folder, folder);
   }
-  for (const entry of etcEntries()) args.push('--ro-bind', entry, entry);
+  args.push('--ro-bind', etcCopy, '/etc');
   args.push('--proc', '/proc');
   for (const name of PROC_READ_ONLY) args.push('--ro-bind-try', `/proc/${name}`, `/proc/${name}`);
   for (const name of PROC_MASKED_FILES.filter((n) => existsSync(`/proc/${n}`))) args.push('--ro-bind', '/dev/null', `/proc/${name}`);
   for (const name of PROC_MASKED_FOLDERS.filter((n) => existsSync(`/proc/${n}`))) args.push('--tmpfs', `/proc/${name}`);
   args.push('--dev', '/dev');
   return args;
-}
-
-function etcEntries(): string[] {
-  let names: string[] = [];
-  try {
-    names = readdirSync('/etc');
-  } catch {
-    return [];
-  }
-  const versioned = names.filter((name) => ETC_ALLOWED_PREFIXES.some((prefix) => name.startsWith(prefix)));
-  return [...ETC_ALLOWLIST, ...versioned].map((name) => `/etc/${name}`).filter((path) => existsSync(path));
 }
 
 /** bwrap's arguments for one call, ending with the command (`/bin/bash -c command`). */

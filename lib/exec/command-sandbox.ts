@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { constants } from 'node:os';
 import { bubblewrapArguments, type BubblewrapLayout } from './bubblewrap.ts';
 import type { CgroupSupport, CallOutcome } from './cgroups.ts';
@@ -61,6 +62,8 @@ export interface BubblewrapSandboxOptions {
   allowNetwork: boolean;
   /** Where LANG, LC_*, TERM and TZ come from; default process.env. */
   serverEnv?: ServerEnv;
+  /** The folder mounted as /etc (sandbox-etc.ts), removed on close. */
+  etcCopy?: string;
 }
 
 /** Every command under bubblewrap (see bubblewrap.ts), in a cgroup of its own, with rlimits. */
@@ -124,6 +127,7 @@ export class BubblewrapSandbox implements CommandSandbox {
 
   async close(): Promise<void> {
     await this.#options.cgroups.close();
+    if (this.#options.etcCopy) await rm(this.#options.etcCopy, { recursive: true, force: true });
   }
 
   /** read_only means no network, whatever else was asked; network only where the operator allows it. */

@@ -5,6 +5,7 @@ import { delimiter, isAbsolute, join } from 'node:path';
 import { bubblewrapArguments, systemMounts, type BubblewrapLayout } from './bubblewrap.ts';
 import { detectCgroups } from './cgroups.ts';
 import { SANDBOX_PATH } from './command-env.ts';
+import { copyAllowedEtc } from './sandbox-etc.ts';
 import { checkCommandLimits, DEFAULT_COMMAND_LIMITS, type CommandLimits } from './command-limits.ts';
 import { BubblewrapSandbox, RefusedCommands, UnsandboxedCommands, type CommandSandbox } from './command-sandbox.ts';
 
@@ -39,10 +40,14 @@ export async function probeCommandSandbox(settings: SandboxSettings = {}): Promi
   if (process.platform !== 'linux') return new RefusedCommands(`commands are sandboxed with bubblewrap, which needs Linux, and this is ${process.platform}`);
   const bwrap = findProgram('bwrap', settings.searchPath ?? process.env.PATH ?? '');
   if (!bwrap) return new RefusedCommands('bubblewrap (bwrap) is not installed, or not on the exec-server\'s PATH');
-  const layout: BubblewrapLayout = { bwrap, systemMounts: systemMounts(), readOnlyPaths: settings.readOnlyPaths ?? [] };
+  const etcCopy = copyAllowedEtc();
+  const layout: BubblewrapLayout = { bwrap, systemMounts: systemMounts(etcCopy), readOnlyPaths: settings.readOnlyPaths ?? [] };
   const failure = await trialRun(layout);
-  if (failure) return new RefusedCommands(failure);
-  return new BubblewrapSandbox({ layout, limits, cgroups: await detectCgroups(), allowNetwork, serverEnv: settings.serverEnv });
+  if (failure) {
+    rmSync(etcCopy, { recursive: true, force: true });
+    return new RefusedCommands(failure);
+  }
+  return new BubblewrapSandbox({ layout, limits, cgroups: await detectCgroups(), allowNetwork, serverEnv: settings.serverEnv, etcCopy });
 }
 
 function checkReadOnlyPaths(paths: string[]): string | undefined {
