@@ -13,8 +13,8 @@ import { existsSync, lstatSync, readlinkSync } from 'node:fs';
  * - the workspace at its own path (so the paths the model sees keep working), read-write, or
  *   read-only for a read_only call;
  * - the root and /dev read-only, so nothing else can be written anywhere.
- * Namespaces: all of them (user where possible, pid, net, ipc, uts, cgroup); the network one is
- * kept only for a call that may use the network. Every capability is dropped (as root, bwrap
+ * Namespaces: all of them (user where possible, with no further ones allowed inside; pid, net,
+ * ipc, uts, cgroup); the network one is kept only for a call that may use the network. Every capability is dropped (as root, bwrap
  * would otherwise keep them: enough to remount /usr writable), the session is new (no terminal
  * injection), and the whole sandbox dies with the exec-server (--die-with-parent). bwrap's init
  * is pid 1: when the command's shell exits, it exits, and the kernel kills everything left in the
@@ -23,6 +23,12 @@ import { existsSync, lstatSync, readlinkSync } from 'node:fs';
 export interface BubblewrapLayout {
   /** Absolute path of the bwrap program. */
   bwrap: string;
+  /**
+   * A user namespace of its own in which no further one can be made (--disable-userns: most
+   * kernel exploits start by making one). Where user namespaces are unavailable, root still gets
+   * the rest of the sandbox without it.
+   */
+  ownUserNamespace: boolean;
   /** Mount arguments that do not depend on the call (system folders, /etc, /proc, /dev). */
   systemMounts: string[];
   /** The operator's additional read-only folders (--read-only-path), mounted after /tmp so they may lie under it. */
@@ -68,6 +74,7 @@ export function systemMounts(etcCopy: string): string[] {
 /** bwrap's arguments for one call, ending with the command (`/bin/bash -c command`). */
 export function bubblewrapArguments(layout: BubblewrapLayout, call: SandboxedCall): string[] {
   const args = ['--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'toolgate-sandbox'];
+  if (layout.ownUserNamespace) args.push('--unshare-user', '--disable-userns');
   if (call.network) args.push('--share-net');
   args.push(...layout.systemMounts);
   const tmpSize = String(call.tmpBytes);

@@ -41,8 +41,9 @@ export async function probeCommandSandbox(settings: SandboxSettings = {}): Promi
   const bwrap = findProgram('bwrap', settings.searchPath ?? process.env.PATH ?? '');
   if (!bwrap) return new RefusedCommands('bubblewrap (bwrap) is not installed, or not on the exec-server\'s PATH');
   const etcCopy = copyAllowedEtc();
-  const layout: BubblewrapLayout = { bwrap, systemMounts: systemMounts(etcCopy), readOnlyPaths: settings.readOnlyPaths ?? [] };
-  const failure = await trialRun(layout);
+  const layout: BubblewrapLayout = { bwrap, ownUserNamespace: true, systemMounts: systemMounts(etcCopy), readOnlyPaths: settings.readOnlyPaths ?? [] };
+  // The strongest layout first; without user namespaces (root only) the rest still holds.
+  const failure = (await trialRun(layout)) && (await trialRun(Object.assign(layout, { ownUserNamespace: false })));
   if (failure) {
     rmSync(etcCopy, { recursive: true, force: true });
     return new RefusedCommands(failure);

@@ -95,15 +95,15 @@ describe('nothing of the host is visible', () => {
     expect(result).toMatchObject({ exit_code: 0, stdout: `${await env.workingDirectory()}\nhi from node\ngit ok\n/tmp\n` });
   });
 
-  it('cannot change the kernel\'s settings, remount system folders or write them', async () => {
+  it('cannot change the kernel\'s settings, remount or write system folders, or make a user namespace', async () => {
     const corePattern = readFileSync('/proc/sys/kernel/core_pattern', 'utf8');
     // Writes the current value back: harmless even if the sandbox failed.
     const result = await env.execCommand(
       'cat /proc/sys/kernel/core_pattern > /tmp/cp && cat /tmp/cp > /proc/sys/kernel/core_pattern; echo "core=$?"; ' +
         'mount -o remount,rw,bind /usr 2>/dev/null; echo "remount=$?"; touch /usr/pwned /etc/pwned /pwned 2>/dev/null; echo "touch=$?"; ' +
-        'grep CapEff /proc/self/status',
+        'grep CapEff /proc/self/status; unshare --user true 2>/dev/null; echo "userns=$?"',
     );
-    expect(result.stdout).toBe('core=1\nremount=32\ntouch=1\nCapEff:\t0000000000000000\n');
+    expect(result.stdout).toBe('core=1\nremount=32\ntouch=1\nCapEff:\t0000000000000000\nuserns=1\n');
     expect(result.stderr).toContain('/proc/sys/kernel/core_pattern: Read-only file system');
     expect(readFileSync('/proc/sys/kernel/core_pattern', 'utf8')).toBe(corePattern);
     expect(existsSync('/usr/pwned')).toBe(false);
