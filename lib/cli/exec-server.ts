@@ -176,9 +176,9 @@ function parseOptions(args: string[]): ParsedOptions | { exitCode: number } {
  */
 function stopRequested(stop: AbortSignal | undefined, onStdinClose: boolean): Promise<void> {
   return new Promise((resolve) => {
+    // The signal handlers stay: a second SIGTERM (a supervisor following up on Ctrl-C) must not
+    // cut the shutdown short, which removes the sandbox's cgroups and /etc copy.
     const done = () => {
-      process.off('SIGINT', done);
-      process.off('SIGTERM', done);
       process.stdin.off('end', done);
       process.stdin.off('close', done);
       if (onStdinClose) process.stdin.pause();

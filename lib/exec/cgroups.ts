@@ -142,7 +142,7 @@ async function finishCall(dirs: Array<{ dir: string; hierarchy: Hierarchy }>): P
  * second lock on the door (and the only one for a process that left the namespace somehow).
  */
 async function killEverything(dir: string, version: 1 | 2): Promise<void> {
-  if (version === 2 && (await writeIfPresent(join(dir, 'cgroup.kill'), '1'))) return;
+  if (version === 2 && (await writeIfPresent(join(dir, 'cgroup.kill'), '1').catch(() => false))) return;
   for (let round = 0; round < 20; round++) {
     const pids = (await readIfPresent(join(dir, 'cgroup.procs'))).split('\n').filter(Boolean).map(Number);
     if (pids.length === 0) return;

@@ -7,7 +7,8 @@ import { detectCgroups } from './cgroups.ts';
 import { SANDBOX_PATH } from './command-env.ts';
 import { copyAllowedEtc } from './sandbox-etc.ts';
 import { checkCommandLimits, DEFAULT_COMMAND_LIMITS, type CommandLimits } from './command-limits.ts';
-import { BubblewrapSandbox, RefusedCommands, UnsandboxedCommands, type CommandSandbox } from './command-sandbox.ts';
+import { BubblewrapSandbox } from './bubblewrap-sandbox.ts';
+import { RefusedCommands, UnsandboxedCommands, type CommandSandbox } from './command-sandbox.ts';
 
 /** What the exec-server's operator decides about commands (its CLI flags). */
 export interface SandboxSettings {
