@@ -8,17 +8,17 @@ import { existsSync, lstatSync, readlinkSync } from 'node:fs';
  * - a fresh /proc of the call's own pid namespace, with the kernel's writable knobs read-only
  *   (/proc/sys, /proc/sysrq-trigger: uid 0 writes core_pattern without any capability) and the
  *   files that leak host state masked, as Docker does;
- * - a minimal /dev, a fresh size-limited tmpfs at /tmp and /dev/shm (also HOME), nothing else: no
- *   /root, /home, /run, /sys, /var, no gateway or project files;
+ * - a minimal /dev, a fresh size-limited tmpfs at /tmp and /dev/shm (/tmp is also HOME, and
+ *   /var/tmp links to it), nothing else: no /root, /home, /run, /sys, no gateway or project files;
  * - the workspace at its own path (so the paths the model sees keep working), read-write, or
  *   read-only for a read_only call;
  * - the root and /dev read-only, so nothing else can be written anywhere.
  * Namespaces: all of them (user where possible, with no further ones allowed inside; pid, net,
- * ipc, uts, cgroup); the network one is kept only for a call that may use the network. Every capability is dropped (as root, bwrap
- * would otherwise keep them: enough to remount /usr writable), the session is new (no terminal
- * injection), and the whole sandbox dies with the exec-server (--die-with-parent). bwrap's init
- * is pid 1: when the command's shell exits, it exits, and the kernel kills everything left in the
- * namespace, background jobs included.
+ * ipc, uts, cgroup); the network one is kept only for a call that may use the network. Every
+ * capability is dropped (as root, bwrap would otherwise keep them: enough to remount /usr
+ * writable), the session is new (no terminal injection), and the whole sandbox dies with the
+ * exec-server (--die-with-parent). bwrap's init is pid 1: when the command's shell exits, it
+ * exits, and the kernel kills everything left in the namespace, background jobs included.
  */
 export interface BubblewrapLayout {
   /** Absolute path of the bwrap program. */
