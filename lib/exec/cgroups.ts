@@ -71,6 +71,11 @@ export async function detectCgroups(): Promise<CgroupSupport> {
   return new Cgroups(usable, problems.length > 0 ? problems.join('; ') : undefined);
 }
 
+/** No cgroups at all (the reason is what /healthz shows): rlimits alone bound the calls. */
+export function withoutCgroups(reason: string): CgroupSupport {
+  return new Cgroups([], reason);
+}
+
 class Cgroups implements CgroupSupport {
   readonly enforced: Record<CgroupController, string | undefined>;
   readonly notEnforcedReason: string | undefined;

@@ -4,8 +4,13 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join, relative } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { systemMounts } from '../../lib/exec/bubblewrap.ts';
+import { BubblewrapSandbox } from '../../lib/exec/bubblewrap-sandbox.ts';
+import { withoutCgroups } from '../../lib/exec/cgroups.ts';
+import { DEFAULT_COMMAND_LIMITS } from '../../lib/exec/command-limits.ts';
 import type { CommandSandbox } from '../../lib/exec/command-sandbox.ts';
 import { LocalExecutionEnvironment } from '../../lib/exec/local.ts';
+import { copyAllowedEtc } from '../../lib/exec/sandbox-etc.ts';
 import { probeCommandSandbox } from '../../lib/exec/sandbox-probe.ts';
 import { REPO_ROOT } from '../helpers/processes.ts';
 import { bubblewrapSandbox, execError, makeSandbox, waitUntil, type Sandbox } from './helpers.ts';
@@ -87,6 +92,12 @@ describe('nothing of the host is visible', () => {
       expect.arrayContaining(['bin', 'dev', 'etc', 'proc', 'tmp', 'usr']),
     );
     expect((await env.execCommand('ls /')).stdout).not.toMatch(/^(root|home|work|run|sys|opt|srv|mnt)$/m);
+  });
+
+  it('refuses to serve the host\'s own root as a workspace to commands', async () => {
+    const error = await execError(new LocalExecutionEnvironment('/', { sandbox: commands }).execCommand('touch /pwned'));
+    expect(error).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('would expose the host itself') });
+    expect(existsSync('/pwned')).toBe(false);
   });
 
   it('still sees the workspace at its own path and runs the usual tools', async () => {
@@ -178,8 +189,13 @@ describe('every process of the call ends with it', () => {
     expect(await waitUntil(() => hostProcessesWith(marker).length === 0, 3_000)).toBe(true);
   });
 
-  it('a fork bomb hits the process limit, other calls still run, and nothing of it survives', async () => {
+  it('a fork bomb hits the process limit, other calls still run, and nothing of it survives', async (context) => {
     const small = await bubblewrapSandbox({ limits: { processes: 64 } });
+    // Without a pids cgroup nothing bounds a bomb run as root: not a thing to set off on a shared machine.
+    if (small.report().limits.processes?.enforced_by === 'none') {
+      await small.close();
+      context.skip();
+    }
     try {
       const bombed = new LocalExecutionEnvironment(sandbox.root, { sandbox: small });
       const marker = `toolgate-bomb-${process.pid}-${Date.now()}`;
@@ -205,12 +221,19 @@ describe('memory and CPU limits stop a command with a clear result', () => {
 
   const hog = (bytes: number) => `x=$(head -c ${bytes} /dev/zero | tr '\\0' a); echo \${#x}`;
 
-  it('kills a memory hog at the memory limit and says so', async () => {
+  it('stops a memory hog at the memory limit and says so', async () => {
     const environment = new LocalExecutionEnvironment(sandbox.root, { sandbox: limited });
     expect((await environment.execCommand(hog(8 * MIB))).stdout).toBe(`${8 * MIB}\n`);
     const result = await environment.execCommand(hog(300 * MIB));
-    expect(result.exit_code).toBe(137);
-    expect(result.stderr).toContain('killed because the command used more than the sandbox\'s memory limit of 64 MiB');
+    expect(result.stdout).toBe('');
+    if (limited.report().limits.memory_bytes?.enforced_by.startsWith('cgroup')) {
+      expect(result.exit_code).toBe(137);
+      expect(result.stderr).toContain('killed because the command used more than the sandbox\'s memory limit of 64 MiB');
+    } else {
+      // RLIMIT_DATA: the allocation fails in the shell instead.
+      expect(result.exit_code).not.toBe(0);
+      expect(result.stderr).toMatch(/cannot allocate/);
+    }
   });
 
   it('stops a CPU spin at the CPU time limit, well before its timeout, and says so', async () => {
@@ -218,6 +241,32 @@ describe('memory and CPU limits stop a command with a clear result', () => {
     const result = await environment.execCommand('while :; do :; done', { timeout_ms: 60_000 });
     expect(result).toMatchObject({ exit_code: 152, timed_out: false });
     expect(result.stderr).toContain('SIGXCPU: it used the sandbox\'s CPU time limit of 1 s');
+  });
+});
+
+describe('without cgroups (not root, no delegation), rlimits still bound each process', () => {
+  it('a memory hog fails its allocation at RLIMIT_DATA; /healthz says how each limit is enforced', async () => {
+    const etcCopy = copyAllowedEtc();
+    const rlimitsOnly = new BubblewrapSandbox({
+      layout: { bwrap: '/usr/bin/bwrap', ownUserNamespace: true, systemMounts: systemMounts(etcCopy), readOnlyPaths: [] },
+      limits: { ...DEFAULT_COMMAND_LIMITS, memory_bytes: 64 * MIB },
+      cgroups: withoutCgroups('no cgroup controller is writable for this process'),
+      allowNetwork: false,
+      etcCopy,
+    });
+    try {
+      expect(rlimitsOnly.report()).toMatchObject({
+        reason: 'no cgroup controller is writable for this process',
+        limits: { memory_bytes: { enforced_by: 'rlimit DATA (each process)' }, processes: { enforced_by: 'none' } },
+      });
+      const environment = new LocalExecutionEnvironment(sandbox.root, { sandbox: rlimitsOnly });
+      expect((await environment.execCommand(`x=$(head -c ${8 * MIB} /dev/zero | tr '\\0' a); echo \${#x}`)).stdout).toBe(`${8 * MIB}\n`);
+      const result = await environment.execCommand(`x=$(head -c ${300 * MIB} /dev/zero | tr '\\0' a); echo \${#x}`);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/cannot allocate/);
+    } finally {
+      await rlimitsOnly.close();
+    }
   });
 });
 
