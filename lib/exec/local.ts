@@ -125,11 +125,10 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
     if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_EXEC_TIMEOUT_MS) {
       throw new ExecEnvironmentError('invalid_request', `timeout_ms must be a whole number of milliseconds from 1 to ${MAX_EXEC_TIMEOUT_MS}, got ${timeoutMs}`);
     }
-    for (const flag of ['read_only', 'network'] as const) {
-      if (options[flag] !== undefined && typeof options[flag] !== 'boolean') throw new ExecEnvironmentError('invalid_request', `${flag} must be true or false, got ${JSON.stringify(options[flag])}`);
-    }
+    const readOnly = flag(options, 'read_only');
+    const network = flag(options, 'network');
     const cwd = await this.#folder(options.cwd ?? '');
-    const request = { command, workspace: this.#paths.root, cwd: cwd.target, env: options.env, readOnly: options.read_only === true, network: options.network === true };
+    const request = { command, workspace: this.#paths.root, cwd: cwd.target, env: options.env, readOnly, network };
     return this.#sandbox.run(request, (spec) => runCommand({ ...spec, timeoutMs, maxOutputBytes: this.#maxOutputBytes }));
   }
 
@@ -191,6 +190,13 @@ function entryType(stats: Stats): EntryType {
   if (stats.isDirectory()) return 'directory';
   if (stats.isSymbolicLink()) return 'symlink';
   return 'other';
+}
+
+/** An optional true/false option; absent is false. */
+function flag(options: ExecOptions, name: 'read_only' | 'network'): boolean {
+  const value: unknown = options[name];
+  if (value !== undefined && typeof value !== 'boolean') throw new ExecEnvironmentError('invalid_request', `${name} must be true or false, got ${JSON.stringify(value)}`);
+  return value === true;
 }
 
 function rootRefused(done: string, path: string): ExecEnvironmentError {
