@@ -116,7 +116,7 @@ function parseOptions(args: string[]): ParsedOptions | { exitCode: number } {
         port: { type: 'string' },
         host: { type: 'string' },
         'max-body-bytes': { type: 'string' },
-        // The tenants this server serves; checked on every request by the exec RPC's tenant binding.
+        // The tenants this server serves. Binding requests to them is the exec RPC's (contract C1); accepted here so launchers pass it.
         tenant: { type: 'string', multiple: true },
         unsandboxed: { type: 'boolean' },
         'allow-network': { type: 'boolean' },
