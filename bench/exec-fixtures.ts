@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalExecutionEnvironment } from '../lib/exec/local.ts';
 import { RemoteExecutionEnvironment } from '../lib/exec/remote.ts';
+import { probeCommandSandbox } from '../lib/exec/sandbox-probe.ts';
 import { startExecServer } from '../lib/exec/server.ts';
 import type { ToolExecutionContext } from '../lib/registry/executor.ts';
 
@@ -23,11 +24,14 @@ export async function withExecPair<T>(prefix: string, fill: (root: string) => Pr
   try {
     await fill(root);
     const secret = crypto.randomUUID();
-    const server = await startExecServer({ root, secret, tenants: ['bench'], port: 0 });
+    // The exec-server's own sandbox (bubblewrap where it works), for the local side too: the same commands, the same cost.
+    const sandbox = await probeCommandSandbox();
+    const server = await startExecServer({ root, secret, tenants: ['bench'], port: 0, sandbox });
     try {
-      return await body({ root, local: new LocalExecutionEnvironment(root), remote: new RemoteExecutionEnvironment({ url: server.url, secret, tenant: 'bench' }) });
+      return await body({ root, local: new LocalExecutionEnvironment(root, { sandbox }), remote: new RemoteExecutionEnvironment({ url: server.url, secret, tenant: 'bench' }) });
     } finally {
       await server.close();
+      await sandbox.close();
     }
   } finally {
     await rm(root, { recursive: true, force: true });

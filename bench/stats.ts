@@ -3,6 +3,7 @@ import { round } from './harness.ts';
 export interface Distribution {
   mean: number;
   p50: number;
+  p90: number;
   p99: number;
   max: number;
 }
@@ -13,7 +14,7 @@ export function distribution(samples: Float64Array): Distribution {
   const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
   let sum = 0;
   for (const value of sorted) sum += value;
-  return { mean: round(sum / sorted.length), p50: round(at(50)), p99: round(at(99)), max: round(sorted[sorted.length - 1]) };
+  return { mean: round(sum / sorted.length), p50: round(at(50)), p90: round(at(90)), p99: round(at(99)), max: round(sorted[sorted.length - 1]) };
 }
 
 export function median(values: number[]): number {

@@ -1,19 +1,38 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { jsonLineLogger } from '../dispatch/events.ts';
+import type { CommandSandbox } from '../exec/command-sandbox.ts';
+import { DEFAULT_COMMAND_LIMITS, type CommandLimits } from '../exec/command-limits.ts';
+import { probeCommandSandbox, type SandboxSettings } from '../exec/sandbox-probe.ts';
 import { startExecServer } from '../exec/server.ts';
 
 export const EXEC_SECRET_VARIABLE = 'TOOLGATE_EXEC_SECRET';
 export const EXEC_TENANTS_VARIABLE = 'TOOLGATE_EXEC_TENANTS';
 
-const USAGE = `Usage: toolgate exec-server --root DIR --tenant NAME [--tenant NAME ...] [--port 8788] [--host 127.0.0.1] [--max-body-bytes N]
+const MIB = 1024 * 1024;
+
+const USAGE = `Usage: toolgate exec-server --root DIR --tenant NAME [--tenant NAME ...] [--port 8788] [--host 127.0.0.1]
+         [--allow-network] [--read-only-path DIR ...] [--limit-cpu SECONDS] [--limit-memory MIB]
+         [--limit-processes N] [--limit-file-size MIB] [--limit-tmp MIB] [--unsandboxed] [--max-body-bytes N]
 
 Serves the folder DIR to a toolgate gateway's built-in coding tools (read_file, shell, ...)
 over a signed RPC. The secret comes from ${EXEC_SECRET_VARIABLE}, the same value the gateway uses.
 --tenant names a tenant (the manifest's "tenant") this server works for; repeat it for several,
 or set ${EXEC_TENANTS_VARIABLE}=a,b. Requests for any other tenant are refused and nothing runs.
-Commands run as this user: serve a folder you are willing to let an agent work in.
---max-body-bytes caps one request (default 64 MiB; file contents travel base64, about 4/3 larger).`;
+
+Every command runs in a bubblewrap sandbox: DIR (read-only for a read-only grant) and the system
+folders, nothing else of this host, no network, limits per call. Without a working bubblewrap
+(Linux, package bubblewrap) commands are refused, unless --unsandboxed says to run them as
+ordinary processes of this user. GET /healthz (unsigned) says which.
+  --allow-network        commands may use the network when the manifest asks ("network": true)
+  --read-only-path DIR   another host folder commands may read (a toolchain under /opt, say)
+  --limit-cpu            CPU seconds per process (default ${DEFAULT_COMMAND_LIMITS.cpu_seconds})
+  --limit-memory         MiB for the whole call (default ${DEFAULT_COMMAND_LIMITS.memory_bytes / MIB})
+  --limit-processes      processes at once per call (default ${DEFAULT_COMMAND_LIMITS.processes})
+  --limit-file-size      MiB per written file (default ${DEFAULT_COMMAND_LIMITS.file_size_bytes / MIB})
+  --limit-tmp            MiB of the call's fresh /tmp (default ${DEFAULT_COMMAND_LIMITS.tmp_bytes / MIB})
+  --max-body-bytes       caps one request (default 64 MiB; file contents travel base64, about 4/3 larger)
+  --stop-on-stdin-close  stop when standard input closes (for a parent process that started it)`;
 
 /** Below this many characters a secret is guessable offline from one captured request. */
 const RECOMMENDED_SECRET_LENGTH = 32;
@@ -42,17 +61,36 @@ export async function execServerCommand(args: string[], options: ExecServerComma
   if (secret.length < RECOMMENDED_SECRET_LENGTH) {
     console.error(`toolgate exec-server: warning: ${EXEC_SECRET_VARIABLE} is shorter than ${RECOMMENDED_SECRET_LENGTH} characters; use e.g. $(openssl rand -hex 32)`);
   }
+  let sandbox: CommandSandbox;
   let server: Awaited<ReturnType<typeof startExecServer>>;
   try {
-    server = await startExecServer({ root: parsed.root, secret, tenants: parsed.tenants, port: parsed.port, host: parsed.host, maxBodyBytes: parsed.maxBodyBytes, log: jsonLineLogger });
+    sandbox = await probeCommandSandbox(parsed.sandbox);
   } catch (error) {
+    console.error(`toolgate exec-server: ${(error as Error).message}`);
+    return 2;
+  }
+  try {
+    server = await startExecServer({ root: parsed.root, secret, tenants: parsed.tenants, port: parsed.port, host: parsed.host, maxBodyBytes: parsed.maxBodyBytes, log: jsonLineLogger, sandbox });
+  } catch (error) {
+    await sandbox.close();
     console.error(`toolgate exec-server: could not start: ${(error as Error).message}`);
     return 1;
   }
   console.log(`toolgate exec-server listening on ${server.url} (root ${resolve(parsed.root)}; tenants ${parsed.tenants.join(', ')})`);
-  await stopRequested(options.stop);
+  console.log(describeCommands(sandbox));
+  await stopRequested(options.stop, parsed.stopOnStdinClose);
   await server.close();
+  await sandbox.close();
   return 0;
+}
+
+/** One line for the operator: how commands will run, and why when not sandboxed. */
+function describeCommands(sandbox: CommandSandbox): string {
+  const report = sandbox.report();
+  if (report.commands === 'refused') return `commands: REFUSED, no usable sandbox (${report.reason}); see --help`;
+  if (report.commands === 'unsandboxed') return `commands: UNSANDBOXED (${report.reason}): they run as this user, with this host's files and network`;
+  const limits = Object.entries(report.limits).map(([name, limit]) => `${name} ${limit.value} (${limit.enforced_by})`).join(', ');
+  return `commands: sandboxed with bubblewrap, network ${report.network}; limits: ${limits}${report.reason ? `; not enforced: ${report.reason}` : ''}`;
 }
 
 interface ParsedOptions {
@@ -61,7 +99,17 @@ interface ParsedOptions {
   port: number;
   host: string;
   maxBodyBytes?: number;
+  sandbox: SandboxSettings;
+  stopOnStdinClose: boolean;
 }
+
+const LIMIT_FLAGS: Record<string, { limit: keyof CommandLimits; unit: number }> = {
+  'limit-cpu': { limit: 'cpu_seconds', unit: 1 },
+  'limit-memory': { limit: 'memory_bytes', unit: MIB },
+  'limit-processes': { limit: 'processes', unit: 1 },
+  'limit-file-size': { limit: 'file_size_bytes', unit: MIB },
+  'limit-tmp': { limit: 'tmp_bytes', unit: MIB },
+};
 
 function parseOptions(args: string[], env: Readonly<Record<string, string | undefined>>): ParsedOptions | { exitCode: number } {
   let values;
@@ -70,10 +118,15 @@ function parseOptions(args: string[], env: Readonly<Record<string, string | unde
       args,
       options: {
         root: { type: 'string' },
-        tenant: { type: 'string', multiple: true },
         port: { type: 'string' },
         host: { type: 'string' },
         'max-body-bytes': { type: 'string' },
+        tenant: { type: 'string', multiple: true },
+        unsandboxed: { type: 'boolean' },
+        'allow-network': { type: 'boolean' },
+        'read-only-path': { type: 'string', multiple: true },
+        ...Object.fromEntries(Object.keys(LIMIT_FLAGS).map((flag) => [flag, { type: 'string' as const }])),
+        'stop-on-stdin-close': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -107,18 +160,54 @@ function parseOptions(args: string[], env: Readonly<Record<string, string | unde
     console.error(`toolgate exec-server: --max-body-bytes must be a whole number of bytes, at least 1024, got ${JSON.stringify(values['max-body-bytes'])}`);
     return { exitCode: 2 };
   }
-  return { root: values.root, tenants, port, host: values.host ?? '127.0.0.1', maxBodyBytes };
+  const limits: Partial<CommandLimits> = {};
+  for (const [flag, { limit, unit }] of Object.entries(LIMIT_FLAGS)) {
+    const given = (values as Record<string, unknown>)[flag];
+    if (typeof given !== 'string') continue;
+    const value = Number(given);
+    if (!Number.isSafeInteger(value) || value < 1) {
+      console.error(`toolgate exec-server: --${flag} must be a whole number of at least 1, got ${JSON.stringify(given)}`);
+      return { exitCode: 2 };
+    }
+    limits[limit] = value * unit;
+  }
+  return {
+    root: values.root,
+    tenants,
+    port,
+    host: values.host ?? '127.0.0.1',
+    maxBodyBytes,
+    sandbox: { unsandboxed: values.unsandboxed === true, allowNetwork: values['allow-network'] === true, readOnlyPaths: values['read-only-path'], limits },
+    stopOnStdinClose: values['stop-on-stdin-close'] === true,
+  };
 }
 
-function stopRequested(stop: AbortSignal | undefined): Promise<void> {
-  if (stop) return stop.aborted ? Promise.resolve() : new Promise((resolve) => stop.addEventListener('abort', () => resolve(), { once: true }));
+/**
+ * Resolves when the caller aborts `stop`, or (without one) on SIGINT or SIGTERM; with
+ * `onStdinClose` also when standard input ends: the parent holding its other end has exited,
+ * however it did, so the server never outlives it.
+ */
+function stopRequested(stop: AbortSignal | undefined, onStdinClose: boolean): Promise<void> {
   return new Promise((resolve) => {
-    const onSignal = () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+    // The signal handlers stay: a second SIGTERM (a supervisor following up on Ctrl-C) must not
+    // cut the shutdown short, which removes the sandbox's cgroups and /etc copy.
+    const done = () => {
+      process.stdin.off('end', done);
+      process.stdin.off('close', done);
+      if (onStdinClose) process.stdin.pause();
       resolve();
     };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    if (stop) {
+      if (stop.aborted) return done();
+      stop.addEventListener('abort', done, { once: true });
+    } else {
+      process.on('SIGINT', done);
+      process.on('SIGTERM', done);
+    }
+    if (onStdinClose) {
+      process.stdin.on('end', done);
+      process.stdin.on('close', done);
+      process.stdin.resume();
+    }
   });
 }

@@ -14,8 +14,8 @@ Usage:
   toolgate manifest validate FILE                           check a manifest; exits 1 on problems
   toolgate manifest import-mcp FILE [--out OUT]             pin the tools of its mcp_imports (other MCP servers)
   toolgate manifest publish|activate|rollback|list|diff     the manifest lifecycle on a gateway (--url, --key)
-  toolgate exec-server --root DIR [--port 8788]             serve DIR to the coding tools (TOOLGATE_EXEC_SECRET)
-  toolgate call TOOL --root DIR --args JSON                 run one coding tool locally; exits 1 on an error result
+  toolgate exec-server --root DIR --tenant T [--port 8788]  serve DIR to a tenant's coding tools, commands sandboxed (TOOLGATE_EXEC_SECRET)
+  toolgate call TOOL --root DIR --args JSON [--unsandboxed] run one coding tool locally; exits 1 on an error result
   toolgate audit verify --thread ID [--tenant T | --url U]  recompute a thread's audit chain; exits 1 if broken
   toolgate keys create --tenant T --principal P --scopes a,b  create an API key (printed once)
   toolgate help                                             this text

@@ -43,6 +43,11 @@ function listen(fetch: (request: Request) => Response | Promise<Response>, port:
   });
 }
 
+function describeCommands({ health }: LocalExecServer): string {
+  if (health.commands === 'sandboxed') return `sandboxed with ${health.sandbox}`;
+  return `${health.commands.toUpperCase()}: ${health.reason}`;
+}
+
 /**
  * `toolgate serve` (npm start): the Node runtime of the same gateway, on 127.0.0.1, with the demo
  * tenant seeded from its manifest file, an exec-server beside it for the coding tools, SQLite
@@ -61,7 +66,7 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
   let execServer: LocalExecServer | undefined;
   try {
     const demo = demoApiKey(dataDir, env);
-    execServer = await startLocalExecServer(manifest, env);
+    execServer = await startLocalExecServer(manifest, env, { quiet: options.quiet });
     const runtimeEnv = { ...env, ...(execServer ? localExecAccess(manifest.tenant, execServer, env) : {}), TOOLGATE_DEMO_KEY: demo.key };
     // Host/Origin checks (DNS rebinding): on loopback, only the loopback names with the port the
     // server got (known once it listens; nothing is served before).
@@ -76,7 +81,7 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
     if (!options.quiet) {
       console.log(`toolgate listening on ${url}`);
       console.log(`tenant "${manifest.tenant}" manifest version ${manifest.version} (${manifestPath})`);
-      if (execServer) console.log(`coding tools: exec-server ${execServer.url} over ${execServer.root}`);
+      if (execServer) console.log(`coding tools: exec-server ${execServer.url} over ${execServer.root} (commands ${describeCommands(execServer)})`);
       console.log(`store: ${store.name}${store instanceof SqliteStore ? ` (${store.path})` : ''}`);
       console.log(`allowed hosts: ${origins.allowedHosts?.join(', ') ?? 'any (set TOOLGATE_ALLOWED_HOSTS to the names clients use, against DNS rebinding)'}`);
       console.log(`demo API key: ${demo.key}  (from ${demo.source})`);

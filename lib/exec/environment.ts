@@ -24,8 +24,10 @@ export interface ExecOptions {
   timeout_ms?: number;
   cwd?: string;
   env?: Record<string, string>;
-  /** The command runs with the workspace mounted read-only and no network. */
+  /** Run with the workspace mounted read-only and without network (a grant constrained to read-only). */
   read_only?: boolean;
+  /** May use the network: only where the exec-server's operator allows it (--allow-network), else refused. */
+  network?: boolean;
 }
 
 export interface ExecResult {

@@ -1,19 +1,16 @@
 import { spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { ExecEnvironmentError, type ExecResult } from './environment.ts';
+import type { ProcessSpec } from './command-sandbox.ts';
 import { KILL_GRACE_MS } from './limits.ts';
 
-export interface CommandSpec {
-  command: string;
-  /** An absolute folder, already checked to be inside the root. */
-  cwd: string;
+export interface CommandSpec extends ProcessSpec {
   /**
-   * On Linux, `/proc/self/fd/N` of that folder held open by the caller: the child's chdir enters
-   * the very folder that was checked, even if its path was swapped for a symlink since. Valid
-   * only for a chdir in a child forked from this process (not inside another mount namespace).
+   * On Linux, `/proc/self/fd/N` of `cwd` held open by the caller: the child's chdir enters the
+   * very folder that was checked, even if its path was swapped for a symlink since. Valid only
+   * for a chdir in a child forked from this process (not inside another mount namespace).
    */
   heldCwd?: string;
-  env: Record<string, string>;
   timeoutMs: number;
   maxOutputBytes: number;
 }
@@ -26,13 +23,15 @@ export interface CommandSpec {
 const PIPE_DRAIN_MS = 250;
 
 /**
- * Runs `/bin/bash -c command` in its own process group. On timeout the whole group gets
- * SIGTERM, then SIGKILL after KILL_GRACE_MS, so background grandchildren die with the shell.
+ * Runs a command's process (the sandbox launcher, or `/bin/bash -c command` unsandboxed) in its
+ * own process group. On timeout the whole group gets SIGTERM, then SIGKILL after KILL_GRACE_MS,
+ * so background grandchildren die with the shell (in the sandbox, bwrap's death takes its pid
+ * namespace down with it).
  */
 export function runCommand(spec: CommandSpec): Promise<ExecResult> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn('/bin/bash', ['-c', spec.command], {
+    const child = spawn(spec.file, spec.args, {
       cwd: spec.heldCwd ?? spec.cwd,
       env: spec.env,
       detached: true,
@@ -49,7 +48,7 @@ export function runCommand(spec: CommandSpec): Promise<ExecResult> {
     }, spec.timeoutMs);
     child.once('error', (error) => {
       clearTimeout(timer);
-      reject(new ExecEnvironmentError('io_error', `could not start /bin/bash: ${error.message}`));
+      reject(new ExecEnvironmentError('io_error', `could not start ${spec.file}: ${error.message}`));
     });
     child.once('exit', (code, signal) => {
       clearTimeout(timer);

@@ -9,6 +9,7 @@ import {
   type GrepMatch,
   type GrepOptions,
 } from './environment.ts';
+import { RefusedCommands, type CommandSandbox } from './command-sandbox.ts';
 import { DEFAULT_EXEC_TIMEOUT_MS, DEFAULT_GREP_MAX_RESULTS, DEFAULT_GREP_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES, MAX_EXEC_TIMEOUT_MS, MAX_GREP_FILE_BYTES } from './limits.ts';
 import { runCommand } from './local-command.ts';
 import { fsError } from './local-errors.ts';
@@ -18,16 +19,15 @@ import { runRipgrep, searchFile, startIn, type RipgrepSearch } from './local-gre
 import { PathSandbox } from './local-paths.ts';
 import { pathOf, type Place } from './local-places.ts';
 import { findFiles, globFiles, matchesFilter, skipUsualFolders } from './local-search.ts';
-import { withoutSecrets } from './secret-env.ts';
 
 export interface LocalExecutionEnvironmentOptions {
   /** Bytes of stdout, and separately of stderr, kept per command (the head). Default 1 MiB. */
   maxOutputBytes?: number;
   /**
-   * The variables commands inherit, minus secret-looking names (see secret-env.ts). Default
-   * process.env, read at each command so the server's current environment applies.
+   * How commands are confined (see command-sandbox.ts and sandbox-probe.ts): a BubblewrapSandbox,
+   * UnsandboxedCommands (an explicit choice), or by default none, so commands are refused.
    */
-  inheritedEnv?: () => Readonly<Record<string, string | undefined>>;
+  sandbox?: CommandSandbox;
   /** The ripgrep executable grep runs; default `rg` on PATH. */
   ripgrep?: string;
   /** How long a grep may run before ripgrep is killed; default DEFAULT_GREP_TIMEOUT_MS. */
@@ -39,14 +39,14 @@ export interface LocalExecutionEnvironmentOptions {
 /**
  * The ExecutionEnvironment on this machine's disk, confined to one root folder (Node only; the
  * exec-server serves it). File operations cannot leave the root, even racing a folder swapped
- * for a symlink (see PathSandbox); grep runs ripgrep (see local-grep.ts). Commands start inside
- * the root but are ordinary processes of the server's user: the root is where they begin, not
- * a jail.
+ * for a symlink (see PathSandbox); grep runs ripgrep (see local-grep.ts). Commands run in the
+ * sandbox given as an option, which sees the root and the system folders and nothing else of
+ * the host (see bubblewrap.ts); without one they are refused.
  */
 export class LocalExecutionEnvironment implements ExecutionEnvironment {
   readonly #paths: PathSandbox;
   readonly #maxOutputBytes: number;
-  readonly #inheritedEnv: () => Readonly<Record<string, string | undefined>>;
+  readonly #sandbox: CommandSandbox;
   readonly #ripgrep: string;
   readonly #grepTimeoutMs: number;
   readonly #jailGrep: boolean;
@@ -54,7 +54,7 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
   constructor(root: string, options: LocalExecutionEnvironmentOptions = {}) {
     this.#paths = new PathSandbox(root);
     this.#maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
-    this.#inheritedEnv = options.inheritedEnv ?? (() => process.env);
+    this.#sandbox = options.sandbox ?? new RefusedCommands('no sandbox was given to this LocalExecutionEnvironment');
     this.#ripgrep = options.ripgrep ?? 'rg';
     this.#grepTimeoutMs = options.grepTimeoutMs ?? DEFAULT_GREP_TIMEOUT_MS;
     this.#jailGrep = options.jailGrep ?? true;
@@ -100,9 +100,13 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
     if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_EXEC_TIMEOUT_MS) {
       throw new ExecEnvironmentError('invalid_request', `timeout_ms must be a whole number of milliseconds from 1 to ${MAX_EXEC_TIMEOUT_MS}, got ${timeoutMs}`);
     }
-    // Inherited secrets are removed; variables the caller names explicitly are its own choice.
-    const env = { ...withoutSecrets(this.#inheritedEnv()), ...checkedEnv(options.env) };
-    return this.#inFolder(options.cwd ?? '', (cwd) => runCommand({ command, ...cwd, env, timeoutMs, maxOutputBytes: this.#maxOutputBytes }));
+    const readOnly = flag(options, 'read_only');
+    const network = flag(options, 'network');
+    return this.#inFolder(options.cwd ?? '', (cwd) => {
+      const request = { command, workspace: this.#paths.root, cwd: cwd.cwd, env: options.env, readOnly, network };
+      // The held folder is entered only by a process started right here (unsandboxed); bwrap gets the real path.
+      return this.#sandbox.run(request, (spec) => runCommand({ ...spec, ...(spec.cwd === cwd.cwd && cwd.heldCwd ? { heldCwd: cwd.heldCwd } : {}), timeoutMs, maxOutputBytes: this.#maxOutputBytes }));
+    });
   }
 
   async grep(pattern: string, path: string, options: GrepOptions = {}): Promise<GrepMatch[]> {
@@ -160,12 +164,9 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
   }
 }
 
-function checkedEnv(env: Record<string, string> | undefined): Record<string, string> {
-  if (env === undefined) return {};
-  for (const [name, value] of Object.entries(env)) {
-    if (name === '' || /[=\0]/.test(name) || typeof value !== 'string' || value.includes('\0')) {
-      throw new ExecEnvironmentError('invalid_request', `environment variable ${JSON.stringify(name)} is not usable: names need no "=" or NUL, values must be strings without NUL`);
-    }
-  }
-  return env;
+/** An optional true/false option; absent is false. */
+function flag(options: ExecOptions, name: 'read_only' | 'network'): boolean {
+  const value: unknown = options[name];
+  if (value !== undefined && typeof value !== 'boolean') throw new ExecEnvironmentError('invalid_request', `${name} must be true or false, got ${JSON.stringify(value)}`);
+  return value === true;
 }

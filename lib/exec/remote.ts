@@ -24,6 +24,8 @@ export interface RemoteExecutionEnvironmentOptions {
   tenant: string;
   /** Per-call transport timeout; execCommand waits longer (its own timeout plus the kill grace). Default 30 s. */
   timeoutMs?: number;
+  /** Every command asks for network access (the manifest's execution_environment.network); the exec-server's operator must allow it. */
+  network?: boolean;
   fetch?: typeof fetch;
 }
 
@@ -41,6 +43,7 @@ export class RemoteExecutionEnvironment implements ExecutionEnvironment {
   readonly #secret: string;
   readonly #tenant: string;
   readonly #timeoutMs: number;
+  readonly #network: boolean;
   readonly #fetch: typeof fetch;
 
   constructor(options: RemoteExecutionEnvironmentOptions) {
@@ -56,6 +59,7 @@ export class RemoteExecutionEnvironment implements ExecutionEnvironment {
     this.#secret = options.secret;
     this.#tenant = options.tenant;
     this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#network = options.network === true;
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
   }
 
@@ -97,7 +101,8 @@ export class RemoteExecutionEnvironment implements ExecutionEnvironment {
     // A nonsense timeout is the server's to refuse (invalid_request); the transport just needs a number.
     const waitFor = Number.isFinite(commandTimeout) ? Math.min(commandTimeout, MAX_EXEC_TIMEOUT_MS) : 0;
     const transportTimeout = Math.max(this.#timeoutMs, waitFor + KILL_GRACE_MS + EXEC_TRANSPORT_MARGIN_MS);
-    return (await this.#call('execCommand', { command, options }, transportTimeout)) as ExecResult;
+    const sent = this.#network ? { ...options, network: true } : options;
+    return (await this.#call('execCommand', { command, options: sent }, transportTimeout)) as ExecResult;
   }
 
   async grep(pattern: string, path: string, options: GrepOptions = {}): Promise<GrepMatch[]> {

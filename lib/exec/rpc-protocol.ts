@@ -179,6 +179,8 @@ function execOptions(value: unknown, method: string): ExecOptions {
   if (options.timeout_ms !== undefined) result.timeout_ms = number(options, 'timeout_ms', method);
   if (options.cwd !== undefined) result.cwd = text(options, 'cwd', method);
   if (options.env !== undefined) result.env = stringRecord(options.env, 'options.env', method);
+  if (options.read_only !== undefined) result.read_only = boolean(options, 'read_only', method);
+  if (options.network !== undefined) result.network = boolean(options, 'network', method);
   return result;
 }
 

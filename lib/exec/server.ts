@@ -1,13 +1,18 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignedBody } from '../crypto/signed-request.ts';
+import type { CommandSandbox } from './command-sandbox.ts';
 import { ExecEnvironmentError, type ExecutionEnvironment } from './environment.ts';
 import { LocalExecutionEnvironment } from './local.ts';
 import { parseRpcIdentity, parseRpcRequest, REFUSAL_CODES, RPC_PATH, RpcRequestError, type RpcRequestIdentity, type RpcResponseBody } from './rpc-protocol.ts';
+import { probeCommandSandbox } from './sandbox-probe.ts';
 import { RequestAdmission, type Refusal } from './server-admission.ts';
 
 /** File writes travel base64-encoded, so 64 MiB of body carries files up to about 48 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+/** The one path answered without a signature. */
+export const HEALTH_PATH = '/healthz';
 
 /** How much of an oversized body is read and thrown away so the 413 reaches the client. */
 const MAX_DISCARDED_BYTES = 64 * 1024 * 1024;
@@ -26,10 +31,15 @@ export interface ExecServerOptions {
   maxBodyBytes?: number;
   /** One call per request/refusal, one JSON line each in the CLI. Params are never logged (file contents, commands). */
   log?: (event: string, fields: Record<string, unknown>) => void;
-  /** The environment to serve; default a LocalExecutionEnvironment on `root`. */
+  /** The environment to serve; default a LocalExecutionEnvironment on `root` with `sandbox`. */
   environment?: ExecutionEnvironment;
   /** Nonces remembered at once before new requests are refused; default DEFAULT_MAX_NONCES (server-admission.ts). */
   maxNonces?: number;
+  /**
+   * How commands run, and what GET /healthz reports; default probed at start (bubblewrap when it
+   * works here, else commands refused). A sandbox the server probed itself is closed with it.
+   */
+  sandbox?: CommandSandbox;
 }
 
 export interface ExecServer {
@@ -40,6 +50,7 @@ export interface ExecServer {
 interface ServerContext {
   secret: string;
   admission: RequestAdmission;
+  sandbox: CommandSandbox;
   maxBodyBytes: number;
   environment: ExecutionEnvironment;
   log: (event: string, fields: Record<string, unknown>) => void;
@@ -48,11 +59,13 @@ interface ServerContext {
 /** Serves an ExecutionEnvironment over the signed RPC (Node only). */
 export async function startExecServer(options: ExecServerOptions): Promise<ExecServer> {
   if (!options.secret) throw new Error('the exec-server needs a non-empty secret to verify request signatures');
+  const sandbox = options.sandbox ?? (await probeCommandSandbox());
   const context: ServerContext = {
     secret: options.secret,
     admission: new RequestAdmission(options.tenants, options.maxNonces),
+    sandbox,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    environment: options.environment ?? new LocalExecutionEnvironment(options.root),
+    environment: options.environment ?? new LocalExecutionEnvironment(options.root, { sandbox }),
     log: options.log ?? (() => {}),
   };
   const server = createServer((request, response) => {
@@ -63,18 +76,28 @@ export async function startExecServer(options: ExecServerOptions): Promise<ExecS
     });
   });
   const host = options.host ?? '127.0.0.1';
-  await listen(server, options.port ?? 8788, host);
+  const closeSandbox = options.sandbox ? async () => {} : () => sandbox.close();
+  try {
+    await listen(server, options.port ?? 8788, host);
+  } catch (error) {
+    await closeSandbox();
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
-    close: () => closeServer(server),
+    close: async () => {
+      await closeServer(server);
+      await closeSandbox();
+    },
   };
 }
 
 async function handleRequest(request: IncomingMessage, response: ServerResponse, context: ServerContext): Promise<void> {
   const started = performance.now();
   const path = new URL(request.url ?? '/', 'http://exec-server').pathname;
-  if (path !== RPC_PATH) return refuse(response, context, { status: 404, code: 'not_found', message: `nothing at ${path}: the exec-server answers POST ${RPC_PATH} only` });
+  if (path === HEALTH_PATH) return answerHealth(request, response, context);
+  if (path !== RPC_PATH) return refuse(response, context, { status: 404, code: 'not_found', message: `nothing at ${path}: the exec-server answers POST ${RPC_PATH} and GET ${HEALTH_PATH} only` });
   if (request.method !== 'POST') return refuse(response, context, { status: 405, code: 'method_not_allowed', message: `use POST ${RPC_PATH}` });
   const body = await readBody(request, context.maxBodyBytes);
   if (body === 'too_large') {
@@ -126,12 +149,18 @@ async function runCall(call: ReturnType<typeof parseRpcRequest>['call'], environ
   }
 }
 
+/** Unsigned on purpose (a supervisor or load balancer asks it): how commands run, nothing secret. */
+function answerHealth(request: IncomingMessage, response: ServerResponse, context: ServerContext): void {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return refuse(response, context, { status: 405, code: 'method_not_allowed', message: `use GET ${HEALTH_PATH}` });
+  send(response, 200, { status: 'ok', ...context.sandbox.report() });
+}
+
 function refuse(response: ServerResponse, context: ServerContext, { status, code, message }: Refusal, tenant?: string): void {
   context.log('exec.rpc.refused', { status, code, ...(tenant === undefined ? {} : { tenant }) });
   send(response, status, { error: { code, message } });
 }
 
-function send(response: ServerResponse, status: number, body: RpcResponseBody): void {
+function send(response: ServerResponse, status: number, body: RpcResponseBody | Record<string, unknown>): void {
   const text = JSON.stringify(body);
   response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
   response.end(text);

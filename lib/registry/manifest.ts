@@ -25,6 +25,8 @@ export interface ExecutionEnvironmentRef {
   /** "env:NAME" */
   secret: string;
   timeout_ms?: number;
+  /** Commands may use the network; the exec-server must also be started with --allow-network. */
+  network?: boolean;
 }
 
 export interface ApprovalSettings {

@@ -31,7 +31,7 @@ function unavailableEnvironment(reason: string): ExecutionEnvironment {
 function remoteEnvironment(ref: ExecutionEnvironmentRef, tenant: string, access: TenantAccess | undefined): ExecutionEnvironment {
   if (access === undefined) return unavailableEnvironment('no runtime environment to resolve its secret from');
   try {
-    return new RemoteExecutionEnvironment({ url: ref.url, secret: access.secrets(ref.secret), tenant, timeoutMs: ref.timeout_ms, fetch: access.egress });
+    return new RemoteExecutionEnvironment({ url: ref.url, secret: access.secrets(ref.secret), tenant, timeoutMs: ref.timeout_ms, network: ref.network, fetch: access.egress });
   } catch (error) {
     return unavailableEnvironment((error as Error).message);
   }

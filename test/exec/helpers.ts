@@ -2,7 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { UnsandboxedCommands, type CommandSandbox } from '../../lib/exec/command-sandbox.ts';
 import { ExecEnvironmentError } from '../../lib/exec/environment.ts';
+import { probeCommandSandbox, type SandboxSettings } from '../../lib/exec/sandbox-probe.ts';
 import { ToolError } from '../../lib/registry/errors.ts';
 
 /** A scratch folder holding `root/` (the environment) and `outside/` (must never be touched). */
@@ -75,4 +77,20 @@ export async function waitUntil(condition: () => boolean, timeoutMs: number): Pr
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return condition();
+}
+
+/**
+ * The sandbox the exec-server would use here (bubblewrap), probed once per test file. Fails
+ * loudly when bubblewrap does not work, rather than letting sandbox tests pass on refusals.
+ */
+export async function bubblewrapSandbox(settings: SandboxSettings = {}): Promise<CommandSandbox> {
+  const sandbox = await probeCommandSandbox(settings);
+  const report = sandbox.report();
+  if (report.sandbox !== 'bubblewrap') throw new Error(`bubblewrap does not work on this machine: ${report.reason}`);
+  return sandbox;
+}
+
+/** Commands as ordinary processes (the exec-server's --unsandboxed), for what does not depend on the sandbox. */
+export function unsandboxed(allowNetwork = false): CommandSandbox {
+  return new UnsandboxedCommands({ allowNetwork, reason: 'a test runs commands without a sandbox' });
 }

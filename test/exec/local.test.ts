@@ -1,15 +1,21 @@
 import { mkdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { CommandSandbox } from '../../lib/exec/command-sandbox.ts';
 import { LocalExecutionEnvironment } from '../../lib/exec/local.ts';
-import { bytes, execError, makeSandbox, utf8, type Sandbox } from './helpers.ts';
+import { bubblewrapSandbox, bytes, execError, makeSandbox, utf8, type Sandbox } from './helpers.ts';
 
+let commands: CommandSandbox;
 let sandbox: Sandbox;
 let env: LocalExecutionEnvironment;
 
+beforeAll(async () => {
+  commands = await bubblewrapSandbox();
+});
+afterAll(() => commands.close());
 beforeEach(async () => {
   sandbox = await makeSandbox();
-  env = new LocalExecutionEnvironment(sandbox.root);
+  env = new LocalExecutionEnvironment(sandbox.root, { sandbox: commands });
 });
 afterEach(() => sandbox.cleanup());
 

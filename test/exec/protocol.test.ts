@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { decodeBase64, encodeBase64 } from '../../lib/exec/base64.ts';
 import { parseRpcRequest, RPC_METHODS, RpcRequestError } from '../../lib/exec/rpc-protocol.ts';
+import { MemoryEnvironment } from '../helpers/memory-environment.ts';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -34,9 +35,18 @@ describe('parseRpcRequest', () => {
     [{ method: 'execCommand', params: { command: 'ls', options: { env: { A: 1 } } } }, 'options.env must be an object of string values'],
     [{ method: 'grep', params: { pattern: 'x', path: '.', options: { case_insensitive: 'yes' } } }, 'case_insensitive must be true or false'],
     [{ method: 'listDirectory', params: { path: '.', depth: Number.NaN } }, 'depth must be a number'],
+    [{ method: 'execCommand', params: { command: 'ls', options: { read_only: 'yes' } } }, 'read_only must be true or false'],
+    [{ method: 'execCommand', params: { command: 'ls', options: { network: 1 } } }, 'network must be true or false'],
   ])('refuses %j', (body, message) => {
     expect(() => parseRpcRequest(body)).toThrow(RpcRequestError);
     expect(() => parseRpcRequest(body)).toThrow(message);
+  });
+
+  it('passes execCommand\'s read_only and network on to the environment', async () => {
+    const environment = new MemoryEnvironment();
+    await parseRpcRequest({ method: 'execCommand', params: { command: 'git status', options: { read_only: true, network: false, timeout_ms: 5 } } }).call(environment);
+    await parseRpcRequest({ method: 'execCommand', params: { command: 'curl x', options: { network: true } } }).call(environment);
+    expect(environment.commands.map((c) => c.options)).toEqual([{ read_only: true, network: false, timeout_ms: 5 }, { network: true }]);
   });
 
   it('accepts methods without params', () => {

@@ -85,6 +85,15 @@ describe('manifest loader', () => {
     expect(problems.some((p) => p.path.includes('X-Trace'))).toBe(false);
   });
 
+  it('accepts execution_environment.network as a boolean only (both validator engines)', () => {
+    const withNetwork = (network: unknown) => ({ ...baseManifest(), execution_environment: { url: 'https://exec.example.com', secret: 'env:ACME_EXEC_SECRET', network } });
+    expect(problemsOf(withNetwork(true))).toEqual([]);
+    expect(problemsOf(withNetwork(false), loaderOptions({ validator: createCfworkerValidator() }))).toEqual([]);
+    for (const options of [loaderOptions(), loaderOptions({ validator: createCfworkerValidator() })]) {
+      expect(problemsOf(withNetwork('yes'), options)).toEqual([expect.objectContaining({ path: '$.execution_environment.network' })]);
+    }
+  });
+
   it('requires url, secret, description and schema for http tools', () => {
     const tools = [{ name: 'bare', executor: { kind: 'http', timeout: 5 } }];
     expect(problemsOf(baseManifest({ tools }))).toEqual([

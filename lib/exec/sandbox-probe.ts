@@ -1,0 +1,98 @@
+import { execFile } from 'node:child_process';
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, isAbsolute, join } from 'node:path';
+import { bubblewrapArguments, systemMounts, type BubblewrapLayout } from './bubblewrap.ts';
+import { detectCgroups } from './cgroups.ts';
+import { SANDBOX_PATH } from './command-env.ts';
+import { copyAllowedEtc } from './sandbox-etc.ts';
+import { checkCommandLimits, DEFAULT_COMMAND_LIMITS, type CommandLimits } from './command-limits.ts';
+import { BubblewrapSandbox } from './bubblewrap-sandbox.ts';
+import { RefusedCommands, UnsandboxedCommands, type CommandSandbox } from './command-sandbox.ts';
+
+/** What the exec-server's operator decides about commands (its CLI flags). */
+export interface SandboxSettings {
+  /** Run commands without any sandbox (--unsandboxed): an explicit choice, never a fallback. */
+  unsandboxed?: boolean;
+  /** Commands may use the network when the manifest asks (--allow-network). */
+  allowNetwork?: boolean;
+  limits?: Partial<CommandLimits>;
+  /** More host folders commands may read (--read-only-path), such as a toolchain under /opt. */
+  readOnlyPaths?: string[];
+  /** Where bwrap is looked for; default the server's PATH. */
+  searchPath?: string;
+  /** Where commands' LANG, LC_*, TERM and TZ come from; default process.env. */
+  serverEnv?: () => Readonly<Record<string, string | undefined>>;
+}
+
+const PROBE_TIMEOUT_MS = 10_000;
+
+/**
+ * Decides at start-up how commands will run: under bubblewrap when a trial sandbox works here;
+ * without a sandbox only when the operator said --unsandboxed; otherwise not at all (the reason
+ * and the fix are in every refusal and in /healthz). Throws for settings that make no sense.
+ */
+export async function probeCommandSandbox(settings: SandboxSettings = {}): Promise<CommandSandbox> {
+  const limits = { ...DEFAULT_COMMAND_LIMITS, ...settings.limits };
+  const problem = checkCommandLimits(limits) ?? checkReadOnlyPaths(settings.readOnlyPaths ?? []);
+  if (problem) throw new Error(problem);
+  const allowNetwork = settings.allowNetwork === true;
+  if (settings.unsandboxed) return new UnsandboxedCommands({ allowNetwork, reason: 'started with --unsandboxed', serverEnv: settings.serverEnv });
+  if (process.platform !== 'linux') return new RefusedCommands(`commands are sandboxed with bubblewrap, which needs Linux, and this is ${process.platform}`);
+  const bwrap = findProgram('bwrap', settings.searchPath ?? process.env.PATH ?? '');
+  if (!bwrap) return new RefusedCommands('bubblewrap (bwrap) is not installed, or not on the exec-server\'s PATH');
+  const etcCopy = copyAllowedEtc();
+  const layout: BubblewrapLayout = { bwrap, ownUserNamespace: true, systemMounts: systemMounts(etcCopy), readOnlyPaths: settings.readOnlyPaths ?? [] };
+  // The strongest layout first; without user namespaces (root only) the rest still holds.
+  const failure = (await trialRun(layout)) && (await trialRun(Object.assign(layout, { ownUserNamespace: false })));
+  if (failure) {
+    rmSync(etcCopy, { recursive: true, force: true });
+    return new RefusedCommands(failure);
+  }
+  return new BubblewrapSandbox({ layout, limits, cgroups: await detectCgroups(), allowNetwork, serverEnv: settings.serverEnv, etcCopy });
+}
+
+function checkReadOnlyPaths(paths: string[]): string | undefined {
+  for (const path of paths) {
+    if (!isAbsolute(path) || path === '/' || !existsSync(path)) return `--read-only-path ${JSON.stringify(path)} must be an existing absolute path other than /`;
+  }
+  return undefined;
+}
+
+function findProgram(name: string, searchPath: string): string | undefined {
+  for (const folder of searchPath.split(delimiter).filter(Boolean)) {
+    const candidate = join(folder, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // Not here.
+    }
+  }
+  return undefined;
+}
+
+/** Builds a real sandbox over a scratch folder and writes a file in it; answers why that failed, or undefined. */
+async function trialRun(layout: BubblewrapLayout): Promise<string | undefined> {
+  const workspace = mkdtempSync(join(tmpdir(), 'toolgate-sandbox-probe-'));
+  try {
+    const args = bubblewrapArguments(layout, {
+      workspace,
+      cwd: workspace,
+      readOnly: false,
+      network: false,
+      tmpBytes: 1024 * 1024,
+      env: { PATH: SANDBOX_PATH },
+      command: 'echo ok > probe',
+    });
+    const stderr = await new Promise<string>((resolve) => {
+      execFile(layout.bwrap, args, { timeout: PROBE_TIMEOUT_MS, env: {} }, (error, _stdout, errors) => resolve(error ? errors.trim() || error.message : ''));
+    });
+    if (stderr === '' && readFileSync(join(workspace, 'probe'), 'utf8') === 'ok\n') return undefined;
+    return `bubblewrap failed to start a sandbox here (${stderr.split('\n')[0] || 'no output'}); if user namespaces are disabled, allow them (sysctl kernel.unprivileged_userns_clone=1 or user.max_user_namespaces) or run the exec-server as root`;
+  } catch (error) {
+    return `bubblewrap failed to start a sandbox here (${(error as Error).message})`;
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
+}
