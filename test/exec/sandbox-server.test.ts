@@ -86,7 +86,7 @@ describe('toolgate exec-server sandboxes every command', () => {
       await server.process.stop();
     }
     for (const args of [['--limit-memory', '0'], ['--limit-cpu', 'lots'], ['--read-only-path', 'relative/dir']]) {
-      const refused = spawnNode(['bin/toolgate.js', 'exec-server', '--root', sandbox.root, '--port', '0', ...args], { env: { TOOLGATE_EXEC_SECRET: SECRET } });
+      const refused = spawnNode(['bin/toolgate.js', 'exec-server', '--root', sandbox.root, '--port', '0', '--tenant', 'demo', ...args], { env: { TOOLGATE_EXEC_SECRET: SECRET } });
       await new Promise((resolve) => refused.child.once('exit', resolve));
       expect(refused.child.exitCode, args.join(' ')).toBe(2);
       expect(refused.output()).toMatch(/must be (a whole number|an existing absolute path)/);
