@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { UnsandboxedCommands, type CommandSandbox } from '../../lib/exec/command-sandbox.ts';
 import { ExecEnvironmentError } from '../../lib/exec/environment.ts';
@@ -93,4 +94,26 @@ export async function bubblewrapSandbox(settings: SandboxSettings = {}): Promise
 /** Commands as ordinary processes (the exec-server's --unsandboxed), for what does not depend on the sandbox. */
 export function unsandboxed(allowNetwork = false): CommandSandbox {
   return new UnsandboxedCommands({ allowNetwork, reason: 'a test runs commands without a sandbox' });
+}
+
+/** A TCP listener on the host's 127.0.0.1 that counts connections: whether a command reached the network. */
+export interface CountingListener {
+  port: number;
+  connections(): number;
+  close(): Promise<void>;
+}
+
+export async function countingListener(): Promise<CountingListener> {
+  let connections = 0;
+  const listener = createServer((socket) => {
+    connections++;
+    socket.resume();
+    socket.end();
+  });
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (listener.address() as AddressInfo).port,
+    connections: () => connections,
+    close: () => new Promise<void>((resolve) => listener.close(() => resolve())),
+  };
 }

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RemoteExecutionEnvironment } from '../../lib/exec/remote.ts';
@@ -9,7 +8,7 @@ import { startExecServer } from '../../lib/exec/server.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';
 import { REPO_ROOT, spawnNode, type Spawned } from '../helpers/processes.ts';
-import { bubblewrapSandbox, execError, makeSandbox, type Sandbox } from './helpers.ts';
+import { bubblewrapSandbox, countingListener, execError, makeSandbox, type CountingListener, type Sandbox } from './helpers.ts';
 
 const SECRET = 'sandbox-server-secret-0123456789abcdef0123';
 
@@ -155,20 +154,15 @@ describe('--stop-on-stdin-close: the exec-server does not outlive the process th
 });
 
 describe('a manifest\'s execution_environment.network reaches the sandbox', () => {
-  let listener: Server;
+  let listener: CountingListener;
   let port: number;
-  let connections = 0;
+  const connections = () => listener.connections();
 
   beforeAll(async () => {
-    listener = createServer((socket) => {
-      connections++;
-      socket.resume();
-      socket.end();
-    });
-    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-    port = (listener.address() as { port: number }).port;
+    listener = await countingListener();
+    port = listener.port;
   });
-  afterAll(() => new Promise<void>((resolve) => listener.close(() => resolve())));
+  afterAll(() => listener.close());
 
   it('is refused by an exec-server without --allow-network and runs on one with it', async () => {
     const closed = await startExecServer({ root: sandbox.root, secret: SECRET, tenants: ['closed'], port: 0 });
@@ -186,10 +180,10 @@ describe('a manifest\'s execution_environment.network reaches the sandbox', () =
       const refused = await shell('c');
       expect(refused.status).toBe('error');
       expect(refused.content).toContain('--allow-network');
-      expect(connections).toBe(0);
+      expect(connections()).toBe(0);
       const allowed = await shell('o');
       expect(allowed.content).toContain('connected');
-      expect(connections).toBe(1);
+      expect(connections()).toBe(1);
     } finally {
       await closed.close();
       await open.close();

@@ -1,7 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
 import { join, relative } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { systemMounts } from '../../lib/exec/bubblewrap.ts';
@@ -13,7 +12,7 @@ import { LocalExecutionEnvironment } from '../../lib/exec/local.ts';
 import { copyAllowedEtc } from '../../lib/exec/sandbox-etc.ts';
 import { probeCommandSandbox } from '../../lib/exec/sandbox-probe.ts';
 import { REPO_ROOT } from '../helpers/processes.ts';
-import { bubblewrapSandbox, execError, makeSandbox, waitUntil, type Sandbox } from './helpers.ts';
+import { bubblewrapSandbox, countingListener, execError, makeSandbox, waitUntil, type CountingListener, type Sandbox } from './helpers.ts';
 
 const MIB = 1024 * 1024;
 
@@ -122,20 +121,15 @@ describe('nothing of the host is visible', () => {
 });
 
 describe('no network unless the operator allows it and the call asks', () => {
-  let listener: Server;
+  let listener: CountingListener;
   let port: number;
-  let connections = 0;
+  const connections = () => listener.connections();
 
   beforeAll(async () => {
-    listener = createServer((socket) => {
-      connections++;
-      socket.resume();
-      socket.end();
-    });
-    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-    port = (listener.address() as { port: number }).port;
+    listener = await countingListener();
+    port = listener.port;
   });
-  afterAll(() => new Promise<void>((resolve) => listener.close(() => resolve())));
+  afterAll(() => listener.close());
 
   const connect = () => `echo hello > /dev/tcp/127.0.0.1/${port} && echo connected > connected.txt`;
 
@@ -143,7 +137,7 @@ describe('no network unless the operator allows it and the call asks', () => {
     const result = await env.execCommand(connect());
     expect(result.exit_code).not.toBe(0);
     expect(result.stderr).toContain('Connection refused');
-    expect(connections).toBe(0);
+    expect(connections()).toBe(0);
     expect(existsSync(join(sandbox.root, 'connected.txt'))).toBe(false);
   });
 
@@ -151,7 +145,7 @@ describe('no network unless the operator allows it and the call asks', () => {
     const error = await execError(env.execCommand(connect(), { network: true }));
     expect(error.code).toBe('invalid_request');
     expect(error.message).toContain('--allow-network');
-    expect(connections).toBe(0);
+    expect(connections()).toBe(0);
     expect(existsSync(join(sandbox.root, 'connected.txt'))).toBe(false);
   });
 
@@ -161,9 +155,9 @@ describe('no network unless the operator allows it and the call asks', () => {
       const allowed = new LocalExecutionEnvironment(sandbox.root, { sandbox: networked });
       expect((await allowed.execCommand(connect())).exit_code).not.toBe(0);
       expect((await allowed.execCommand(`echo hello > /dev/tcp/127.0.0.1/${port}`, { network: true, read_only: true })).exit_code).not.toBe(0);
-      expect(connections).toBe(0);
+      expect(connections()).toBe(0);
       expect(await allowed.execCommand(connect(), { network: true })).toMatchObject({ exit_code: 0 });
-      expect(await waitUntil(() => connections === 1, 2_000)).toBe(true);
+      expect(await waitUntil(() => connections() === 1, 2_000)).toBe(true);
     } finally {
       await networked.close();
     }
