@@ -1,6 +1,7 @@
 import { access, appendFile, mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { CommandLimits } from './command-limits.ts';
+import { removeEmptyCgroup, removeStaleLeftovers } from './stale-leftovers.ts';
 
 /**
  * One cgroup per command, for what rlimits cannot do: RLIMIT_NPROC does not bind root and counts
@@ -246,6 +247,7 @@ function relativeTo(path: string, root: string): string {
 
 /** Makes the server's parent cgroup; answers why it cannot be used, or undefined. */
 async function prepareParent(hierarchy: Hierarchy): Promise<string | undefined> {
+  removeStaleLeftovers(dirname(hierarchy.parent), 'toolgate-exec-', removeEmptyCgroup);
   try {
     await mkdir(hierarchy.parent, { recursive: true });
     if (hierarchy.version === 2) await delegateV2(hierarchy);

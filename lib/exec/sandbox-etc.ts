@@ -1,6 +1,7 @@
 import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { removeFolder, removeStaleLeftovers } from './stale-leftovers.ts';
 
 /**
  * The /etc a sandboxed command sees: the entries programs need (users and groups, name
@@ -26,9 +27,13 @@ const ETC_ALLOWLIST = [
 /** Program configuration folders named per version (java-17-openjdk: the JDK's conf/ links there). */
 const ETC_ALLOWED_PREFIXES = ['java-', 'python3'];
 
+/** Named with the owner's pid, so a later server can remove the copy of one that was killed. */
+const ETC_COPY_PREFIX = 'toolgate-sandbox-etc-';
+
 /** Copies the allowed entries of /etc into a new private folder and answers its path (remove it when done). */
 export function copyAllowedEtc(): string {
-  const copy = mkdtempSync(join(tmpdir(), 'toolgate-sandbox-etc-'));
+  removeStaleLeftovers(tmpdir(), ETC_COPY_PREFIX, removeFolder);
+  const copy = mkdtempSync(join(tmpdir(), `${ETC_COPY_PREFIX}${process.pid}-`));
   for (const name of allowedEntries()) {
     const source = join('/etc', name);
     const target = join(copy, name);
