@@ -1,4 +1,5 @@
 import { signBody } from '../crypto/signed-request.ts';
+import { neverSent } from '../egress/never-sent.ts';
 import { ToolError } from '../registry/errors.ts';
 import { decodeBase64, encodeBase64 } from './base64.ts';
 import {
@@ -136,7 +137,8 @@ export class RemoteExecutionEnvironment implements ExecutionEnvironment {
       status = response.status;
       text = await response.text();
     } catch (error) {
-      throw this.#unavailable(transportFailure(error, timeoutMs));
+      const cause = transportFailure(error, timeoutMs);
+      throw neverSent(error) ? this.#unavailable(cause) : this.#lostAnswer(method, cause);
     }
     return this.#interpret(method, status, text);
   }
@@ -158,12 +160,35 @@ export class RemoteExecutionEnvironment implements ExecutionEnvironment {
       throw new ExecEnvironmentError(error.code, error.message);
     }
     if (typeof error?.message === 'string') {
-      throw this.#unavailable(`answered ${method} with HTTP ${status}: ${error.message}`);
+      throw this.#notAnAnswer(method, status, `answered ${method} with HTTP ${status}: ${error.message}`);
     }
     if (status !== 200 || !isObject(body) || !('result' in body) || !RESULT_SHAPES[method](body.result)) {
-      throw this.#unavailable(`answered ${method} with HTTP ${status} and ${describeBody(text, body)}, not a toolgate exec RPC answer: check that the URL points at \`toolgate exec-server\``);
+      throw this.#notAnAnswer(method, status, `answered ${method} with HTTP ${status} and ${describeBody(text, body)}, not a toolgate exec RPC answer: check that the URL points at \`toolgate exec-server\``);
     }
     return body.result;
+  }
+
+  /**
+   * An answer that is not the RPC's: a server error (5xx: the exec-server, or a proxy in front of
+   * it, failed while the request may have been running) leaves a change's outcome unknown; any
+   * other status means the request never reached the RPC.
+   */
+  #notAnAnswer(method: RpcMethod, status: number, cause: string): ToolError {
+    return status >= 500 ? this.#lostAnswer(method, cause) : this.#unavailable(cause);
+  }
+
+  /**
+   * The request may have reached the server, and no answer came back. A read can simply be asked
+   * again (`unavailable`: the claim is released); a change may have happened (`indeterminate`:
+   * stored, so a retry of the same call is told so instead of changing anything twice).
+   */
+  #lostAnswer(method: RpcMethod, cause: string): ToolError {
+    if (!CHANGING_METHODS.has(method)) return this.#unavailable(cause);
+    return new ToolError(
+      'indeterminate',
+      `The execution environment at ${this.#baseUrl} did not answer ${method} (${cause}): it may have run. Check its effect (read the file, list the folder, look for the command's output) before doing it again under a new call id.`,
+      { environment: this.#baseUrl, method },
+    );
   }
 
   /** What to fix when the exec-server refused the request itself (nothing ran). */
@@ -185,10 +210,14 @@ export class RemoteExecutionEnvironment implements ExecutionEnvironment {
     return 'refused the request signature (HTTP 401): set the same TOOLGATE_EXEC_SECRET here and on the exec-server, and check both clocks';
   }
 
+  /** Nothing ran: the server is down, refused the request, or is not an exec-server. */
   #unavailable(cause: string): ToolError {
     return new ToolError('unavailable', `execution environment at ${this.#baseUrl} is unavailable: ${cause}`);
   }
 }
+
+/** The methods that change files or run commands: running them twice is not the same as once. */
+const CHANGING_METHODS: ReadonlySet<RpcMethod> = new Set(['writeFile', 'deleteFile', 'moveFile', 'execCommand']);
 
 function transportFailure(error: unknown, timeoutMs: number): string {
   const name = (error as Error | undefined)?.name;

@@ -1,5 +1,6 @@
 import { MissingSecretError } from '../crypto/secrets.ts';
 import { egressRefusal } from '../egress/fetch.ts';
+import { neverSent } from '../egress/never-sent.ts';
 import { ToolError } from './errors.ts';
 
 const EXCERPT_CHARS = 300;
@@ -50,20 +51,15 @@ export function upstreamUnavailable(url: string, error: unknown): ToolError {
   return new ToolError('unavailable', `upstream MCP server at ${url} is unavailable: ${unavailableCause(error)}`, { upstream: url });
 }
 
-/** Network failures that happen before a request leaves: the upstream cannot have run anything. */
-const NOT_SENT_CAUSES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
-
 /**
  * Whether the call provably never reached a tool: a missing secret, a refused connection, or
  * an answer that says so (credentials refused, no such session or endpoint, not MCP at all).
  */
 function neverRan(error: unknown): boolean {
-  if (error instanceof MissingSecretError || egressRefusal(error)) return true;
+  if (error instanceof MissingSecretError || neverSent(error)) return true;
   const status = httpStatus(error);
   if (status !== undefined) return [-1, 400, 401, 403, 404, 405, 406, 415].includes(status);
-  if (error instanceof Error && (error.name === 'ZodError' || error instanceof SyntaxError)) return true;
-  const cause = (error as { cause?: { code?: string } }).cause;
-  return cause?.code !== undefined && NOT_SENT_CAUSES.has(cause.code);
+  return error instanceof Error && (error.name === 'ZodError' || error instanceof SyntaxError);
 }
 
 /**
