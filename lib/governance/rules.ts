@@ -50,8 +50,28 @@ export function compileRules(rules: readonly PolicyRule[]): CompiledRule[] {
   }));
 }
 
-function argumentMatches(value: unknown, pattern: ArgumentPattern): boolean {
-  return (typeof value === 'string' || typeof value === 'number') && pattern.test(String(value));
+/**
+ * Whether one argument satisfies a rule's pattern. Strings, numbers and booleans are matched as
+ * text, numbers written out in full (`1e21` is `1000000000000000000000`, so a digits-only deny
+ * rule still sees its digits). A value no pattern can judge (an array, an object, null) never
+ * satisfies a grant rule and always satisfies a deny or review rule: a permissive schema must
+ * not let a list slip past a deny rule written for a string. An absent argument satisfies none.
+ */
+function argumentMatches(value: unknown, pattern: ArgumentPattern, action: PolicyAction): boolean {
+  if (value === undefined) return false;
+  const text = typeof value === 'string' ? value : typeof value === 'number' ? plainNumber(value) : typeof value === 'boolean' ? String(value) : undefined;
+  if (text === undefined) return action !== 'grant';
+  return pattern.test(text);
+}
+
+/** A number as digits, never in exponent form. */
+function plainNumber(value: number): string {
+  const text = String(value);
+  const exponent = text.indexOf('e');
+  if (exponent < 0) return text;
+  if (Number.isInteger(value)) return BigInt(value).toString();
+  const mantissaDecimals = (text.slice(0, exponent).split('.')[1] ?? '').length;
+  return value.toFixed(Math.min(100, mantissaDecimals - Number(text.slice(exponent + 1))));
 }
 
 /**
@@ -63,7 +83,7 @@ export function firstMatchingRule(rules: readonly CompiledRule[], tool: string, 
     rules.find(
       (compiled) =>
         (compiled.rule.tool === '*' || compiled.rule.tool === tool) &&
-        compiled.patterns.every(([name, pattern]) => argumentMatches(args[name], pattern)) &&
+        compiled.patterns.every(([name, pattern]) => argumentMatches(args[name], pattern, compiled.rule.action)) &&
         compiled.classes.every(([name, argumentClass]) => argumentClass.matches(args[name])),
     ),
   );

@@ -43,6 +43,32 @@ describe('policy governor', () => {
     expect(never.decide({ definition: shell, args: { command: 'x' }, principal: 'p' })).toMatchObject({ action: 'grant' });
   });
 
+  it('a value no pattern can judge never satisfies a grant and always satisfies a deny (attack: a list past a deny rule)', () => {
+    const fetcher = defineTool({ name: 'fetch_url', tier: 'write' });
+    const rules = policyGovernor({
+      write: 'grant',
+      rules: [
+        { tool: 'fetch_url', arguments: { url: 'https?://(169\\.254|127\\.|10\\.).*' }, action: 'deny' },
+        { tool: 'fetch_url', arguments: { amount: '\\d{7,}' }, action: 'deny' },
+        { tool: 'fetch_url', arguments: { url: 'https://docs\\..*' }, action: 'grant' },
+      ],
+    });
+    const on = (args: Record<string, unknown>) => rules.decide({ definition: fetcher, args: args as never, principal: 'p' }).action;
+    expect(on({ url: 'http://169.254.169.254/latest' })).toBe('deny');
+    expect(on({ url: ['http://169.254.169.254/latest'] })).toBe('deny');
+    expect(on({ url: { href: 'http://169.254.169.254/latest' } })).toBe('deny');
+    expect(on({ url: null })).toBe('deny');
+    // Numbers are matched as their digits, never in exponent form.
+    expect(on({ url: 'https://example.com', amount: 1e21 })).toBe('deny');
+    expect(on({ url: 'https://example.com', amount: 12 })).toBe('grant');
+    // A grant rule is never satisfied by what it cannot judge; absent arguments satisfy no rule.
+    const granted = policyGovernor({ write: 'review', rules: [{ tool: 'fetch_url', arguments: { url: 'https://docs\\..*' }, action: 'grant' }] });
+    const grantOn = (args: Record<string, unknown>) => granted.decide({ definition: fetcher, args: args as never, principal: 'p' }).action;
+    expect(grantOn({ url: 'https://docs.example.com' })).toBe('grant');
+    expect(grantOn({ url: ['https://docs.example.com'] })).toBe('review');
+    expect(grantOn({})).toBe('review');
+  });
+
   it('denies side effects by default and grants reads', () => {
     const defaults = policyGovernor();
     expect(defaults.decide({ definition: read, args: {}, principal: 'p' })).toMatchObject({ action: 'grant' });
