@@ -104,16 +104,18 @@ async function handleRequest(request: IncomingMessage, response: ServerResponse,
     const message = `the request body is larger than the exec-server's limit of ${context.maxBodyBytes} bytes: send smaller files, or start the server with a higher maxBodyBytes`;
     return refuse(response, context, { status: 413, code: 'payload_too_large', message });
   }
-  // The signature covers the raw bytes and is checked before anything is parsed or run.
+  // The signature covers the raw bytes and is checked before anything is parsed or run. One
+  // reading of the clock serves every check: a request the signature check still accepts must
+  // find its nonce still remembered (a second reading a second later could have swept it).
+  const nowSeconds = Math.floor(Date.now() / 1000);
   const timestamp = header(request, TIMESTAMP_HEADER);
-  const check = await verifySignedBody(context.secret, body, timestamp, header(request, SIGNATURE_HEADER));
+  const check = await verifySignedBody(context.secret, body, timestamp, header(request, SIGNATURE_HEADER), { nowSeconds });
   if (!check.ok) {
     const message = `request signature rejected (${check.reason}): sign requests with the exec-server's TOOLGATE_EXEC_SECRET and keep clocks within 300 s`;
     return refuse(response, context, { status: 401, code: REFUSAL_CODES.badSignature, message });
   }
   // A valid signature's timestamp is digits (verifySignedBody checked it).
   const signedAt = Number(timestamp);
-  const nowSeconds = Math.floor(Date.now() / 1000);
   const untimely = context.admission.checkTiming(signedAt, nowSeconds);
   if (untimely) return refuse(response, context, untimely);
   const parsed = parseBody(body);
