@@ -1,11 +1,13 @@
 import { rm } from 'node:fs/promises';
 import { constants } from 'node:os';
+import { dirname } from 'node:path';
 import { bubblewrapArguments, type BubblewrapLayout, type SandboxedCall } from './bubblewrap.ts';
 import type { CallOutcome, CgroupSupport } from './cgroups.ts';
 import { commandEnvironment } from './command-env.ts';
 import type { CommandLimits } from './command-limits.ts';
 import { networkRefused, type CommandRequest, type CommandSandbox, type ProcessSpec, type SandboxReport, type ServerEnv, type StartProcess } from './command-sandbox.ts';
 import { ExecEnvironmentError, type ExecResult } from './environment.ts';
+import { SECCOMP_FILTER_FD } from './sandbox-seccomp.ts';
 
 const CPU_HARD_LIMIT_EXTRA_SECONDS = 2;
 
@@ -19,6 +21,8 @@ export interface BubblewrapSandboxOptions {
   serverEnv?: ServerEnv;
   /** The folder mounted as /etc (sandbox-etc.ts), removed on close. */
   etcCopy?: string;
+  /** For /healthz: whether commands can make setuid or setgid files (sandbox-seccomp.ts). */
+  setuidFiles: string;
 }
 
 /** Every command under bubblewrap (see bubblewrap.ts), in a cgroup of its own, with rlimits. */
@@ -39,6 +43,7 @@ export class BubblewrapSandbox implements CommandSandbox {
       commands: 'sandboxed',
       ...(cgroups.notEnforcedReason ? { reason: cgroups.notEnforcedReason } : {}),
       network: allowNetwork ? 'when the manifest asks' : 'never',
+      setuid_files: this.#options.setuidFiles,
       limits: {
         cpu_seconds: { value: limits.cpu_seconds, enforced_by: 'rlimit CPU (each process)' },
         memory_bytes: { value: limits.memory_bytes, enforced_by: memory },
@@ -79,7 +84,7 @@ export class BubblewrapSandbox implements CommandSandbox {
     if (!cgroups.enforced.memory) rlimits.push(`ulimit -d ${Math.ceil(limits.memory_bytes / 1024)}`);
     return {
       file: '/bin/bash',
-      args: ['-c', launcherScript(rlimits), 'toolgate-sandbox', String(procsFiles.length), ...procsFiles, layout.bwrap, ...bubblewrapArguments(layout, call)],
+      args: ['-c', launcherScript(rlimits, layout.seccompFilter), 'toolgate-sandbox', String(procsFiles.length), ...procsFiles, layout.bwrap, ...bubblewrapArguments(layout, call)],
       env: {},
       cwd: call.cwd,
     };
@@ -88,6 +93,9 @@ export class BubblewrapSandbox implements CommandSandbox {
   async close(): Promise<void> {
     await this.#options.cgroups.close();
     if (this.#options.etcCopy) await rm(this.#options.etcCopy, { recursive: true, force: true });
+    // The filter sits alone in a private folder of its own (sandbox-seccomp.ts).
+    const filter = this.#options.layout.seccompFilter;
+    if (filter) await rm(dirname(filter), { recursive: true, force: true });
   }
 
   /** read_only means no network, whatever else was asked; network only where the operator allows it. */
@@ -100,16 +108,26 @@ export class BubblewrapSandbox implements CommandSandbox {
 
 /**
  * Runs on the host, before anything of the command: joins the call's cgroups and sets the rlimits
- * (hard and soft: the sandbox has no capability to raise them again), then becomes bwrap. Arguments:
- * the number of cgroup.procs files, the files, then bwrap and its arguments. Exit 125 if any step fails.
+ * (hard and soft: the sandbox has no capability to raise them again), opens the seccomp filter
+ * for bwrap, then becomes bwrap. Arguments: the number of cgroup.procs files, the files, then bwrap
+ * and its arguments. Exit 125 if any step fails.
  */
-function launcherScript(rlimits: string[]): string {
+function launcherScript(rlimits: string[], seccompFilter: string | undefined): string {
   return [
     'n=$1; shift',
     'while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n - 1)); done',
     `${rlimits.join(' && ')} || exit 125`,
+    ...(seccompFilter ? [openSeccompFilter(seccompFilter)] : []),
     'exec "$@"',
   ].join('\n');
+}
+
+/**
+ * The launcher line that opens the filter on the descriptor bwrap's `--seccomp` names. A filter
+ * that cannot be opened stops the call (exit 125): a command never runs without it.
+ */
+function openSeccompFilter(file: string): string {
+  return `exec ${SECCOMP_FILTER_FD}<'${file.replaceAll("'", "'\\''")}' || exit 125`;
 }
 
 /** A note at the end of stderr when a limit, not the command itself, ended it. */
