@@ -114,6 +114,7 @@ function distance(target: string | undefined, index: number, positions: Map<stri
   const position = positions.get(target);
   if (position === undefined) throw new Error(`jump to undefined label ${target}`);
   const skip = position - (index + 1);
-  if (skip < 0 || skip > MAX_JUMP) throw new Error(`jump to ${target} spans ${skip} instructions: only 0 to ${MAX_JUMP} forward`);
+  if (skip < 0) throw new Error(`jump to ${target} goes backwards: classic BPF jumps only forward`);
+  if (skip > MAX_JUMP) throw new Error(`jump to ${target} skips ${skip} instructions: at most ${MAX_JUMP}`);
   return skip;
 }
