@@ -107,6 +107,7 @@ describe('a command cannot leave a setuid or setgid file in the workspace', () =
       // Calls the filter cannot judge look absent, so programs fall back to ones it can.
       openat2: 'ENOSYS',
       io_uring_setup: 'ENOSYS',
+      'file-capability': 'EPERM',
       ...(process.arch === 'x64' ? { 'chmod-raw': 'EPERM', 'open-raw': 'EPERM', 'creat-raw': 'EPERM', 'mknod-raw': 'EPERM', 'x32-chmod': 'exit 159' } : {}),
     };
     expect(outcomes).toEqual(expected);
