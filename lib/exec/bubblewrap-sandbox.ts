@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { constants } from 'node:os';
 import { dirname } from 'node:path';
@@ -7,6 +8,7 @@ import { commandEnvironment } from './command-env.ts';
 import type { CommandLimits } from './command-limits.ts';
 import { networkRefused, type CommandRequest, type CommandSandbox, type ProcessSpec, type SandboxReport, type ServerEnv, type StartProcess } from './command-sandbox.ts';
 import { ExecEnvironmentError, type ExecResult } from './environment.ts';
+import { isInside } from './local-paths.ts';
 import { SECCOMP_FILTER_FD } from './sandbox-seccomp.ts';
 
 const CPU_HARD_LIMIT_EXTRA_SECONDS = 2;
@@ -30,9 +32,14 @@ export class BubblewrapSandbox implements CommandSandbox {
   readonly #options: BubblewrapSandboxOptions;
   readonly #serverEnv: ServerEnv;
 
+  /** The real paths of the sandbox's own files on the host (the /etc copy, the seccomp filter's folder). */
+  readonly #ownFolders: string[];
+
   constructor(options: BubblewrapSandboxOptions) {
     this.#options = options;
     this.#serverEnv = options.serverEnv ?? (() => process.env);
+    const filter = options.layout.seccompFilter;
+    this.#ownFolders = [options.etcCopy, filter && dirname(filter)].filter((folder) => folder !== undefined).map((folder) => realpathSync(folder));
   }
 
   report(): SandboxReport {
@@ -57,6 +64,13 @@ export class BubblewrapSandbox implements CommandSandbox {
   async run(request: CommandRequest, start: StartProcess): Promise<ExecResult> {
     if (request.workspace === '/' || /^\/(proc|sys|dev)(\/|$)/.test(request.workspace)) {
       throw new ExecEnvironmentError('invalid_request', `the workspace ${request.workspace} would expose the host itself to commands: serve a folder of its own`);
+    }
+    // A command could rewrite them for the calls after it (an allow-all filter, another passwd).
+    if (this.#ownFolders.some((folder) => isInside(request.workspace, folder))) {
+      throw new ExecEnvironmentError(
+        'unavailable',
+        'the exec-server keeps the sandbox\'s own files (its /etc copy and seccomp filter) in its temporary folder, which lies inside this workspace, where commands could change them: nothing was run. Its operator must set TMPDIR to a folder outside --root and restart it',
+      );
     }
     const network = this.#networkFor(request);
     const env = commandEnvironment(this.#serverEnv(), request.env, { sandboxed: true });

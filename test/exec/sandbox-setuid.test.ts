@@ -11,7 +11,7 @@ import type { CommandSandbox } from '../../lib/exec/command-sandbox.ts';
 import { LocalExecutionEnvironment } from '../../lib/exec/local.ts';
 import { copyAllowedEtc } from '../../lib/exec/sandbox-etc.ts';
 import { REPO_ROOT } from '../helpers/processes.ts';
-import { bubblewrapSandbox, makeSandbox, type Sandbox } from './helpers.ts';
+import { bubblewrapSandbox, execError, makeSandbox, type Sandbox } from './helpers.ts';
 
 /**
  * Attacks on the host through the workspace: a command (as root when the exec-server is root)
@@ -198,6 +198,15 @@ describe('the filter is always there', () => {
     const result = await env.execCommand('ls -l /proc/self/fd/');
     expect(result.stdout).toContain('0 -> /dev/null');
     expect(result.stdout).not.toContain('setuid-filter.bpf');
+  });
+
+  it('a workspace holding the exec-server\'s temporary folder (--root /tmp) is refused: a command there could rewrite the filter for the next one', async () => {
+    const error = await execError(new LocalExecutionEnvironment(tmpdir(), { sandbox: commands }).execCommand(`touch ${join(sandbox.root, 'ran')}`));
+    expect(error.code).toBe('unavailable');
+    expect(error.message).toContain('set TMPDIR to a folder outside --root');
+    expect(existsSync(join(sandbox.root, 'ran'))).toBe(false);
+    // The same sandbox still runs commands in an ordinary workspace, with the filter.
+    expect((await env.execCommand('touch x && chmod 4755 x')).stderr).toContain('Operation not permitted');
   });
 
   it('a command never runs without it: when the filter file is gone, the call fails and nothing runs', async () => {
