@@ -1,6 +1,6 @@
 /**
- * A very small assembler for classic BPF as seccomp runs it: just the instructions a syscall
- * filter needs (load a 32-bit word of `struct seccomp_data`, compare it, return a verdict), with
+ * A very small assembler for classic BPF as seccomp runs it: just the instructions the setuid
+ * filter needs (load a 32-bit word of `struct seccomp_data`, test it, return a verdict), with
  * named labels instead of hand-counted jump offsets. The output is the `struct sock_filter` array
  * that `bwrap --seccomp FD` reads from the descriptor and hands to the kernel.
  *
@@ -29,7 +29,6 @@ export const SECCOMP_RET = {
 // Opcodes: class | size/operation | source (linux/bpf_common.h).
 const BPF_LD_W_ABS = 0x00 | 0x00 | 0x20;
 const BPF_JMP_JEQ_K = 0x05 | 0x10 | 0x00;
-const BPF_JMP_JGE_K = 0x05 | 0x30 | 0x00;
 const BPF_JMP_JSET_K = 0x05 | 0x40 | 0x00;
 const BPF_RET_K = 0x06 | 0x00;
 
@@ -56,8 +55,6 @@ export const label = (name: string): BpfStep => ({ kind: 'label', name });
 export const load = (offset: number): BpfStep => ({ kind: 'load', offset });
 /** A == value ? then : otherwise. */
 export const jumpIfEqual = (value: number, branches: Branches): BpfStep => ({ kind: 'jump', code: BPF_JMP_JEQ_K, value, branches });
-/** A >= value (unsigned) ? then : otherwise. */
-export const jumpIfAtLeast = (value: number, branches: Branches): BpfStep => ({ kind: 'jump', code: BPF_JMP_JGE_K, value, branches });
 /** (A & bits) != 0 ? then : otherwise. */
 export const jumpIfAnyBit = (bits: number, branches: Branches): BpfStep => ({ kind: 'jump', code: BPF_JMP_JSET_K, value: bits, branches });
 /** End the filter with this verdict (SECCOMP_RET). */

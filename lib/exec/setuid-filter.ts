@@ -113,31 +113,40 @@ export function setuidFilterFor(nodeArch: string = process.arch): SetuidFilter {
  */
 function setuidFilterSteps(architecture: Architecture): BpfStep[] {
   const checked = Object.entries(architecture.syscalls) as [SyscallName, number][];
-  const steps: BpfStep[] = [
+  const checks = checked.map(([name]) => CHECKS[name]);
+  return [
     load(SECCOMP_DATA.arch),
     jumpIfEqual(architecture.auditArch, { otherwise: 'kill' }),
     load(SECCOMP_DATA.nr),
     ...(architecture.x32Bit ? [jumpIfAnyBit(architecture.x32Bit, { then: 'kill' })] : []),
     ...checked.map(([name, nr]) => jumpIfEqual(nr, { then: labelFor(CHECKS[name]) })),
     answer(SECCOMP_RET.allow),
-  ];
-  const checks = checked.map(([name]) => CHECKS[name]);
-  // Without O_CREAT or O_TMPFILE the kernel ignores an open's mode argument (it may hold anything).
-  for (const open of distinct(checks.filter(createsWithMode), labelFor)) {
-    steps.push(label(labelFor(open)), load(SECCOMP_DATA.argLow(open.creatingFlags)), jumpIfAnyBit(CREATING_OPEN, { then: modeLabel(open.mode), otherwise: 'allow' }));
-  }
-  // The kernel takes the mode as umode_t (16 bits): the low word of the argument holds every bit it uses.
-  const modeArguments = distinct(checks.flatMap((check) => (check === 'absent' ? [] : [check.mode])), String).sort((a, b) => a - b);
-  for (const index of modeArguments) {
-    steps.push(label(modeLabel(index)), load(SECCOMP_DATA.argLow(index)), jumpIfAnyBit(SETUID_SETGID, { then: 'refuse', otherwise: 'allow' }));
-  }
-  steps.push(
+    ...openFlagTests(checks),
+    ...modeTests(checks),
     label('absent'), answer(SECCOMP_RET.errno(ENOSYS)),
     label('refuse'), answer(SECCOMP_RET.errno(EPERM)),
     label('allow'), answer(SECCOMP_RET.allow),
     label('kill'), answer(SECCOMP_RET.killProcess),
-  );
-  return steps;
+  ];
+}
+
+/** Without O_CREAT or O_TMPFILE the kernel ignores an open's mode argument (it may hold anything): allow. */
+function openFlagTests(checks: Check[]): BpfStep[] {
+  return distinct(checks.filter(createsWithMode), labelFor).flatMap((open) => [
+    label(labelFor(open)),
+    load(SECCOMP_DATA.argLow(open.creatingFlags)),
+    jumpIfAnyBit(CREATING_OPEN, { then: modeLabel(open.mode), otherwise: 'allow' }),
+  ]);
+}
+
+/** The kernel takes the mode as umode_t (16 bits): the low word of the argument holds every bit it uses. */
+function modeTests(checks: Check[]): BpfStep[] {
+  const modeArguments = distinct(checks.flatMap((check) => (check === 'absent' ? [] : [check.mode])), String).sort((a, b) => a - b);
+  return modeArguments.flatMap((index) => [
+    label(modeLabel(index)),
+    load(SECCOMP_DATA.argLow(index)),
+    jumpIfAnyBit(SETUID_SETGID, { then: 'refuse', otherwise: 'allow' }),
+  ]);
 }
 
 function labelFor(check: Check): string {
