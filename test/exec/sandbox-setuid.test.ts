@@ -154,6 +154,20 @@ describe('a command cannot leave a setuid or setgid file in the workspace', () =
     expect(readFileSync(planted)).toEqual(readFileSync('/usr/bin/id'));
   });
 
+  it('the exec-server\'s own write to a setuid file the host left there drops the bit first (root keeps it otherwise: CAP_FSETID)', async () => {
+    const planted = join(sandbox.root, 'planted');
+    writeFileSync(planted, '#!/bin/sh\necho host\n');
+    chmodSync(planted, 0o6755);
+    await env.writeFile('planted', new TextEncoder().encode('#!/bin/sh\nid\n'));
+    expect(modeOf(planted)).toBe('755');
+    expect(readFileSync(planted, 'utf8')).toBe('#!/bin/sh\nid\n');
+    // An ordinary file keeps its mode.
+    writeFileSync(join(sandbox.root, 'tool'), 'x');
+    chmodSync(join(sandbox.root, 'tool'), 0o750);
+    await env.writeFile('tool', new TextEncoder().encode('y'));
+    expect(modeOf(join(sandbox.root, 'tool'))).toBe('750');
+  });
+
   it.skipIf(!hasGcc)('a 32-bit syscall (int 0x80, whose numbers the filter does not judge) kills the process; without the filter it makes the file setuid', async () => {
     execFileSync('/usr/bin/gcc', ['-no-pie', '-o', join(sandbox.root, 'int80'), INT80_SOURCE]);
     const run = 'echo > target && ./int80; echo "exit $?"';
