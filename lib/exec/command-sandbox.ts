@@ -32,6 +32,8 @@ export interface SandboxReport {
   commands: 'sandboxed' | 'unsandboxed' | 'refused';
   reason?: string;
   network: 'never' | 'when the manifest asks';
+  /** Sandboxed commands: whether they can make setuid or setgid files (`refused (seccomp filter for x86_64)`), and why. */
+  setuid_files?: string;
   limits: Record<keyof CommandLimits, { value: number; enforced_by: string }> | Record<string, never>;
 }
 
