@@ -1,16 +1,14 @@
 import type { CodeRange, GlobAtom } from './glob-syntax.ts';
 
-/** How the two engines whose meaning a glob keeps differ. */
-export interface GlobDialect {
-  /**
-   * Wildcards match a name's leading `.` and `**` enters folders whose name starts with one
-   * (ripgrep). Without: only a `.` written in the pattern matches it (minimatch's default, the
-   * glob tool's meaning).
-   */
-  dotfiles: boolean;
-  /** `?` and classes match one byte of the UTF-8 path, not one character (ripgrep). */
-  bytes: boolean;
-}
+/**
+ * Whose meaning a glob gets; the two engines differ only where glob-syntax.ts lets them:
+ * - `minimatch` (Node's path.matchesGlob, the glob tool's meaning): wildcards and `**` skip
+ *   names that start with `.` unless the pattern writes the dot; `?` and a class match one
+ *   character, never `/`.
+ * - `ripgrep` (its --glob, grep's glob_filter): wildcards match dotfiles; `?` and classes match
+ *   one byte of the UTF-8 path (see utf8Bytes); a negated class (`[!a]`) matches `/` too.
+ */
+export type GlobEngine = 'minimatch' | 'ripgrep';
 
 const DOT = 0x2e;
 const SLASH = 0x2f;
@@ -19,14 +17,14 @@ const NOTHING = '[]';
 
 /**
  * The regular expression (for compileSafePattern, `u` flag, whole value) matching the paths the
- * expanded glob matches. A path is its `/`-separated names relative to the search folder; in
- * the `bytes` dialect each character of it stands for one byte (see utf8Bytes).
+ * expanded glob matches. A path is its `/`-separated names relative to the search folder; for
+ * `ripgrep` each character of it stands for one byte (see utf8Bytes).
  */
-export function globRegexSource(patterns: readonly GlobAtom[][], dialect: GlobDialect): string {
-  return patterns.map((atoms) => pathSource(splitSegments(atoms), dialect)).join('|');
+export function globRegexSource(patterns: readonly GlobAtom[][], engine: GlobEngine): string {
+  return patterns.map((atoms) => pathSource(splitSegments(atoms), engine)).join('|');
 }
 
-/** A path as the `bytes` dialect's expression reads it: one character per UTF-8 byte. */
+/** A path as the `ripgrep` expression reads it: one character per UTF-8 byte. */
 export function utf8Bytes(path: string): string {
   let text = '';
   for (const byte of new TextEncoder().encode(path)) text += String.fromCharCode(byte);
@@ -60,14 +58,14 @@ function mergeStars(segment: readonly GlobAtom[]): GlobAtom[] {
  * `a/**\/b` is `a/(?:NAME/)*b`; a globstar at the end stands for one name or more (`a/**` does
  * not match `a` itself), and so does a pattern that is only `**`.
  */
-function pathSource(segments: readonly Segment[], dialect: GlobDialect): string {
-  const name = dialect.dotfiles ? '[^/]+' : '[^/.][^/]*';
+function pathSource(segments: readonly Segment[], engine: GlobEngine): string {
+  const name = engine === 'ripgrep' ? '[^/]+' : '[^/.][^/]*';
   let source = '';
   let separator = false;
   segments.forEach((segment, index) => {
     const lead = separator ? '/' : '';
     if (segment !== 'globstar') {
-      source += lead + segmentSource(segment, dialect);
+      source += lead + segmentSource(segment, engine);
       separator = true;
     } else if (index === segments.length - 1) {
       source += `${lead}${name}(?:/${name})*`;
@@ -83,35 +81,35 @@ function pathSource(segments: readonly Segment[], dialect: GlobDialect): string 
  * One name. With dotfiles hidden, a name that starts with a wildcard (`*`, `?`, a class) must
  * not start with `.` (minimatch's rule): `*.ts` does not match `.ts`, `.*` matches `.env`.
  */
-function segmentSource(atoms: readonly GlobAtom[], dialect: GlobDialect): string {
+function segmentSource(atoms: readonly GlobAtom[], engine: GlobEngine): string {
   const first = atoms[0];
   const wildcard = first !== undefined && (first.kind === 'star' || first.kind === 'any' || (first.kind === 'class' && !singleCharacter(first)));
-  return !dialect.dotfiles && wildcard ? noLeadingDot(atoms, dialect) : sequence(atoms, dialect);
+  return engine === 'minimatch' && wildcard ? noLeadingDot(atoms, engine) : sequence(atoms, engine);
 }
 
 /** The atoms, matching only text that does not start with `.`. */
-function noLeadingDot(atoms: readonly GlobAtom[], dialect: GlobDialect): string {
+function noLeadingDot(atoms: readonly GlobAtom[], engine: GlobEngine): string {
   const [first, ...rest] = atoms;
   if (first === undefined) return '';
-  const notDot = classSource(true, [[DOT, DOT]], dialect);
+  const notDot = classSource(true, [[DOT, DOT]], engine);
   switch (first.kind) {
     case 'any':
-      return notDot + sequence(rest, dialect);
+      return notDot + sequence(rest, engine);
     case 'star':
       // Either the star takes the first character (not a dot), or it is empty and the rest starts the name.
-      return `(?:${notDot}[^/]*${sequence(rest, dialect)}|${noLeadingDot(rest, dialect)})`;
+      return `(?:${notDot}[^/]*${sequence(rest, engine)}|${noLeadingDot(rest, engine)})`;
     case 'class':
-      if (!singleCharacter(first)) return classWithoutDot(first, dialect) + sequence(rest, dialect);
-      return first.ranges[0][0] === DOT ? NOTHING : sequence(atoms, dialect);
+      if (!singleCharacter(first)) return classWithoutDot(first, engine) + sequence(rest, engine);
+      return first.ranges[0][0] === DOT ? NOTHING : sequence(atoms, engine);
     case 'char':
-      return first.codePoint === DOT ? NOTHING : sequence(atoms, dialect);
+      return first.codePoint === DOT ? NOTHING : sequence(atoms, engine);
     case 'separator':
-      return sequence(atoms, dialect);
+      return sequence(atoms, engine);
   }
 }
 
-function sequence(atoms: readonly GlobAtom[], dialect: GlobDialect): string {
-  return atoms.map((atom) => atomSource(atom, dialect)).join('');
+function sequence(atoms: readonly GlobAtom[], engine: GlobEngine): string {
+  return atoms.map((atom) => atomSource(atom, engine)).join('');
 }
 
 /** minimatch reads a class of one character (`[.]`) as that character: it may match a leading dot. */
@@ -119,37 +117,38 @@ function singleCharacter(atom: GlobAtom & { kind: 'class' }): boolean {
   return !atom.negated && atom.ranges.length === 1 && atom.ranges[0][0] === atom.ranges[0][1];
 }
 
-function classWithoutDot(atom: GlobAtom & { kind: 'class' }, dialect: GlobDialect): string {
-  if (atom.negated) return classSource(true, [...atom.ranges, [DOT, DOT]], dialect);
+function classWithoutDot(atom: GlobAtom & { kind: 'class' }, engine: GlobEngine): string {
+  if (atom.negated) return classSource(true, [...atom.ranges, [DOT, DOT]], engine);
   const ranges = atom.ranges.flatMap(([from, to]): CodeRange[] => {
     if (from > DOT || to < DOT) return [[from, to]];
     return [...(from < DOT ? [[from, DOT - 1] as const] : []), ...(to > DOT ? [[DOT + 1, to] as const] : [])];
   });
-  return ranges.length === 0 ? NOTHING : classSource(false, ranges, dialect);
+  return ranges.length === 0 ? NOTHING : classSource(false, ranges, engine);
 }
 
-function atomSource(atom: GlobAtom, dialect: GlobDialect): string {
+function atomSource(atom: GlobAtom, engine: GlobEngine): string {
   switch (atom.kind) {
     case 'char':
-      return dialect.bytes ? Array.from(utf8Bytes(String.fromCodePoint(atom.codePoint)), (byte) => escaped(byte.charCodeAt(0))).join('') : escaped(atom.codePoint);
+      return engine === 'ripgrep' ? Array.from(utf8Bytes(String.fromCodePoint(atom.codePoint)), (byte) => escaped(byte.charCodeAt(0))).join('') : escaped(atom.codePoint);
     case 'star':
       return '[^/]*';
     case 'any':
       return '[^/]';
     case 'class':
-      return classSource(atom.negated, atom.ranges, dialect);
+      return classSource(atom.negated, atom.ranges, engine);
     case 'separator':
       return '/';
   }
 }
 
 /**
- * A negated class never matches `/` either: it stands for one character of a name. (In the
- * `bytes` dialect the caller has refused members beyond ASCII, which a byte cannot be.)
+ * For minimatch a negated class never matches `/` either (it matches within a name); ripgrep's
+ * does. (For ripgrep the caller has refused members beyond ASCII, which a byte cannot be.)
  */
-function classSource(negated: boolean, ranges: readonly CodeRange[], dialect: GlobDialect): string {
+function classSource(negated: boolean, ranges: readonly CodeRange[], engine: GlobEngine): string {
   const members = ranges.map(([from, to]) => (from === to ? escaped(from) : `${escaped(from)}-${escaped(to)}`)).join('');
-  return negated ? `[^${members}${escaped(SLASH)}]` : `[${members}]`;
+  if (!negated) return `[${members}]`;
+  return engine === 'ripgrep' ? `[^${members}]` : `[^${members}${escaped(SLASH)}]`;
 }
 
 /** Every character written as `\u{…}`: no character of a name can be read as syntax. */

@@ -9,7 +9,8 @@ import { ExecEnvironmentError } from './environment.ts';
  *   `\x` the character x itself
  * Refused: extended globs (`+(a|b)`, `@(…)`, `!(…)`, `*(…)`, `?(…)`), POSIX classes (`[[:alpha:]]`),
  * nested or one-alternative groups, empty alternatives (`{a,}`, also numeric ranges `{1..3}`),
- * a stray `}`, `\` or `/` inside a class, an escaped `/`, `//`, a trailing `/`, `.` and `..` segments.
+ * a stray `}`, `\` or `/` inside a class, an escaped `/`, a leading or trailing `/`, `//`, `.`
+ * and `..` names (also where a group would make one: `{a/,b}/c`).
  */
 
 /** Longer patterns are refused before parsing (a real glob is a few dozen characters). */
@@ -70,11 +71,27 @@ function checkShape(pattern: string): void {
   if (pattern === '') throw new GlobSyntaxError('it is empty: write a pattern such as **/*.ts');
   if (pattern.length > MAX_GLOB_LENGTH) throw new GlobSyntaxError(`it is longer than ${MAX_GLOB_LENGTH} characters: write a shorter pattern`);
   if (pattern.includes('\0')) throw new GlobSyntaxError('it contains a NUL character');
-  if (pattern.startsWith('/')) throw new GlobSyntaxError('it starts with /: patterns match paths under the search folder, so write it relative (src/*.ts) and set path to the folder');
-  if (pattern.endsWith('/')) throw new GlobSyntaxError('it ends with /, which would match folders only: write src/** for every file under src, src/* for the files directly in it');
-  if (pattern.includes('//')) throw new GlobSyntaxError('it has an empty folder name (//): write a single /');
-  if (pattern.split('/').some((segment) => segment === '.' || segment === '..')) {
-    throw new GlobSyntaxError('it has a . or .. folder: patterns match paths under the search folder as they are; set path to the folder to search instead');
+}
+
+/**
+ * Rules on each pattern the groups stand for, on its names: an empty one (a leading or trailing
+ * `/`, `//`) or `.` and `..` never match a path as the walk reports it, and minimatch would
+ * rewrite them where ripgrep does not.
+ */
+function checkSegments(atoms: readonly GlobAtom[]): void {
+  if (atoms[0]?.kind === 'separator') throw new GlobSyntaxError('it starts with /: patterns match paths under the search folder, so write it relative (src/*.ts) and set path to the folder');
+  if (atoms[atoms.length - 1]?.kind === 'separator') {
+    throw new GlobSyntaxError('it ends with /, which would match folders only: write src/** for every file under src, src/* for the files directly in it');
+  }
+  let name = '';
+  for (const atom of [...atoms, { kind: 'separator' } as const]) {
+    if (atom.kind !== 'separator') {
+      name += atom.kind === 'char' ? String.fromCodePoint(atom.codePoint) : '*';
+      continue;
+    }
+    if (name === '') throw new GlobSyntaxError('it has an empty folder name (//): write a single /');
+    if (name === '.' || name === '..') throw new GlobSyntaxError('it has a . or .. folder: patterns match paths under the search folder as they are; set path to the folder to search instead');
+    name = '';
   }
 }
 
@@ -211,5 +228,6 @@ function expand(items: Item[]): GlobAtom[][] {
     if (item.kind !== 'group') patterns.forEach((pattern) => pattern.push(item));
     else patterns = patterns.flatMap((pattern) => item.alternatives.map((alternative) => [...pattern, ...alternative]));
   }
+  patterns.forEach(checkSegments);
   return patterns;
 }

@@ -1,6 +1,6 @@
 import { compileSafePattern, MAX_PROGRAM_SIZE, PatternBudgetError, PatternError, type SafePattern } from '../patterns/index.ts';
 import { ExecEnvironmentError } from './environment.ts';
-import { globRegexSource, utf8Bytes, type GlobDialect } from './glob-regex.ts';
+import { globRegexSource, utf8Bytes } from './glob-regex.ts';
 import { notValid, parseGlob, quote, type GlobAtom } from './glob-syntax.ts';
 
 /**
@@ -31,15 +31,16 @@ export interface GlobFilter extends CompiledGlob {
 export function compileGlob(pattern: string): CompiledGlob {
   const described = `glob pattern ${quote(pattern)}`;
   const patterns = parseGlob(pattern, described);
-  const expression = compileExpression(patterns, { dotfiles: false, bytes: false }, described);
+  const expression = compileExpression(globRegexSource(patterns, 'minimatch'), described);
   return { matches: (path) => test(expression, path, described) };
 }
 
 /**
  * grep's glob_filter with ripgrep's --glob meaning: without a `/` it matches the file's name at
  * any depth (`*.ts`), with one the path under the search folder (`src/**\/*.ts`, `/a.ts` at its
- * top only); a leading `!` excludes what the rest matches; wildcards match dotfiles; `?` and
- * classes match one byte of UTF-8 (so classes hold ASCII only).
+ * top only); a leading `!` excludes what the rest matches, and every file under a folder it
+ * matches; wildcards match dotfiles; `?` and classes match one byte of UTF-8 (so classes hold
+ * ASCII only).
  */
 export function compileGlobFilter(filter: string): GlobFilter {
   const described = `glob_filter ${quote(filter)}`;
@@ -51,9 +52,9 @@ export function compileGlobFilter(filter: string): GlobFilter {
   if (patterns.some(hasClassBeyondAscii)) {
     throw notValid(described, 'it has a class with a character beyond ASCII, which ripgrep matches one byte at a time: write the alternatives instead, {é,è}');
   }
-  const expression = compileExpression(patterns, { dotfiles: true, bytes: true }, described);
+  const expression = compileExpression(filterSource(globRegexSource(patterns, 'ripgrep'), anchored, negated), described);
   return {
-    matches: (path) => test(expression, utf8Bytes(anchored ? path : path.slice(path.lastIndexOf('/') + 1)), described) !== negated,
+    matches: (path) => test(expression, utf8Bytes(path), described) !== negated,
     // A glob starting with # is a comment to ripgrep (gitignore syntax): escaped, it is the name.
     ripgrepGlob: filter.startsWith('#') ? `\\${filter}` : filter,
   };
@@ -69,13 +70,23 @@ function checkFilterShape(body: string, described: string): void {
   }
 }
 
+/**
+ * Where ripgrep applies the glob: without a `/`, to a name at any depth, else to the path from
+ * the top. A `!` glob also applies to every folder on the way (ripgrep skips an excluded
+ * folder whole), so it excludes the files under a folder it matches: one expression, one pass.
+ */
+function filterSource(glob: string, anchored: boolean, negated: boolean): string {
+  const folders = '(?:[^/]*/)*';
+  return `${anchored ? '' : folders}(?:${glob})${negated ? '(?:/[^/]*)*' : ''}`;
+}
+
 function hasClassBeyondAscii(atoms: readonly GlobAtom[]): boolean {
   return atoms.some((atom) => atom.kind === 'class' && atom.ranges.some(([, to]) => to > 0x7f));
 }
 
-function compileExpression(patterns: readonly GlobAtom[][], dialect: GlobDialect, described: string): SafePattern {
+function compileExpression(source: string, described: string): SafePattern {
   try {
-    return compileSafePattern(globRegexSource(patterns, dialect), 'u', { wholeValue: true });
+    return compileSafePattern(source, 'u', { wholeValue: true });
   } catch (error) {
     if (!(error instanceof PatternError)) throw error;
     throw notValid(described, `it is too complex to match in bounded time (over ${MAX_PROGRAM_SIZE} steps): use fewer {…} alternatives and wildcards, or several calls`);
