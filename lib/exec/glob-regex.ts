@@ -151,7 +151,8 @@ function classSource(negated: boolean, ranges: readonly CodeRange[], engine: Glo
   return engine === 'ripgrep' ? `[^${members}]` : `[^${members}${escaped(SLASH)}]`;
 }
 
-/** Every character written as `\u{…}`: no character of a name can be read as syntax. */
+/** Letters and digits as they are, every other character as `\u{…}`: none can be read as syntax. */
 function escaped(codePoint: number): string {
-  return `\\u{${codePoint.toString(16)}}`;
+  const char = String.fromCodePoint(codePoint);
+  return /^[A-Za-z0-9]$/.test(char) ? char : `\\u{${codePoint.toString(16)}}`;
 }
