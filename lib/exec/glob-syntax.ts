@@ -17,6 +17,12 @@ import { ExecEnvironmentError } from './environment.ts';
 export const MAX_GLOB_LENGTH = 1_000;
 /** The most patterns a glob's `{a,b}` groups may expand to (`{a,b}{c,d}` is 4). */
 export const MAX_GLOB_EXPANSIONS = 256;
+/**
+ * The most atoms (characters, wildcards, classes) the expanded patterns may hold together: each
+ * compiles to an instruction or more, and the matcher runs 2,000 at most (MAX_PROGRAM_SIZE), so
+ * a glob past this is refused before anything is built.
+ */
+export const MAX_GLOB_EXPANDED_ATOMS = 2_000;
 
 /** One inclusive range of code points in a class. */
 export type CodeRange = readonly [from: number, to: number];
@@ -214,7 +220,7 @@ function classMember(char: string): number {
   return char.codePointAt(0) as number;
 }
 
-/** Every pattern the groups stand for, in order; refused when there would be too many. */
+/** Every pattern the groups stand for, in order; refused when there would be too many or too long. */
 function expand(items: Item[]): GlobAtom[][] {
   let count = 1;
   for (const item of items) {
@@ -222,6 +228,15 @@ function expand(items: Item[]): GlobAtom[][] {
     if (count > MAX_GLOB_EXPANSIONS) {
       throw new GlobSyntaxError(`its {…} groups stand for more than ${MAX_GLOB_EXPANSIONS} patterns: use fewer groups or alternatives (or several calls)`);
     }
+  }
+  // Each atom outside a group is in every pattern; a group's alternatives share its patterns out.
+  const atoms = items.reduce((sum, item) => {
+    if (item.kind !== 'group') return sum + count;
+    const lengths = item.alternatives.reduce((total, alternative) => total + alternative.length, 0);
+    return sum + (count / item.alternatives.length) * lengths;
+  }, 0);
+  if (atoms > MAX_GLOB_EXPANDED_ATOMS) {
+    throw new GlobSyntaxError(`its {…} groups expand to more than ${MAX_GLOB_EXPANDED_ATOMS} characters in all: use fewer groups or alternatives, or move the long parts out of them (or several calls)`);
   }
   let patterns: GlobAtom[][] = [[]];
   for (const item of items) {

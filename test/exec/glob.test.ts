@@ -144,6 +144,7 @@ describe('globs the two engines read apart are refused with what to write instea
     ['./src/*.ts', '. or .. folder'],
     ['{.,a}/b', '. or .. folder'],
     ['{a,b}'.repeat(9), 'more than 256 patterns'],
+    [`${'{a,b,c,d}'.repeat(3)}/${'x'.repeat(40)}`, 'expand to more than 2000 characters'],
   ])('%s', (pattern, reason) => {
     const error = refusal(() => compileGlob(pattern));
     expect(error.code).toBe('invalid_request');
