@@ -32,7 +32,7 @@ export function compileGlob(pattern: string): CompiledGlob {
   const described = `glob pattern ${quote(pattern)}`;
   const patterns = parseGlob(pattern, described);
   const expression = compileExpression(globRegexSource(patterns, 'minimatch'), described);
-  return { matches: (path) => test(expression, path, described) };
+  return { matches: (path) => test(expression, path, path, described) };
 }
 
 /**
@@ -54,7 +54,7 @@ export function compileGlobFilter(filter: string): GlobFilter {
   }
   const expression = compileExpression(filterSource(globRegexSource(patterns, 'ripgrep'), anchored, negated), described);
   return {
-    matches: (path) => test(expression, utf8Bytes(path), described) !== negated,
+    matches: (path) => test(expression, utf8Bytes(path), path, described) !== negated,
     // A glob starting with # is a comment to ripgrep (gitignore syntax): escaped, it is the name.
     ripgrepGlob: filter.startsWith('#') ? `\\${filter}` : filter,
   };
@@ -93,9 +93,10 @@ function compileExpression(source: string, described: string): SafePattern {
   }
 }
 
-function test(expression: SafePattern, path: string, described: string): boolean {
+/** Tests `input`, the path as the expression reads it (for ripgrep its UTF-8 bytes); `path` is for the message. */
+function test(expression: SafePattern, input: string, path: string, described: string): boolean {
   try {
-    return expression.test(path);
+    return expression.test(input);
   } catch (error) {
     if (!(error instanceof PatternBudgetError)) throw error;
     throw new ExecEnvironmentError(
