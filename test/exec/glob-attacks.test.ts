@@ -127,6 +127,21 @@ describe('attack: a pattern too long or too large', () => {
     expect(large.message).toContain('too complex to match in bounded time');
   });
 
+  it('refuses a glob whose check of one long path would cost more than the matching budget', async () => {
+    const deep = await makeSandbox();
+    try {
+      // About 3,250 characters of folders whose `e`s never line up the same way twice.
+      const path = Array.from({ length: 15 }, (_, i) => `${'ae'.repeat(100 + i)}x`).join('/');
+      await mkdir(join(deep.root, path), { recursive: true });
+      await writeFile(join(deep.root, path, 'file.txt'), '');
+      const error = await execError(new LocalExecutionEnvironment(deep.root).glob(`**/*e${'?'.repeat(900)}`, '.'));
+      expect(error.code).toBe('invalid_request');
+      expect(error.message).toMatch(/too complex to check against a path of \d+ characters in bounded time/);
+    } finally {
+      await deep.cleanup();
+    }
+  });
+
   it('refuses the same through the grep tool, which never starts ripgrep for it', async () => {
     const error = await runError(grepTool(env), { pattern: 'needle', glob_filter: '@(a|b)' });
     expect(error.message).toContain('glob_filter "@(a|b)" is not a valid glob: it has an extended glob');
