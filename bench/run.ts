@@ -9,6 +9,7 @@ import { applyPatchBench } from './apply-patch.ts';
 import { dispatchOverhead } from './dispatch-overhead.ts';
 import { execRpc } from './exec-rpc.ts';
 import { execSandbox } from './exec-sandbox.ts';
+import { globBench } from './glob.ts';
 import { grepBench } from './grep.ts';
 import type { BenchModule, Figures } from './harness.ts';
 import { progress, VERDICT_SUFFIX } from './harness.ts';
@@ -21,7 +22,7 @@ import { shellClassifier } from './shell-classifier.ts';
 import { storesBench } from './stores.ts';
 import { validationCost } from './validation-cost.ts';
 
-const MODULES: BenchModule[] = [dispatchOverhead, validationCost, httpThroughput, mcpBench, manifestLoad, applyPatchBench, grepBench, patternsBench, execRpc, execSandbox, shellClassifier, storesBench, runtimesBench];
+const MODULES: BenchModule[] = [dispatchOverhead, validationCost, httpThroughput, mcpBench, manifestLoad, applyPatchBench, grepBench, globBench, patternsBench, execRpc, execSandbox, shellClassifier, storesBench, runtimesBench];
 
 interface Report {
   node: string;
