@@ -4,13 +4,10 @@ import type { FailedValidation } from '../../validation/validator.ts';
 import type { SchemaCache } from '../schema-cache.ts';
 import { fail, pass, type StageResult } from './stage.ts';
 
-const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
-
 /** The line after the listed problems saying what is not listed, if anything. */
 function unlistedLine(outcome: FailedValidation): string | undefined {
-  const shown = outcome.violations.length;
-  if (outcome.incomplete) return `- … and more: the arguments have too many problems to list (these are the first ${plural(shown, 'problem')} found)`;
-  if (outcome.omitted) return `- … and ${plural(outcome.omitted, 'more problem')} not listed (the first ${shown} are)`;
+  if (outcome.incomplete) return '- … and more not listed: the arguments have too many problems to collect them all';
+  if (outcome.omitted) return `- … and ${outcome.omitted} more problem${outcome.omitted === 1 ? '' : 's'} not listed`;
   return undefined;
 }
 
