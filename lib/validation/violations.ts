@@ -96,11 +96,14 @@ export function finishViolations(report: RawReport, limit: number = MAX_LISTED_V
   return omitted > 0 ? { valid: false, violations, omitted } : { valid: false, violations };
 }
 
+/** The keyword of tooManyProblems' violation: no JSON Schema keyword failed, the engine gave up. */
+export const GAVE_UP_KEYWORD = 'size';
+
 /**
  * For arguments an engine cannot even collect the problems of (its stack overflows): one
  * violation that says so, instead of an internal error.
  */
 export function tooManyProblems(): FailedValidation {
   const detail = 'have too many problems (or are too large) to check against this schema; send fewer, smaller values';
-  return { valid: false, violations: [{ pointer: '', keyword: 'size', message: `\`arguments\` ${detail}`, detail }], incomplete: true };
+  return { valid: false, violations: [{ pointer: '', keyword: GAVE_UP_KEYWORD, message: `\`arguments\` ${detail}`, detail }], incomplete: true };
 }
