@@ -97,6 +97,32 @@ describe('a bounded list of problems, the first ones, and how many more', () => 
   });
 });
 
+describe('uniqueItems over many objects (ajv compared every pair: 100,000 items, 5·10^9 deep comparisons)', () => {
+  const schema: JsonSchema = { type: 'object', properties: { labels: { type: 'array', items: { type: 'object' }, uniqueItems: true } } };
+  const labels = (count: number) => Array.from({ length: count }, (_, i) => ({ id: i, name: `label ${i}` }));
+
+  it('ajv: 100,000 distinct objects are accepted', () => {
+    expect(createAjvValidator().compile(schema)({ labels: labels(100_000) })).toEqual({ valid: true });
+  });
+
+  it('ajv: a duplicate at the far end, its keys in another order, is found', () => {
+    const items: unknown[] = labels(100_000);
+    items.push({ name: 'label 0', id: 0 });
+    expect(messagesOf(failed(createAjvValidator().compile(schema)({ labels: items })))).toEqual(['`labels` must not contain duplicate items']);
+  });
+
+  for (const [engine, make] of ENGINES) {
+    it(`${engine}: JSON Schema equality, as before (1 and 1.0 equal; 1, true, "1", [1] and {"a":1} all different)`, () => {
+      const any: JsonSchema = { type: 'object', properties: { p: { type: 'array', uniqueItems: true } } };
+      const check = make().compile(any);
+      expect(check({ p: [1, true, '1', [1], { a: 1 }, [true], { a: true }, null, 0, false, ''] })).toEqual({ valid: true });
+      for (const p of [[1, 1.0], [{ a: 1, b: [2] }, { b: [2], a: 1 }], [[{}], [{}]], [null, null]]) {
+        expect(messagesOf(failed(check({ p })))).toEqual(['`p` must not contain duplicate items']);
+      }
+    });
+  }
+});
+
 describe('nothing a value or a name holds makes a message long', () => {
   const huge = 'x'.repeat(100_000);
   const cases: [string, JsonSchema, unknown, string][] = [
