@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonSchema } from '../../lib/registry/json.ts';
 import { createAjvValidator } from '../../lib/validation/ajv-engine.ts';
 import { createCfworkerValidator } from '../../lib/validation/cfworker-engine.ts';
+import { lintSchema } from '../../lib/validation/schema-lint.ts';
 import { MAX_LISTED_VIOLATIONS, type FailedValidation, type SchemaValidator, type ValidationOutcome } from '../../lib/validation/validator.ts';
 import { ECHO_SCHEMA, NULLABLE_TAGS_SCHEMA, STRING_TAGS_SCHEMA, refChainSchema, unknownArguments, wrongTags } from '../fixtures/validation-attacks.ts';
 
@@ -121,6 +122,24 @@ describe('uniqueItems over many objects (ajv compared every pair: 100,000 items,
       }
     });
   }
+});
+
+describe('the schema lint over many anchor refs (it searched the whole document text once per ref)', () => {
+  const schema = (count: number, anchor: string): JsonSchema => ({
+    type: 'object',
+    properties: Object.fromEntries(Array.from({ length: count }, (_, i) => [`p${i}`, { $ref: `#${anchor}` }])),
+    $defs: { a: { $anchor: 'a', type: 'string' } },
+  });
+
+  it('8,000 refs to an anchor (175 KB) resolve', () => {
+    expect(lintSchema(schema(8_000, 'a'))).toEqual([]);
+  });
+
+  it('a ref to a missing anchor is still refused, at each place', () => {
+    const problems = lintSchema(schema(8_000, 'b'));
+    expect(problems).toHaveLength(8_000);
+    expect(problems[0]).toEqual({ path: 'properties.p0.$ref', message: 'cannot resolve "#b": tool schemas may only reference their own $defs' });
+  });
 });
 
 describe('nothing a value or a name holds makes a message long', () => {
