@@ -107,17 +107,16 @@ async function measureApp(engine: string, validator: SchemaValidator): Promise<F
 const UNIQUE_LABELS_SCHEMA: JsonSchema = { type: 'object', properties: { labels: { type: 'array', items: { type: 'object' }, uniqueItems: true } } };
 
 /**
- * `uniqueItems` over `count` distinct objects and a copy of the first at the end: ms. ajv compared
- * every pair (now one pass); the eval-free library still does, so it gets fewer items.
+ * `uniqueItems` over `count` distinct objects (the worst case: every pair compared before), ms.
+ * ajv compared every pair (now one pass); the eval-free library still does, so it gets fewer.
  */
 function measureUniqueItems(engine: string, validator: SchemaValidator, count: number): Figures {
   const labels: JsonObject[] = Array.from({ length: count }, (_, i) => ({ id: i, name: `label ${i}` }));
-  labels.push({ name: 'label 0', id: 0 });
   const compiled = validator.compile(UNIQUE_LABELS_SCHEMA);
   const started = performance.now();
   const outcome = compiled({ labels });
   const ms = performance.now() - started;
-  if (outcome.valid) throw new Error(`${engine}: the duplicate was not found`);
+  if (!outcome.valid) throw new Error(`${engine}: distinct labels were refused`);
   return { [`${engine}_unique_objects_${count}_ms`]: round(ms) };
 }
 
