@@ -21,8 +21,9 @@ import { runtimesBench } from './runtimes.ts';
 import { shellClassifier } from './shell-classifier.ts';
 import { storesBench } from './stores.ts';
 import { validationCost } from './validation-cost.ts';
+import { validationWorstCase } from './validation-worst-case.ts';
 
-const MODULES: BenchModule[] = [dispatchOverhead, validationCost, httpThroughput, mcpBench, manifestLoad, applyPatchBench, grepBench, globBench, patternsBench, execRpc, execSandbox, shellClassifier, storesBench, runtimesBench];
+const MODULES: BenchModule[] = [dispatchOverhead, validationCost, validationWorstCase, httpThroughput, mcpBench, manifestLoad, applyPatchBench, grepBench, globBench, patternsBench, execRpc, execSandbox, shellClassifier, storesBench, runtimesBench];
 
 interface Report {
   node: string;
