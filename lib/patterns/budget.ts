@@ -10,6 +10,13 @@ import { PatternError } from './pattern-error.ts';
  */
 export const DEFAULT_PATTERN_BUDGET = 500_000;
 
+/**
+ * Steps one request may spend, over all its calls' validations and policy decisions: a few
+ * tens of milliseconds. Without it a batch of 128 calls, each with a schema pattern and a rule
+ * pattern, would buy 256 check budgets: over a second of blocked event loop per request.
+ */
+export const REQUEST_PATTERN_BUDGET = 3_000_000;
+
 /** Matching would have blocked for too long: the value is refused, never half-checked. */
 export class PatternBudgetError extends PatternError {
   constructor(message: string) {
@@ -18,26 +25,60 @@ export class PatternBudgetError extends PatternError {
   }
 }
 
-let remaining: number | undefined;
+/** Matching work that may still be spent; once spent, it stays spent. */
+export class PatternBudget {
+  readonly units: number;
+  #remaining: number;
 
-/**
- * Runs `check` with one budget shared by every pattern it tests (synchronously): a schema with
- * many patterns, or a policy with many rules, gets one budget per check, not one per pattern.
- * Inside a running budget, the outer one keeps applying.
- */
-export function withPatternBudget<T>(check: () => T, units: number = DEFAULT_PATTERN_BUDGET): T {
-  if (remaining !== undefined) return check();
-  remaining = units;
-  try {
-    return check();
-  } finally {
-    remaining = undefined;
+  constructor(units: number = REQUEST_PATTERN_BUDGET) {
+    this.units = units;
+    this.#remaining = units;
+  }
+
+  get spent(): boolean {
+    return this.#remaining < 0;
+  }
+
+  /** Units spent so far. */
+  get used(): number {
+    return this.units - this.#remaining;
+  }
+
+  spend(units: number): void {
+    this.#remaining -= units;
+    if (this.#remaining < 0) throw new PatternBudgetError('the matching budget is spent');
   }
 }
 
-/** Charges matching work to the running budget (the matcher runs inside one). */
+/**
+ * The budgets charged by matching right now, outermost first (a request's, a validation's, one
+ * test's). Only `withPatternBudget` changes it, and it always leaves it as it found it before
+ * returning: checks are synchronous, so while one runs nothing else does, and between them the
+ * stack is empty. Concurrent requests (which interleave only at `await`) never see each other's.
+ */
+const running: PatternBudget[] = [];
+
+/**
+ * Runs `check`, which must be synchronous, with `budget` (a new one of that many units, or a
+ * request's shared one) charged by every pattern it tests, on top of the budgets already
+ * running: each of them must last. A budget already spent refuses at once.
+ */
+export function withPatternBudget<T>(check: () => T, budget: PatternBudget | number = DEFAULT_PATTERN_BUDGET): T {
+  const entry = typeof budget === 'number' ? new PatternBudget(budget) : budget;
+  if (entry.spent) throw new PatternBudgetError('the matching budget is spent');
+  // Already running (a request's budget handed down again): charged once, not twice.
+  if (running.includes(entry)) return check();
+  running.push(entry);
+  try {
+    const result = check();
+    if (result instanceof Promise) throw new TypeError('withPatternBudget runs synchronous checks only: a budget cannot follow work across an await');
+    return result;
+  } finally {
+    running.pop();
+  }
+}
+
+/** Charges matching work to every running budget (the matcher runs inside one). */
 export function spendPatternBudget(units: number): void {
-  if (remaining === undefined) return;
-  remaining -= units;
-  if (remaining < 0) throw new PatternBudgetError('the matching budget is spent');
+  for (let i = 0; i < running.length; i++) running[i].spend(units);
 }
