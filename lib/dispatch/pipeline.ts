@@ -72,10 +72,13 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
   if (budget.spent) return overBudget();
   if (!validated.ok) return stopped('validate', validated.failure, { args: parsed.value, definition });
   const args = validated.value;
+  // Governed before anything else is awaited: the policy's rules run right after validation, so
+  // each call of a parallel batch finishes both before the next starts, and the calls that ran
+  // before the request's budget ran out keep their decisions.
+  const governed = await governStage(deps.governor, { definition, args, principal: caller.principal, patternBudget: budget });
   // The arguments hash keys idempotency and audit; nothing to hash for without a store.
   const args_hash = deps.store ? await hashJson(args) : undefined;
   const known = { definition, args, args_hash };
-  const governed = await governStage(deps.governor, { definition, args, principal: caller.principal, patternBudget: budget });
   deps.log('tools.dispatch.decision', { call_id: call.call_id, tool: call.name, tenant: caller.tenant, decision: governed.ok ? governed.value.action : 'deny' });
   if (!governed.ok) {
     const trace = stopped('govern', governed.failure, known);

@@ -15,7 +15,7 @@ export const DEFAULT_PATTERN_BUDGET = 500_000;
  * tens of milliseconds. Without it a batch of 128 calls, each with a schema pattern and a rule
  * pattern, would buy 256 check budgets: over a second of blocked event loop per request.
  */
-export const REQUEST_PATTERN_BUDGET = 3_000_000;
+export const REQUEST_PATTERN_BUDGET = 1_500_000;
 
 /** Matching would have blocked for too long: the value is refused, never half-checked. */
 export class PatternBudgetError extends PatternError {
