@@ -1,4 +1,4 @@
-import { PatternBudget } from '../patterns/index.ts';
+import { requestPatternBudget } from '../patterns/index.ts';
 import type { ToolCall, ToolResult } from './call.ts';
 import type { CallerContext, DispatchDeps } from './context.ts';
 import { dispatchCall } from './pipeline.ts';
@@ -8,7 +8,7 @@ import { dispatchCall } from './pipeline.ts';
  * share one pattern budget: a batch cannot buy one per call.
  */
 export async function dispatchBatch(deps: DispatchDeps, batchCaller: CallerContext, calls: ToolCall[], options: { parallel?: boolean } = {}): Promise<ToolResult[]> {
-  const caller = batchCaller.patternBudget ? batchCaller : { ...batchCaller, patternBudget: new PatternBudget() };
+  const caller = batchCaller.patternBudget ? batchCaller : { ...batchCaller, patternBudget: requestPatternBudget() };
   if (options.parallel) return Promise.all(calls.map((call) => dispatchCall(deps, caller, call)));
   const results: ToolResult[] = [];
   for (const call of calls) results.push(await dispatchCall(deps, caller, call));

@@ -1,5 +1,5 @@
 import { hashJson } from '../idempotency/canonical-json.ts';
-import { PatternBudget, withPatternBudget } from '../patterns/index.ts';
+import { requestPatternBudget } from '../patterns/index.ts';
 import { truncateOutput } from '../tools/truncate.ts';
 import { elapsedMs, failureResult, type CallFailure, type ToolCall, type ToolResult } from './call.ts';
 import type { CallerContext, DispatchDeps } from './context.ts';
@@ -28,7 +28,7 @@ export interface DispatchOptions {
  */
 export async function dispatchCall(deps: DispatchDeps, callCaller: CallerContext, call: ToolCall, options: DispatchOptions = {}): Promise<ToolResult> {
   const startedAt = performance.now();
-  const caller = callCaller.patternBudget ? callCaller : { ...callCaller, patternBudget: new PatternBudget() };
+  const caller = callCaller.patternBudget ? callCaller : { ...callCaller, patternBudget: requestPatternBudget() };
   const base = { call_id: call.call_id, name: call.name, thread_id: caller.thread_id, tenant: caller.tenant };
   deps.events?.({ type: 'tool_call.start', ...base, arguments: call.arguments });
   deps.log('tools.dispatch.started', base);
@@ -64,11 +64,11 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
   const authorized = authorizeStage(definition, caller.scopes);
   if (!authorized.ok) return stopped('authorize', authorized.failure, { args: parsed.value, definition });
   // Validation and the policy's rules match patterns on the request's shared budget: once earlier
-  // calls spent it, this one does not run (validation is synchronous, so the budget covers it all).
-  const budget = caller.patternBudget ?? new PatternBudget();
+  // calls spent it, this one does not run.
+  const budget = caller.patternBudget ?? requestPatternBudget();
   const overBudget = () => stopped('validate', requestPatternBudgetSpent(call.name), { args: parsed.value, definition });
   if (budget.spent) return overBudget();
-  const validated = withPatternBudget(() => validateStage(deps.schemas, definition, parsed.value), budget);
+  const validated = validateStage(deps.schemas, definition, parsed.value, budget);
   if (budget.spent) return overBudget();
   if (!validated.ok) return stopped('validate', validated.failure, { args: parsed.value, definition });
   const args = validated.value;

@@ -6,7 +6,7 @@ import { dispatchCall } from '../dispatch/pipeline.ts';
 import type { CallerContext } from '../dispatch/context.ts';
 import type { TenantRuntime } from '../dispatch/tenant-runtime.ts';
 import type { Principal } from '../governance/api-keys.ts';
-import { PatternBudget } from '../patterns/index.ts';
+import { requestPatternBudget, type PatternBudget } from '../patterns/index.ts';
 import { toMcpTools } from '../registry/formats/mcp.ts';
 import { toCallToolResult } from './call-result.ts';
 import { mcpCallIdentity } from './call-identity.ts';
@@ -29,7 +29,7 @@ export interface McpRequestContext {
  */
 export function createMcpServer(context: McpRequestContext): Server {
   const { runtime, principal } = context;
-  const patternBudget = context.patternBudget ?? new PatternBudget();
+  const patternBudget = context.patternBudget ?? requestPatternBudget();
   const server = new Server(
     { name: 'toolgate', version: runtime.manifest.version, title: `toolgate: ${runtime.manifest.tenant}` },
     { capabilities: { tools: {} }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator(), instructions: runtime.manifest.description },

@@ -1,17 +1,22 @@
 import type { ToolDefinition } from '../../registry/definition.ts';
+import { withPatternBudget, type PatternBudget } from '../../patterns/index.ts';
 import type { JsonObject } from '../../registry/json.ts';
 import type { SchemaCache } from '../schema-cache.ts';
 import { fail, pass, type StageResult } from './stage.ts';
 
-/** JSON Schema validation; the message lists every violation so the model can fix its call in one go. */
-export function validateStage(schemas: SchemaCache, definition: ToolDefinition, args: JsonObject): StageResult<JsonObject> {
+/**
+ * JSON Schema validation; the message lists every violation so the model can fix its call in one
+ * go. With a request's pattern budget, the validation (not the schema's compiling, on first use)
+ * charges it.
+ */
+export function validateStage(schemas: SchemaCache, definition: ToolDefinition, args: JsonObject, budget?: PatternBudget): StageResult<JsonObject> {
   let compiled;
   try {
     compiled = schemas.get(definition);
   } catch (error) {
     return fail({ code: 'error', message: `Tool \`${definition.name}\` has an invalid input schema: ${(error as Error).message}` });
   }
-  const outcome = compiled(args);
+  const outcome = budget ? withPatternBudget(() => compiled(args), budget) : compiled(args);
   if (outcome.valid) return pass(args);
   const lines = outcome.violations.map((v) => `- ${v.message}`).join('\n');
   return fail({
