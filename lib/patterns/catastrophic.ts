@@ -46,6 +46,13 @@ function shown(raw: string): string {
   return raw.length > 60 ? `${raw.slice(0, 59)}…` : raw;
 }
 
+/**
+ * A repetition with a bound whose element can match in at most this many ways in all (`(?:25[0-5]|2[0-4]\d|1?\d?\d){3}`,
+ * the octets of an IPv4 address) cannot make a backtracking engine try more than this many
+ * ways from one position, however it is written: it is not checked.
+ */
+const BOUNDED_WAYS = 256;
+
 const FIX = "a backtracking engine (JavaScript's own, or any client's) can take exponential time on a short input";
 
 /**
@@ -110,7 +117,23 @@ class Analysis {
 
   /** Checks one outermost repetition that can run more than once. */
   check(outer: Repetition): void {
+    if (this.#ways(outer) <= BOUNDED_WAYS) return;
     this.#visit(outer.element, this.first(outer.element), outer);
+  }
+
+  /** How many ways `node` can match at most (more than BOUNDED_WAYS: Infinity). */
+  #ways(node: Node): number {
+    const bounded = (ways: number) => (ways > BOUNDED_WAYS ? Infinity : ways);
+    if (node.type === 'Alternative') return bounded(node.elements.reduce((ways, element) => ways * this.#ways(element), 1));
+    if (node.type === 'Quantifier') {
+      if (node.max === Infinity) return Infinity;
+      const each = this.#ways(node.element);
+      let ways = 0;
+      for (let count = node.min; count <= node.max && ways <= BOUNDED_WAYS; count++) ways += each ** count;
+      return bounded(ways);
+    }
+    const alternatives = alternativesOf(node);
+    return alternatives ? bounded(alternatives.reduce((ways, alternative) => ways + this.#ways(alternative), 0)) : 1;
   }
 
   /** Walks `node`, which `follow` may follow within one more turn of `outer`. */
