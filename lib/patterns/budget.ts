@@ -39,7 +39,8 @@ export class PatternBudgetError extends PatternError {
 export class PatternBudget {
   readonly units: number;
   readonly milliseconds: number;
-  #remaining: number;
+  #used = 0;
+  #outOfTime = false;
   /** Time spent running before the current span, and when the current span started. */
   #elapsed = 0;
   #since: number | undefined;
@@ -48,25 +49,25 @@ export class PatternBudget {
   constructor(units: number, milliseconds = Infinity) {
     this.units = units;
     this.milliseconds = milliseconds;
-    this.#remaining = units;
   }
 
   get spent(): boolean {
-    return this.#remaining < 0;
+    return this.#used > this.units || this.#outOfTime;
   }
 
   /** Steps spent so far. */
   get used(): number {
-    return this.units - this.#remaining;
+    return this.#used;
   }
 
   spend(units: number): void {
-    this.#remaining -= units;
+    this.#used += units;
     if (this.milliseconds !== Infinity && (this.#unclocked += units) >= STEPS_PER_CLOCK) {
       this.#unclocked = 0;
-      if (this.#elapsed + (performance.now() - (this.#since ?? performance.now())) > this.milliseconds) this.#remaining = Math.min(this.#remaining, -1);
+      const now = performance.now();
+      this.#outOfTime ||= this.#elapsed + (now - (this.#since ?? now)) > this.milliseconds;
     }
-    if (this.#remaining < 0) throw new PatternBudgetError('the matching budget is spent');
+    if (this.spent) throw new PatternBudgetError('the matching budget is spent');
   }
 
   /** Marks the span in which the budget runs (withPatternBudget): time counts only inside one. */
