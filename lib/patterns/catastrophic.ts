@@ -164,10 +164,19 @@ class Analysis {
   /** Elements in order: each is followed by the next ones, up to the first that cannot be empty. */
   #visitSequence(node: AST.Alternative, follow: CharSet, outer: Repetition): void {
     let after = follow;
+    // Once built here, `after` is this walk's own: the elements' walks only read it, so it grows in place.
+    let own = false;
     for (let i = node.elements.length - 1; i >= 0; i--) {
       const element = node.elements[i];
       this.#visit(element, after, outer);
-      after = this.nullable(element) ? this.#space.union(this.first(element), after) : this.first(element);
+      if (!this.nullable(element)) {
+        after = this.first(element);
+        own = false;
+      } else if (this.first(element) !== this.#space.empty) {
+        if (!own) after = this.#space.copy(after);
+        own = true;
+        this.#space.add(after, this.first(element));
+      }
     }
   }
 

@@ -17,6 +17,19 @@ import { propertyEscapeRegExp } from './property-escapes.ts';
  */
 export type CharSet = number;
 
+/**
+ * Most atoms fill one run of blocks (a character, a range): such a set is kept as that run, by a
+ * negative number, with no bits of its own. Only sets built up from several are bit sets.
+ */
+const isRun = (set: CharSet) => set < 0;
+
+/** The bits of blocks `first`..`last` that lie in word `word` of a bit set. */
+function runMask(word: number, first: number, last: number): number {
+  const low = word === first >>> 5 ? first & 31 : 0;
+  const high = word === last >>> 5 ? last & 31 : 31;
+  return (0xffffffff >>> (31 - high + low)) << low;
+}
+
 /** Blocks up to this many code points are tested against property escapes. */
 const SMALL_BLOCK = 256;
 /** Code points tested at most per pattern: blocks past it are assumed to meet every property escape. */
@@ -66,6 +79,9 @@ export class CharSpace {
   #bits: Uint32Array;
   #categories: number[] = [0];
   readonly #atoms = new Map<string, CharSet>();
+  /** First and last block of each run (set -1 is run 0). */
+  readonly #runFirst: number[] = [];
+  readonly #runLast: number[] = [];
   readonly #ranges = new Map<string, Ranges | undefined>();
   #scanLeft: number;
   readonly #categoryBudget: { codePoints: number };
@@ -133,10 +149,14 @@ export class CharSpace {
   atom(atom: CharAtom): CharSet {
     let set = this.#atoms.get(atom.raw);
     if (set !== undefined) return set;
-    set = this.builder();
     const ranges = this.#rangesOf(atom);
-    if (ranges) this.#fillBlocks(ranges, this.#bits, this.#offset(set));
+    if (ranges?.length === 2) {
+      this.#runFirst.push(firstIndexAtLeast(this.#starts, ranges[0]));
+      this.#runLast.push(firstIndexAtLeast(this.#starts, ranges[1] + 1) - 1);
+      set = -this.#runFirst.length;
+    } else if (ranges) this.#fillBlocks(ranges, this.#bits, this.#offset((set = this.builder())));
     else {
+      set = this.builder();
       this.#unranged = true;
       this.#bits.set(this.#blocksMet(atom), this.#offset(set) + this.#words);
       this.#categories[set] = atomCategories(atom, this.#flags.ignoreCase, this.#categoryBudget);
@@ -229,9 +249,22 @@ export class CharSpace {
     return set;
   }
 
+  /** A new set holding `from`'s characters, to be added to. */
+  copy(from: CharSet): CharSet {
+    const set = this.builder();
+    this.add(set, from);
+    return set;
+  }
+
   /** Adds `from`'s characters to `into` (a set from `builder` that nothing else holds yet). */
   add(into: CharSet, from: CharSet): void {
     if (from === this.empty) return;
+    if (isRun(from)) {
+      const offset = this.#offset(into);
+      const [first, last] = this.#runEnds(from);
+      for (let word = first >>> 5; word <= last >>> 5; word++) this.#bits[offset + word] |= runMask(word, first, last);
+      return;
+    }
     const bits = this.#bits;
     const to = this.#offset(into);
     const source = this.#offset(from);
@@ -243,6 +276,12 @@ export class CharSpace {
 
   /** Whether the sets may share a character (never false when they do). */
   overlaps(a: CharSet, b: CharSet): boolean {
+    if (isRun(a) && isRun(b)) {
+      const [firstA, lastA] = this.#runEnds(a);
+      const [firstB, lastB] = this.#runEnds(b);
+      return firstA <= lastB && firstB <= lastA;
+    }
+    if (isRun(a) || isRun(b)) return isRun(a) ? this.#runMeets(a, b) : this.#runMeets(b, a);
     if ((this.#categories[a] & this.#categories[b]) !== 0) return true;
     const bits = this.#bits;
     const words = this.#words;
@@ -257,5 +296,21 @@ export class CharSpace {
       if ((bits[x + i] & (bits[y + i] | bits[y + words + i])) !== 0 || (bits[x + words + i] & bits[y + i]) !== 0) return true;
     }
     return false;
+  }
+
+  /** Whether a run of known blocks meets a bit set: its known blocks, or blocks a property escape may touch. */
+  #runMeets(run: CharSet, set: CharSet): boolean {
+    const offset = this.#offset(set);
+    const [first, last] = this.#runEnds(run);
+    for (let word = first >>> 5; word <= last >>> 5; word++) {
+      const met = this.#bits[offset + word] | (this.#unranged ? this.#bits[offset + this.#words + word] : 0);
+      if ((met & runMask(word, first, last)) !== 0) return true;
+    }
+    return false;
+  }
+
+  /** The first and last block of a run. */
+  #runEnds(run: CharSet): [number, number] {
+    return [this.#runFirst[-1 - run], this.#runLast[-1 - run]];
   }
 }

@@ -63,6 +63,25 @@ describe('CharSpace: overlap of character sets', () => {
     }, 120_000);
   }
 
+  it('keeps unions sound: a set built from two atoms meets every atom either of them meets (u, every triple)', () => {
+    const { atoms, charSpace } = space('u');
+    const truth = atoms.map((atom) => members(atom.raw, 'u', text));
+    const sets = atoms.map((atom) => charSpace.atom(atom));
+    const shared = truth.map((a) => truth.map((b) => share(a, b)));
+    let checked = 0;
+    for (let i = 0; i < atoms.length; i++) {
+      for (let j = i + 1; j < atoms.length; j++) {
+        const union = charSpace.union(sets[i], sets[j]);
+        for (let k = 0; k < atoms.length; k++) {
+          if (!shared[i][k] && !shared[j][k]) continue;
+          checked++;
+          if (!charSpace.overlaps(union, sets[k]) || !charSpace.overlaps(sets[k], union)) expect.fail(`${atoms[i].raw}|${atoms[j].raw} and ${atoms[k].raw} share a character`);
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(20_000);
+  }, 120_000);
+
   it('tells exclusive sets apart: ranges, property escapes against small ranges, General_Category values', () => {
     const { atoms, charSpace } = space('u');
     const set = (raw: string) => charSpace.atom(atoms.find((atom) => atom.raw === raw) as CharAtom);
