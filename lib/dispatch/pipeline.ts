@@ -66,10 +66,10 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
   // Validation and the policy's rules match patterns on the request's shared budget: once earlier
   // calls spent it, this one does not run.
   const budget = caller.patternBudget ?? requestPatternBudget();
-  const overBudget = () => stopped('validate', requestPatternBudgetSpent(call.name), { args: parsed.value, definition });
-  if (budget.spent) return overBudget();
+  const overBudget = (spentBy: 'earlier calls' | 'this call') => stopped('validate', requestPatternBudgetSpent(call.name, spentBy), { args: parsed.value, definition });
+  if (budget.spent) return overBudget('earlier calls');
   const validated = validateStage(deps.schemas, definition, parsed.value, budget);
-  if (budget.spent) return overBudget();
+  if (budget.spent) return overBudget('this call');
   if (!validated.ok) return stopped('validate', validated.failure, { args: parsed.value, definition });
   const args = validated.value;
   // Governed before anything else is awaited: the policy's rules run right after validation, so

@@ -16,7 +16,8 @@ export async function governStage(governor: Governor, request: GovernanceRequest
   } catch (error) {
     if (!(error instanceof PatternBudgetError)) throw error;
     const tool = request.definition.name;
-    return fail(request.patternBudget?.spent ? requestPatternBudgetSpent(tool) : rulePatternBudgetSpent(tool));
+    // Validation left the request's budget unspent, and nothing ran in between: this call's rules spent it.
+    return fail(request.patternBudget?.spent ? requestPatternBudgetSpent(tool, 'this call') : rulePatternBudgetSpent(tool));
   }
   if (decision.action !== 'deny') return pass(decision);
   return fail({
