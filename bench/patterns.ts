@@ -18,6 +18,8 @@ import { freePort } from '../scripts/dev/free-port.ts';
 import { REPO_ROOT } from '../test/helpers/processes.ts';
 import type { BenchModule, Figures } from './harness.ts';
 import { progress, round, verdict } from './harness.ts';
+import { checkCostFigures } from './pattern-check-cost.ts';
+import { aperiodicValue, BATCH_CALLS, BATCH_VALUE_LENGTH, CACHE_DEFEATING_PATTERN, requestStallFigures } from './pattern-request-stall.ts';
 import { distribution } from './stats.ts';
 
 const KEY = 'tg_bench_patterns_key_0123456789abcdef';
@@ -55,6 +57,7 @@ function manifest(version: string, withCatastrophic: boolean): Manifest {
       rules: [
         ...(withCatastrophic ? [{ tool: 'stored_rule', arguments: { text: CATASTROPHIC_RULE }, action: 'deny' as const }] : []),
         { tool: 'accepted_rule', arguments: { text: ACCEPTED_RULE }, action: 'deny' as const },
+        { tool: 'batch', arguments: { text: CACHE_DEFEATING_PATTERN }, action: 'deny' as const },
       ],
     },
     tools: [
@@ -62,6 +65,7 @@ function manifest(version: string, withCatastrophic: boolean): Manifest {
       textTool('accepted_schema', ACCEPTED_SCHEMA),
       textTool('accepted_rule'),
       textTool('long_input', CACHE_DEFEATING_SCHEMA),
+      textTool('batch', CACHE_DEFEATING_PATTERN),
       textTool('plain'),
     ],
   } as unknown as Manifest;
@@ -71,8 +75,8 @@ interface Scenario {
   name: string;
   tool: string;
   text: string;
-  /** The status every call must come back with. */
-  status: string;
+  /** The status every call must come back with (either, where two are listed). */
+  status: string | readonly [string, string];
 }
 
 function aperiodic(length: number): string {
@@ -90,7 +94,8 @@ const SCENARIOS: Scenario[] = [
   { name: 'accepted_schema', tool: 'accepted_schema', text: `${'a '.repeat(14)}a!`, status: 'invalid_arguments' },
   { name: 'accepted_rule', tool: 'accepted_rule', text: `git log ${'-'.repeat(21)};`, status: 'ok' },
   // Not 30 characters: 100,000, to show what the matching budget bounds; and the same text without a pattern.
-  { name: 'long_input', tool: 'long_input', text: aperiodic(100_000), status: 'invalid_arguments' },
+  // Refused by the validation's own budget (invalid_arguments), or by the request's when its 40 ms run out first (error).
+  { name: 'long_input', tool: 'long_input', text: aperiodic(100_000), status: ['invalid_arguments', 'error'] },
   { name: 'long_control', tool: 'plain', text: aperiodic(100_000), status: 'ok' },
 ];
 
@@ -164,7 +169,7 @@ async function attack(origin: string, scenario: Scenario, calls: number): Promis
       const text = await response.text();
       latencies.push(performance.now() - started);
       const status = response.ok ? (JSON.parse(text) as { results: Array<{ status: string }> }).results[0]?.status : `http ${response.status}`;
-      if (status !== scenario.status) throw new Error(`${scenario.name}: expected ${scenario.status}, got ${status}: ${text.slice(0, 300)}`);
+      if (!(typeof scenario.status === 'string' ? [scenario.status] : scenario.status).includes(status)) throw new Error(`${scenario.name}: expected ${scenario.status}, got ${status}: ${text.slice(0, 300)}`);
     }
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
@@ -183,6 +188,60 @@ async function runScenario(origin: string, scenario: Scenario, figures: Figures)
   figures[`${scenario.name}_healthz_max_ms`] = healthz.max;
   figures[`${scenario.name}_call_p50_ms`] = call.p50;
   figures[`${scenario.name}_call_max_ms`] = call.max;
+}
+
+/** Requests of 128 calls sent `inFlight` at a time, `each` per sender: their latencies, every answer checked. */
+async function sendBatches(origin: string, tool: string, inFlight: number, each: number, check: (statuses: string[], contents: string[]) => void): Promise<Float64Array> {
+  const latencies: number[] = [];
+  const calls = Array.from({ length: BATCH_CALLS }, (_, i) => ({ call_id: `c${i}`, name: tool, arguments: { text: tool === 'plain' ? `call ${i}` : aperiodicValue(BATCH_VALUE_LENGTH, i + 1) } }));
+  const sender = async (worker: number) => {
+    for (let n = 0; n < each; n++) {
+      const started = performance.now();
+      const response = await fetch(`${origin}/v1/dispatch`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ thread_id: `${tool}-${worker}-${n}`, parallel: true, calls }),
+      });
+      const text = await response.text();
+      latencies.push(performance.now() - started);
+      if (!response.ok) throw new Error(`${tool} batch: http ${response.status}: ${text.slice(0, 300)}`);
+      const { results } = JSON.parse(text) as { results: Array<{ status: string; content: string }> };
+      check(results.map((r) => r.status), results.map((r) => r.content));
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, (_, worker) => sender(worker)));
+  return Float64Array.from(latencies);
+}
+
+/**
+ * One request of 128 calls, each matching a 1,000-character value against a cache-defeating
+ * schema pattern and deny rule: how long /healthz waits. The request's pattern budget cuts it
+ * short (the rest answer error); the control sends 128 plain calls, without patterns.
+ */
+async function batchFigures(origin: string, figures: Figures): Promise<void> {
+  const cutShort = (statuses: string[], contents: string[]) => {
+    if (statuses.at(-1) !== 'error' || !/was not run: this request used up its time for matching/.test(contents.at(-1) ?? '')) {
+      throw new Error(`batch: the last call was not refused for the request's pattern budget: ${statuses.at(-1)} ${contents.at(-1)?.slice(0, 200)}`);
+    }
+  };
+  const allOk = (statuses: string[]) => {
+    if (statuses.some((status) => status !== 'ok')) throw new Error(`batch control: ${statuses.find((status) => status !== 'ok')}`);
+  };
+  for (const [name, tool, inFlight, each, check] of [
+    ['batch_control', 'plain', 1, 5, allOk],
+    ['batch', 'batch', 1, 5, cutShort],
+    ['batch_4_concurrent', 'batch', 4, 3, cutShort],
+  ] as const) {
+    progress(`patterns: ${name}`);
+    let done = false;
+    const probing = probeHealthz(origin, () => done);
+    const latencies = await sendBatches(origin, tool, inFlight, each, check).finally(() => (done = true));
+    const healthz = distribution(await probing);
+    figures[`${name}_healthz_p50_ms`] = healthz.p50;
+    figures[`${name}_healthz_max_ms`] = healthz.max;
+    figures[`${name}_request_p50_ms`] = distribution(latencies).p50;
+  }
+  figures.batch_before_review = '128 calls × 1,000 characters: ~1.1-1.3 s blocked per request; 4 concurrent: /healthz p50 2.3 s, max 4.6 s';
 }
 
 /** The linear-time matcher alone on the attacks, in this process: the first check (compiling too) and the median of 1,000. */
@@ -212,7 +271,8 @@ function backtrackingFigures(figures: Figures): void {
 
 export const patternsBench: BenchModule = {
   name: 'patterns',
-  title: 'GET /healthz latency (ms) of `toolgate serve` while 30-character adversarial inputs hit catastrophic (stored directly) and accepted schema and rule patterns',
+  title:
+    'GET /healthz latency (ms) of `toolgate serve` while 30-character adversarial inputs hit catastrophic (stored directly) and accepted schema and rule patterns, and while 128-call requests hit a cache-defeating one; the publish check on its worst shapes and on 1 MB of patterns; one request\'s stall before/after the request budget',
   async run() {
     const dir = mkdtempSync(join(tmpdir(), 'toolgate-bench-patterns-'));
     const dataDir = join(dir, 'data');
@@ -221,6 +281,9 @@ export const patternsBench: BenchModule = {
     const figures: Figures = {};
     backtrackingFigures(figures);
     matcherFigures(figures);
+    progress('patterns: the publish check on its worst shapes');
+    checkCostFigures(figures);
+    requestStallFigures(figures);
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
     // The earlier version goes into the store before serve's first start (which seeds version 1 and keeps 2 active).
@@ -245,6 +308,7 @@ export const patternsBench: BenchModule = {
       figures.attack_30_chars_added_healthz_p50_ms = added('p50');
       figures.attack_30_chars_added_healthz_max_ms = added('max');
       figures.healthz_verdict = verdict('/healthz max added by 30-character attacks over the control', added('max'), '<=', HEALTHZ_BUDGET_MS, ' ms');
+      await batchFigures(origin, figures);
       return figures;
     } finally {
       await serve.stop();

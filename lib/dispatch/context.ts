@@ -1,6 +1,7 @@
 import type { AuditRecorder } from '../audit/recorder.ts';
 import type { ApprovalNotifier } from '../governance/notifier.ts';
 import type { Governor } from '../governance/policy.ts';
+import type { PatternBudget } from '../patterns/index.ts';
 import type { ToolRegistry } from '../registry/registry.ts';
 import type { Store } from '../stores/store.ts';
 import type { EventSink, Logger } from './events.ts';
@@ -20,6 +21,11 @@ export interface CallerContext {
   manifest_version?: string;
   /** Runs work after the response (Workers' waitUntil); without it the work is awaited inline. */
   defer?: (work: Promise<unknown>) => void;
+  /**
+   * The matching work every call of the request may spend together on schema and rule patterns
+   * (one per HTTP request or batch; dispatchBatch and dispatchCall make one when it is missing).
+   */
+  patternBudget?: PatternBudget;
 }
 
 /** What the pipeline runs on: one per tenant (and manifest version). */

@@ -1,8 +1,10 @@
 import { hashJson } from '../idempotency/canonical-json.ts';
+import { requestPatternBudget } from '../patterns/index.ts';
 import { truncateOutput } from '../tools/truncate.ts';
 import { elapsedMs, failureResult, type CallFailure, type ToolCall, type ToolResult } from './call.ts';
 import type { CallerContext, DispatchDeps } from './context.ts';
 import { leaseMsFor } from './lease.ts';
+import { requestPatternBudgetSpent } from './pattern-budget.ts';
 import { authorizeStage } from './stages/authorize.ts';
 import { beginStage, type TraceBeforeRun } from './stages/begin.ts';
 import { claimStage } from './stages/claim.ts';
@@ -24,8 +26,9 @@ export interface DispatchOptions {
  * parse → lookup → authorize → validate → govern → claim (or park) → begin → execute → truncate → record.
  * Never throws: every outcome, including a bug in a stage, is a ToolResult.
  */
-export async function dispatchCall(deps: DispatchDeps, caller: CallerContext, call: ToolCall, options: DispatchOptions = {}): Promise<ToolResult> {
+export async function dispatchCall(deps: DispatchDeps, callCaller: CallerContext, call: ToolCall, options: DispatchOptions = {}): Promise<ToolResult> {
   const startedAt = performance.now();
+  const caller = callCaller.patternBudget ? callCaller : { ...callCaller, patternBudget: requestPatternBudget() };
   const base = { call_id: call.call_id, name: call.name, thread_id: caller.thread_id, tenant: caller.tenant };
   deps.events?.({ type: 'tool_call.start', ...base, arguments: call.arguments });
   deps.log('tools.dispatch.started', base);
@@ -60,13 +63,22 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
   // Scopes first (issue: "before anything else"): a caller without them learns nothing about the arguments.
   const authorized = authorizeStage(definition, caller.scopes);
   if (!authorized.ok) return stopped('authorize', authorized.failure, { args: parsed.value, definition });
-  const validated = validateStage(deps.schemas, definition, parsed.value);
+  // Validation and the policy's rules match patterns on the request's shared budget: once earlier
+  // calls spent it, this one does not run.
+  const budget = caller.patternBudget ?? requestPatternBudget();
+  const overBudget = (spentBy: 'earlier calls' | 'this call') => stopped('validate', requestPatternBudgetSpent(call.name, spentBy), { args: parsed.value, definition });
+  if (budget.spent) return overBudget('earlier calls');
+  const validated = validateStage(deps.schemas, definition, parsed.value, budget);
+  if (budget.spent) return overBudget('this call');
   if (!validated.ok) return stopped('validate', validated.failure, { args: parsed.value, definition });
   const args = validated.value;
+  // Governed before anything else is awaited: the policy's rules run right after validation, so
+  // each call of a parallel batch finishes both before the next starts, and the calls that ran
+  // before the request's budget ran out keep their decisions.
+  const governed = await governStage(deps.governor, { definition, args, principal: caller.principal, patternBudget: budget });
   // The arguments hash keys idempotency and audit; nothing to hash for without a store.
   const args_hash = deps.store ? await hashJson(args) : undefined;
   const known = { definition, args, args_hash };
-  const governed = await governStage(deps.governor, { definition, args, principal: caller.principal });
   deps.log('tools.dispatch.decision', { call_id: call.call_id, tool: call.name, tenant: caller.tenant, decision: governed.ok ? governed.value.action : 'deny' });
   if (!governed.ok) {
     const trace = stopped('govern', governed.failure, known);

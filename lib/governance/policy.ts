@@ -1,4 +1,5 @@
 import type { ToolDefinition, ToolTier } from '../registry/definition.ts';
+import type { PatternBudget } from '../patterns/index.ts';
 import type { JsonObject } from '../registry/json.ts';
 import { grantConstraints, type GrantConstraints } from './argument-classes.ts';
 import { compileRules, firstMatchingRule, type CompiledRule, type PolicyRule } from './rules.ts';
@@ -22,6 +23,8 @@ export interface GovernanceRequest {
   definition: ToolDefinition;
   args: JsonObject;
   principal: string;
+  /** The request's shared matching budget, charged by rule patterns (lib/patterns/budget.ts). */
+  patternBudget?: PatternBudget;
 }
 
 /** Decides whether a validated, authorised call may run. */
@@ -49,11 +52,11 @@ export function policyGovernor(policy: PolicyConfig = {}, overrides: ReadonlyMap
   const table: TierPolicy = { ...DEFAULT_TIER_POLICY, ...tiers };
   const compiled = compileRules(rules);
   return {
-    decide({ definition, args }): GovernanceDecision {
+    decide({ definition, args, patternBudget }): GovernanceDecision {
       const override = overrides.get(definition.name);
       if (override === 'always') return { action: 'review', reason: `tool "${definition.name}" always needs approval` };
       if (override === 'never') return { action: 'grant', reason: `tool "${definition.name}" never needs approval` };
-      const rule = firstMatchingRule(compiled, definition.name, args);
+      const rule = firstMatchingRule(compiled, definition.name, args, patternBudget);
       if (rule) return ruleDecision(rule);
       const action = table[definition.tier];
       return { action, reason: `policy for tier "${definition.tier}" is ${action}` };

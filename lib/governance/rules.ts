@@ -1,4 +1,4 @@
-import { compileSafePattern, PatternError, withPatternBudget, type SafePattern } from '../patterns/index.ts';
+import { compileSafePattern, PatternError, withPatternBudget, type PatternBudget, type SafePattern } from '../patterns/index.ts';
 import type { JsonObject } from '../registry/json.ts';
 import { classArguments, patternArguments, type ArgumentClass, type ArgumentMatcherSource } from './argument-classes.ts';
 import type { PolicyAction } from './policy.ts';
@@ -76,15 +76,18 @@ function plainNumber(value: number): string {
 
 /**
  * The first rule that applies to this call, if any (first match wins). One matching budget for
- * all the rules: past it, PatternBudgetError, and the call does not run.
+ * all the rules, within the request's (`requestBudget`, when given): past either,
+ * PatternBudgetError, and the call does not run.
  */
-export function firstMatchingRule(rules: readonly CompiledRule[], tool: string, args: JsonObject): CompiledRule | undefined {
-  return withPatternBudget(() =>
-    rules.find(
-      (compiled) =>
-        (compiled.rule.tool === '*' || compiled.rule.tool === tool) &&
-        compiled.patterns.every(([name, pattern]) => argumentMatches(args[name], pattern, compiled.rule.action)) &&
-        compiled.classes.every(([name, argumentClass]) => argumentClass.matches(args[name])),
-    ),
-  );
+export function firstMatchingRule(rules: readonly CompiledRule[], tool: string, args: JsonObject, requestBudget?: PatternBudget): CompiledRule | undefined {
+  const decide = () =>
+    withPatternBudget(() =>
+      rules.find(
+        (compiled) =>
+          (compiled.rule.tool === '*' || compiled.rule.tool === tool) &&
+          compiled.patterns.every(([name, pattern]) => argumentMatches(args[name], pattern, compiled.rule.action)) &&
+          compiled.classes.every(([name, argumentClass]) => argumentClass.matches(args[name])),
+      ),
+    );
+  return requestBudget ? withPatternBudget(decide, requestBudget) : decide();
 }

@@ -6,6 +6,7 @@ import { dispatchCall } from '../dispatch/pipeline.ts';
 import type { CallerContext } from '../dispatch/context.ts';
 import type { TenantRuntime } from '../dispatch/tenant-runtime.ts';
 import type { Principal } from '../governance/api-keys.ts';
+import { requestPatternBudget, type PatternBudget } from '../patterns/index.ts';
 import { toMcpTools } from '../registry/formats/mcp.ts';
 import { toCallToolResult } from './call-result.ts';
 import { mcpCallIdentity } from './call-identity.ts';
@@ -16,6 +17,8 @@ export interface McpRequestContext {
   env: Readonly<Record<string, string | undefined>>;
   threadHeader?: string;
   defer?: (work: Promise<unknown>) => void;
+  /** Shared by every tools/call of the HTTP request (a JSON-RPC batch may hold many); made when missing. */
+  patternBudget?: PatternBudget;
 }
 
 /**
@@ -26,6 +29,7 @@ export interface McpRequestContext {
  */
 export function createMcpServer(context: McpRequestContext): Server {
   const { runtime, principal } = context;
+  const patternBudget = context.patternBudget ?? requestPatternBudget();
   const server = new Server(
     { name: 'toolgate', version: runtime.manifest.version, title: `toolgate: ${runtime.manifest.tenant}` },
     { capabilities: { tools: {} }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator(), instructions: runtime.manifest.description },
@@ -42,6 +46,7 @@ export function createMcpServer(context: McpRequestContext): Server {
       env: context.env,
       manifest_version: runtime.manifest.version,
       defer: context.defer,
+      patternBudget,
     };
     return toCallToolResult(await dispatchCall(runtime.deps, caller, { call_id: identity.call_id, name, arguments: args ?? {} }));
   });

@@ -30,6 +30,13 @@ const CACHE_LIMIT = 10_000;
 const MISSES_BEFORE_UNCACHED = 256;
 
 /**
+ * Steps charged per character read through the cache (a lookup costs about two steps' time),
+ * in chunks of this many characters: a request's many checks of long values add up too.
+ */
+const CACHED_CHARACTER_STEPS = 2;
+const CHARACTERS_PER_CHARGE = 1024;
+
+/**
  * Runs a program over a string in time linear in the string: the automaton's threads advance
  * together, one character at a time, so no input can make it retry (Thompson's construction, as
  * in RE2). Sets of threads and their transitions are cached as they are met, a lazily built DFA,
@@ -66,7 +73,12 @@ export class LinearMatcher {
     this.#misses = 0;
     let pending = this.#pendingOf([start]);
     let previous = -1;
+    let charged = 0;
     for (let index = 0; ; ) {
+      if (index - charged >= CHARACTERS_PER_CHARGE) {
+        spendPatternBudget(CACHED_CHARACTER_STEPS * (index - charged));
+        charged = index;
+      }
       if (this.#misses > MISSES_BEFORE_UNCACHED) return simulate(this.#program, this.#flags, input, { index, previous, threads: pending.pcs }, wholeValue);
       const codePoint = index < input.length ? (input.codePointAt(index) as number) : -1;
       const settled = this.#settle(pending, this.#context(previous, codePoint, index, input.length));

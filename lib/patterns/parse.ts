@@ -1,5 +1,7 @@
 import { RegExpParser, visitRegExpAST, type AST } from '@eslint-community/regexpp';
 import { NativeRegExp } from './native-regexp.ts';
+import { groupNestingDepth, MAX_NESTING_DEPTH } from './nesting.ts';
+import { propertyEscapeRegExp, separatePropertyEscapes } from './property-escapes.ts';
 import { PatternError } from './pattern-error.ts';
 
 /** The flags a pattern may carry: `u` always (JSON Schema's and the policy's dialect), i, m, s optional. */
@@ -30,10 +32,16 @@ function parseFlags(flags: string): PatternFlags {
   return { text: flags, ignoreCase: flags.includes('i'), multiline: flags.includes('m'), dotAll: flags.includes('s') };
 }
 
-/** Valid for the runtime's own engine (whose per-character tests the matcher uses) and for the parser. */
+/**
+ * Valid for the runtime's own engine (whose per-character tests the matcher uses) and for the
+ * parser. The runtime checks the structure, and each distinct property escape once per process
+ * (property-escapes.ts): looking \p{...} up is the costly part of building a RegExp.
+ */
 function parseSyntax(source: string, flags: PatternFlags): AST.Pattern {
   try {
-    new NativeRegExp(source, flags.text);
+    const { structure, escapes } = separatePropertyEscapes(source);
+    for (const escape of escapes) propertyEscapeRegExp(escape);
+    new NativeRegExp(structure, flags.text);
     return parser.parsePattern(source, 0, source.length, { unicode: true });
   } catch {
     throw new PatternError('is not a valid regular expression');
@@ -63,6 +71,10 @@ function refuseUnsupported(ast: AST.Pattern): void {
 export function parsePattern(source: string, flags: string): ParsedPattern {
   if (source.length > MAX_PATTERN_LENGTH) {
     throw new PatternError(`is longer than ${MAX_PATTERN_LENGTH.toLocaleString('en-US')} characters: write a shorter pattern, or check the value another way (enum, maxLength)`);
+  }
+  const depth = groupNestingDepth(source);
+  if (depth > MAX_NESTING_DEPTH) {
+    throw new PatternError(`nests groups ${depth} deep (at most ${MAX_NESTING_DEPTH}): use fewer nested groups, or check the value another way (enum, maxLength)`);
   }
   const parsedFlags = parseFlags(flags);
   const ast = parseSyntax(source, parsedFlags);

@@ -121,3 +121,175 @@ for (const [engine, validator] of ENGINES) {
     });
   });
 }
+
+/** Nested groups, one distinct character per level: the publish check's worst case before it was bounded. */
+function nestedPattern(levels: number): string {
+  let source = '';
+  for (let i = 0; i < levels; i++) source += `(?:${String.fromCodePoint(0x4e00 + i)}`;
+  return source + ')*'.repeat(levels);
+}
+
+describe('publishing patterns built to stall or crash the check', () => {
+  it('answers 400 with the paths for groups nested 900 deep in a schema and a rule (it answered 500, stack overflow)', async () => {
+    const gw = await testGateway([], keys);
+    const deep = nestedPattern(900);
+    const manifest = baseManifest({
+      version: '2',
+      tools: [{ name: 'echo', executor: { kind: 'builtin' }, input_schema: { type: 'object', properties: { text: { type: 'string', pattern: deep } } } }],
+      policy: { read: 'grant', rules: [{ tool: 'echo', arguments: { text: deep }, action: 'deny' }] },
+    });
+    const response = await gw.request('/v1/admin/manifests', { key: 'admin', json: manifest });
+    expect(response.status).toBe(400);
+    const problems = (await response.json()).error.problems as Array<{ path: string; message: string }>;
+    expect(problems).toEqual([
+      { path: '$.tools[0].input_schema.properties.text.pattern', message: expect.stringMatching(/^"\(\?:一\(\?:丁.*…" nests groups 900 deep \(at most 32\)/) },
+      { path: '$.policy.rules[0].arguments.text', message: expect.stringMatching(/nests groups 900 deep \(at most 32\)/) },
+    ]);
+  });
+
+  it('refuses property escapes it cannot tell apart (Georgian, Ethiopic: 40 s in JavaScript on 25 characters), and publishes the usual safe shapes', async () => {
+    const gw = await testGateway([], keys);
+    const tool = (name: string, pattern: string) => ({ name, executor: { kind: 'builtin', name: 'echo' }, input_schema: { type: 'object', properties: { text: { type: 'string', pattern } } } });
+    const refused = baseManifest({
+      version: '2',
+      tools: [tool('georgian', '^(\\p{Script=Georgian}+)+$')],
+      policy: { read: 'grant', rules: [{ tool: 'georgian', arguments: { text: '^(\\p{Script=Ethiopic}+\\p{Script=Ethiopic}?)+$' }, action: 'deny' }] },
+    });
+    const response = await gw.request('/v1/admin/manifests', { key: 'admin', json: refused });
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.problems).toEqual([
+      { path: '$.tools[0].input_schema.properties.text.pattern', message: expect.stringMatching(/^"\^\(\\\\p\{Script=Georgian\}\+\)\+\$" can backtrack catastrophically: the repetition/) },
+      { path: '$.policy.rules[0].arguments.text', message: expect.stringMatching(/^"\^\(\\\\p\{Script=Ethiopic\}.* can backtrack catastrophically/) },
+    ]);
+    const safe = ['^([a-z0-9]+-)*[a-z0-9]+$', '^(?:\\d{1,3}\\.){3}\\d{1,3}$', '^(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}$', '"(?:[^"\\\\]|\\\\.)*"', '^(?:\\p{L}+\\s)*\\p{L}+$'];
+    const accepted = baseManifest({
+      version: '3',
+      tools: safe.map((pattern, i) => tool(`safe${i}`, pattern)),
+      policy: { read: 'grant', rules: safe.map((pattern, i) => ({ tool: `safe${i}`, arguments: { text: pattern }, action: 'deny' as const })) },
+    });
+    expect((await gw.request('/v1/admin/manifests', { key: 'admin', json: accepted })).status).toBe(201);
+  });
+
+  it('answers a whole 1 MiB manifest of the check\'s worst shapes, each pattern judged', async () => {
+    const gw = await testGateway([], keys);
+    const cjk = (i: number) => String.fromCodePoint(0x4e00 + (i % 20_000));
+    const shapes = [
+      (i: number) => `(?:${Array.from({ length: 900 }, (_, k) => cjk(3 * k + i)).join('|')})*`, // accepted: distinct starts
+      (i: number) => nestedPattern(32).replace('一', String.fromCodePoint(0x20000 + i)), // accepted: 32 levels
+      (i: number) => `(?:${Array.from({ length: 300 }, (_, k) => `[\\p{L}${cjk(7 * k + i)}]`).join('|')})*`, // refused: overlapping starts
+      (i: number) => `(?:${Array.from({ length: 900 }, (_, k) => `${cjk(2 * k + i)}?`).join('')}${cjk(i)})*`, // refused: the first x? before the last x
+    ];
+    const properties: Record<string, { type: string; pattern: string }> = {};
+    const bytes = (text: string) => new TextEncoder().encode(text).length;
+    for (let i = 0, size = 0; ; i++) {
+      const pattern = shapes[i % shapes.length](i);
+      size += bytes(JSON.stringify({ [`p${i}`]: { type: 'string', pattern } }));
+      if (size > 1_000_000) break;
+      properties[`p${i}`] = { type: 'string', pattern };
+    }
+    const manifest = baseManifest({ version: '2', tools: [{ name: 'echo', executor: { kind: 'builtin' }, input_schema: { type: 'object', properties } }] });
+    const body = JSON.stringify(manifest);
+    expect(bytes(body)).toBeGreaterThan(990_000);
+    expect(bytes(body)).toBeLessThan(1024 * 1024);
+    const response = await gw.request('/v1/admin/manifests', { key: 'admin', method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    expect(response.status).toBe(400);
+    const problems = (await response.json()).error.problems as Array<{ path: string; message: string }>;
+    const count = Object.keys(properties).length;
+    // Every third and fourth shape refused, with its path; none of the others.
+    expect(problems.map((p) => p.path)).toEqual(Object.keys(properties).filter((_, i) => i % 4 >= 2).map((name) => `$.tools[0].input_schema.properties.${name}.pattern`));
+    expect(problems.every((p) => /can backtrack catastrophically/.test(p.message))).toBe(true);
+    expect(count).toBeGreaterThan(100);
+  }, 60_000);
+});
+
+/** A value no cache absorbs: each position is a new set of 600 threads of `[ab]*a[ab]{600}`. */
+function aperiodic(length: number, seed: number): string {
+  let state = seed;
+  return Array.from({ length }, () => ((state = (state * 1103515245 + 12345) & 0x7fffffff) >> 16) & 1 ? 'a' : 'b').join('');
+}
+
+describe('a request whose calls would match for too long', () => {
+  const CRAFTED = '[ab]*a[ab]{600}';
+  const attackManifest = baseManifest({
+    tools: [
+      { name: 'pat', executor: { kind: 'builtin', name: 'echo' }, input_schema: { type: 'object', properties: { text: { type: 'string', pattern: CRAFTED } }, required: ['text'] } },
+      { name: 'echo', executor: { kind: 'builtin' } },
+    ],
+    policy: { read: 'grant', rules: [{ tool: 'pat', arguments: { text: CRAFTED }, action: 'deny' }] },
+  });
+
+  /** A gateway whose echo tools count their runs. */
+  async function countingGateway() {
+    const gw = await testGateway([attackManifest], keys);
+    const runtime = (await gw.tenants.runtime('acme'))!;
+    const counter = { runs: 0 };
+    for (const name of ['pat', 'echo']) {
+      const executor = runtime.registry.get(name)!;
+      runtime.registry.register({ ...executor, execute: async (args, ctx) => (counter.runs++, executor.execute(args, ctx)) }, { replace: true });
+    }
+    return { gw, counter };
+  }
+
+  /** A cheap call, then attacks, then a cheap call: 128 in all (the most a request may hold). */
+  const attackCalls = (count = 128) => [
+    { call_id: 'first', name: 'echo', arguments: { text: 'before' } },
+    ...Array.from({ length: count - 2 }, (_, i) => ({ call_id: `attack-${i}`, name: 'pat', arguments: { text: aperiodic(1000, i + 1) } })),
+    { call_id: 'last', name: 'echo', arguments: { text: 'after' } },
+  ];
+
+  type Result = { call_id: string; status: string; content: string };
+
+  /** The calls before the budget ran out have their results; from the first refused one on, all are refused and none ran. */
+  function expectCutShort(results: Result[], runs: number) {
+    expect(results[0]).toMatchObject({ call_id: 'first', status: 'ok', content: 'before' });
+    const cut = results.findIndex((r) => r.status === 'error');
+    expect(cut).toBeGreaterThan(0);
+    expect(cut).toBeLessThan(64);
+    // The call that spent the budget says so; every later one was refused before matching anything.
+    expect(results[cut]).toMatchObject({ status: 'error', content: expect.stringMatching(/^`pat` was not run: matching its arguments against the schema's and the policy's patterns used up the time this request may spend on patterns\. Send shorter values, or this call in a request of its own/) });
+    for (const result of results.slice(cut + 1)) {
+      expect(result).toMatchObject({ status: 'error', content: expect.stringMatching(/^`(pat|echo)` was not run: this request used up its time for matching arguments against patterns on its earlier calls\. Send this call again in another request/) });
+    }
+    expect(results.at(-1)).toMatchObject({ call_id: 'last', status: 'error' });
+    expect(runs).toBe(results.slice(0, cut).filter((r) => r.status === 'ok').length);
+  }
+
+  for (const parallel of [false, true]) {
+    it(`shares one budget between all its calls (${parallel ? 'parallel' : 'sequential'}): the rest answer an error and run nothing`, async () => {
+      const { gw, counter } = await countingGateway();
+      const response = await gw.request('/v1/dispatch', { key: 'agent', json: { thread_id: `t-${parallel}`, parallel, calls: attackCalls() } });
+      expect(response.status).toBe(200);
+      const { results } = (await response.json()) as { results: Result[] };
+      expect(results.map((r) => r.call_id)).toEqual(attackCalls().map((c) => c.call_id));
+      expectCutShort(results, counter.runs);
+    });
+  }
+
+  it('gives every request its own budget: a neighbour sent meanwhile is not cut short', async () => {
+    const { gw } = await countingGateway();
+    const neighbourCalls = Array.from({ length: 20 }, (_, i) => ({ call_id: `n${i}`, name: 'echo', arguments: { text: `n${i}` } }));
+    const [attack, neighbour] = await Promise.all([
+      gw.request('/v1/dispatch', { key: 'agent', json: { thread_id: 'a', parallel: true, calls: attackCalls() } }),
+      gw.request('/v1/dispatch', { key: 'agent', json: { thread_id: 'n', parallel: true, calls: neighbourCalls } }),
+    ]);
+    expect(((await attack.json()) as { results: Result[] }).results.at(-1)).toMatchObject({ status: 'error' });
+    expect(((await neighbour.json()) as { results: Result[] }).results.map((r) => r.status)).toEqual(neighbourCalls.map(() => 'ok'));
+    // And the next request from the attacker starts with a budget of its own.
+    const again = (await (await gw.request('/v1/dispatch', { key: 'agent', json: { thread_id: 'a2', calls: [{ call_id: 'x', name: 'echo', arguments: { text: 'x' } }] } })).json()) as { results: Result[] };
+    expect(again.results[0]).toMatchObject({ status: 'ok' });
+  });
+
+  it('shares one budget between the tools/call messages of one MCP request (a JSON-RPC batch)', async () => {
+    const { gw, counter } = await countingGateway();
+    // The SDK's transport takes up to 100 messages in a batch.
+    const calls = attackCalls(100);
+    const batch = calls.map((call, id) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: call.name, arguments: call.arguments } }));
+    const response = await gw.request('/mcp', { key: 'agent', json: batch, headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' } });
+    expect(response.status).toBe(200);
+    const answers = (await response.json()) as Array<{ id: number; result: { isError: boolean; content: Array<{ text: string }>; _meta: Record<string, string> } }>;
+    const results = answers
+      .sort((a, b) => a.id - b.id)
+      .map((answer) => ({ call_id: calls[answer.id].call_id, status: answer.result._meta['toolgate/status'], content: answer.result.content[0].text }));
+    expectCutShort(results, counter.runs);
+  });
+});

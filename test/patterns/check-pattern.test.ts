@@ -52,4 +52,61 @@ describe('checkPattern', () => {
     const message = checkPattern('a'.repeat(20_000));
     expect(message).toBe(`"${'a'.repeat(79)}…" is longer than 10,000 characters: write a shorter pattern, or check the value another way (enum, maxLength)`);
   });
+
+  it('refuses groups nested deeper than 32 before parsing them, however deep (no stack overflow), and checks 32', () => {
+    // One distinct character per level: exclusive, so 32 levels pass; the attack nested 400 to 900.
+    const nested = (levels: number) => {
+      let source = '';
+      for (let i = 0; i < levels; i++) source += `(?:${String.fromCodePoint(0x4e00 + i)}`;
+      return source + ')*'.repeat(levels);
+    };
+    expect(checkPattern(nested(32))).toBeUndefined();
+    for (const levels of [33, 400, 900, 1600]) {
+      expect(checkPattern(nested(levels)), `${levels} levels`).toMatch(new RegExp(`^"\\(\\?:一.*…" nests groups ${levels} deep \\(at most 32\\): use fewer nested groups`));
+    }
+    // Parentheses in a class or escaped do not nest.
+    expect(checkPattern(`^[(]{0,3}${'\\('.repeat(40)}[)]*$`)).toBeUndefined();
+  });
+
+  it('compares nine hundred alternatives in one sweep: distinct starts pass, a repeated one is named', () => {
+    const alternatives = Array.from({ length: 900 }, (_, i) => String.fromCodePoint(0x4e00 + 3 * i));
+    expect(checkPattern(`(?:${alternatives.join('|')})*`)).toBeUndefined();
+    expect(checkPattern(`(?:${alternatives.join('|')}|${alternatives[500]}x)*`)).toMatch(/the alternatives "叜" and "叜x" inside the repetition \(\?:一\|七\|.*… can start with the same character/);
+  });
+
+  it('refuses what it cannot tell apart: property escapes it has no ranges for, compared soundly', () => {
+    // JavaScript's RegExp takes 40 s on 25 characters of the first; each is accepted by a check comparing samples.
+    for (const source of [
+      '^(\\p{Script=Ethiopic}+\\p{Script=Ethiopic}?)+$',
+      '^(\\p{Script=Georgian}+)+$',
+      '^(?:\\p{Script=Georgian}|\\p{Script=Georgian}\\p{Script=Georgian})+$',
+      '^(?:\\p{Lu}|\\p{Script=Georgian})*$',
+      '^(?:\\p{L}|[\\u{10000}-\\u{10FFFF}])*$',
+      '^(?:[^a-z]|\\p{Ll})*$',
+      // Exclusive in fact (Alphabetic holds no Nd), but not by General_Category alone: unsure, so refused.
+      '(?:\\p{Alphabetic}+\\p{Nd})*x',
+      // A bounded repetition that can match in too many ways is checked too.
+      '^(?:(?:a|a){10}){2}$',
+    ]) {
+      expect(checkPattern(source), source).toMatch(/can backtrack catastrophically/);
+    }
+  });
+
+  it('accepts exclusive shapes with property escapes: against small ranges and between General_Category values', () => {
+    for (const source of [
+      '^[\\p{L}\\p{N}]+(?:-[\\p{L}\\p{N}]+)*$',
+      '^(?:\\p{L}+\\s)*\\p{L}+$',
+      '^\\p{Lu}\\p{Ll}+(?: \\p{Lu}\\p{Ll}+)*$',
+      '^(?:\\p{Lu}\\p{Ll}*)+$',
+      '^(?:\\p{L}+[^\\p{L}]+)*$',
+      '^(?:\\p{Nd}+\\.)*\\p{Nd}+$',
+      // IPv6, every form, and a quoted string with escapes.
+      '^(?:(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}|(?:[0-9a-f]{1,4}:){1,7}:|(?:[0-9a-f]{1,4}:){1,6}:[0-9a-f]{1,4}|(?:[0-9a-f]{1,4}:){1,5}(?::[0-9a-f]{1,4}){1,2}|::(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4}|::)$',
+      '^(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(?:\\.(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}$',
+      "'(?:[^'\\\\]|\\\\.)*'",
+    ]) {
+      expect(checkPattern(source), source).toBeUndefined();
+    }
+  });
 });
+

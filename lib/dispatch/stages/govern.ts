@@ -1,10 +1,24 @@
 import type { GovernanceDecision, GovernanceRequest, Governor } from '../../governance/policy.ts';
+import { PatternBudgetError } from '../../patterns/index.ts';
 import type { ToolExecutionContext } from '../../registry/executor.ts';
+import { requestPatternBudgetSpent, rulePatternBudgetSpent } from '../pattern-budget.ts';
 import { fail, pass, type StageResult } from './stage.ts';
 
-/** grant and review go on (review to be parked for a human); deny ends the call as `denied`. */
+/**
+ * grant and review go on (review to be parked for a human); deny ends the call as `denied`. Rule
+ * patterns that cannot be matched in bounded time (the request's budget or the decision's is
+ * spent) end it as `error`: it does not run.
+ */
 export async function governStage(governor: Governor, request: GovernanceRequest): Promise<StageResult<Exclude<GovernanceDecision, { action: 'deny' }>>> {
-  const decision = await governor.decide(request);
+  let decision: GovernanceDecision;
+  try {
+    decision = await governor.decide(request);
+  } catch (error) {
+    if (!(error instanceof PatternBudgetError)) throw error;
+    const tool = request.definition.name;
+    // Validation left the request's budget unspent, and nothing ran in between: this call's rules spent it.
+    return fail(request.patternBudget?.spent ? requestPatternBudgetSpent(tool, 'this call') : rulePatternBudgetSpent(tool));
+  }
   if (decision.action !== 'deny') return pass(decision);
   return fail({
     code: 'denied',

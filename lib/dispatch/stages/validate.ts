@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '../../registry/definition.ts';
+import { withPatternBudget, type PatternBudget } from '../../patterns/index.ts';
 import type { JsonObject } from '../../registry/json.ts';
 import type { FailedValidation } from '../../validation/validator.ts';
 import type { SchemaCache } from '../schema-cache.ts';
@@ -13,9 +14,10 @@ function unlistedLine(outcome: FailedValidation): string | undefined {
 
 /**
  * JSON Schema validation; the message lists the violations (at most a few dozen, the first ones,
- * then how many more) so the model can fix its call in one go and the answer stays small.
+ * then how many more) so the model can fix its call in one go and the answer stays small. With a
+ * request's pattern budget, the validation (not the schema's compiling, on first use) charges it.
  */
-export function validateStage(schemas: SchemaCache, definition: ToolDefinition, args: JsonObject): StageResult<JsonObject> {
+export function validateStage(schemas: SchemaCache, definition: ToolDefinition, args: JsonObject, budget?: PatternBudget): StageResult<JsonObject> {
   let compiled;
   try {
     compiled = schemas.get(definition);
@@ -24,7 +26,7 @@ export function validateStage(schemas: SchemaCache, definition: ToolDefinition, 
   }
   let outcome;
   try {
-    outcome = compiled(args);
+    outcome = budget ? withPatternBudget(() => compiled(args), budget) : compiled(args);
   } catch (error) {
     // An engine failure is this call's problem, never the request's (no HTTP 500 from /validate).
     return fail({ code: 'error', message: `Could not validate the arguments of tool \`${definition.name}\`: ${(error as Error).message}` });
