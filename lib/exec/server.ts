@@ -6,7 +6,7 @@ import type { CommandSandbox } from './command-sandbox.ts';
 import { ExecEnvironmentError, type ExecutionEnvironment } from './environment.ts';
 import { LocalExecutionEnvironment } from './local.ts';
 import { nodeBase64 } from './node-base64.ts';
-import { parseRpcIdentity, parseRpcRequest, REFUSAL_CODES, RPC_PATH, RpcRequestError, type RpcRequestIdentity, type RpcResponseBody } from './rpc-protocol.ts';
+import { isObject, parseRpcIdentity, parseRpcRequest, REFUSAL_CODES, RPC_PATH, RpcRequestError, type RpcMethod, type RpcRequestIdentity, type RpcResponseBody } from './rpc-protocol.ts';
 import { probeCommandSandbox } from './sandbox-probe.ts';
 import { RequestAdmission, signatureRefusal, type Refusal } from './server-admission.ts';
 import { BodyBudget, discardRest, readBody } from './server-body.ts';
@@ -170,8 +170,7 @@ async function answerSigned(body: Uint8Array, signedAt: number, response: Server
   if ('status' in parsed) return refuse(response, context, parsed);
   const refused = context.admission.admit(parsed, signedAt, nowSeconds);
   if (refused) return refuse(response, context, refused, parsed.tenant);
-  const answer = await runCall(parsed, context);
-  send(response, 200, answer);
+  const answer = await runAndAnswer(parsed, response, context);
   const outcome = 'error' in answer ? answer.error.code : 'ok';
   context.log('exec.rpc.completed', { tenant: parsed.tenant, method: parsed.method, outcome, duration_ms: Math.round(performance.now() - started) });
 }
@@ -199,24 +198,47 @@ function parseBody(body: Uint8Array): ParsedRequest | Refusal {
 }
 
 /**
- * Environment errors are answers (HTTP 200 with `error`), so the client can rethrow them with
- * their code. A file operation first waits for one of the server's file operation slots; a
- * command's cap is the sandbox's (CommandsAtOnce), which refuses at once rather than queue.
+ * Runs the call and sends its answer (HTTP 200, environment errors included, so the client can
+ * rethrow them with their code). A file operation holds one of the server's file operation
+ * slots until its answer has been handed to the connection: a readFile answer is held in memory
+ * until then. A command's cap is the sandbox's (CommandsAtOnce), which refuses rather than queue.
  */
-async function runCall(parsed: ParsedRequest, context: ServerContext): Promise<RpcResponseBody> {
+async function runAndAnswer(parsed: ParsedRequest, response: ServerResponse, context: ServerContext): Promise<RpcResponseBody> {
   const release = parsed.method === 'execCommand' ? () => {} : await context.fileOperations.take(context.fileOperationWaitMs);
   if (!release) {
     const message = `the exec-server is busy: ${context.fileOperations.max} file operations were under way all the ${context.fileOperationWaitMs} ms this ${parsed.method} waited, so it was not started; retry it shortly`;
-    return { error: { code: 'unavailable', message } };
+    const busy: RpcResponseBody = { error: { code: 'unavailable', message } };
+    send(response, 200, busy);
+    return busy;
   }
   try {
-    return { result: await parsed.call(context.environment) };
-  } catch (error) {
-    if (error instanceof ExecEnvironmentError) return { error: { code: error.code, message: error.message } };
-    throw error;
+    const answer = await runCall(parsed.call, context.environment);
+    await sent(response, 200, answerText(parsed.method, answer));
+    return answer;
   } finally {
     release();
   }
+}
+
+async function runCall(call: ParsedRequest['call'], environment: ExecutionEnvironment): Promise<RpcResponseBody> {
+  try {
+    return { result: await call(environment) };
+  } catch (error) {
+    if (error instanceof ExecEnvironmentError) return { error: { code: error.code, message: error.message } };
+    throw error;
+  }
+}
+
+/**
+ * A readFile answer is nearly all base64, which needs no escaping, so it is put together as is:
+ * JSON.stringify would scan each of its characters on the event loop (32 MiB of file, 43 MiB of
+ * base64: about 0.6 s here). Every other answer is small.
+ */
+function answerText(method: RpcMethod, answer: RpcResponseBody): string {
+  if (method === 'readFile' && 'result' in answer && isObject(answer.result) && typeof answer.result.content_base64 === 'string') {
+    return `{"result":{"content_base64":"${answer.result.content_base64}"}}`;
+  }
+  return JSON.stringify(answer);
 }
 
 /** Unsigned on purpose (a supervisor or load balancer asks it): how commands run, nothing secret. */
@@ -239,9 +261,22 @@ function refuse(response: ServerResponse, context: ServerContext, { status, code
 }
 
 function send(response: ServerResponse, status: number, body: RpcResponseBody | Record<string, unknown>): void {
-  const text = JSON.stringify(body);
+  void sent(response, status, JSON.stringify(body));
+}
+
+/**
+ * Sends a JSON text; resolves once it is handed to the connection, or the connection is gone
+ * (a response whose client already left emits neither event again, so it resolves at once).
+ */
+function sent(response: ServerResponse, status: number, text: string): Promise<void> {
+  if (response.destroyed) return Promise.resolve();
+  const done = new Promise<void>((resolve) => {
+    response.once('finish', resolve);
+    response.once('close', resolve);
+  });
   response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
   response.end(text);
+  return done;
 }
 
 function header(request: IncomingMessage, name: string): string | undefined {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { truncate, writeFile } from 'node:fs/promises';
+import { readFile, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { webBase64 } from '../../lib/exec/base64.ts';
@@ -53,12 +53,42 @@ describe('attack: reading a huge file (a git pack found by glob) through the rea
     const manifest = validManifest({ tenant: 'acme', profile: 'openai', policy: { read: 'grant' }, execution_environment: { url: server.url, secret: 'env:ACME_EXEC_SECRET' }, tools: [] });
     const gw = await testGateway([manifest], { k: { tenant: 'acme' } }, { env: { ACME_EXEC_SECRET: SECRET, TOOLGATE_TENANT_SECRETS: 'acme:ACME_EXEC_SECRET' } });
     const calls = [0, 1, 2, 3].map((i) => ({ call_id: `r${i}`, name: 'read_file', arguments: { file_path: 'pack-1.pack' } }));
+    // Read, the four would add 1.1 GiB to this process (the server runs in it); refused unread, next to nothing.
+    const before = process.memoryUsage.rss();
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 2);
     const response = await gw.request('/v1/dispatch', { key: 'k', json: { thread_id: 'huge', parallel: true, calls } });
     const { results } = (await response.json()) as { results: Array<{ status: string; content: string }> };
+    clearInterval(sampler);
+    expect((peak - before) / MIB).toBeLessThan(150);
     for (const result of results) {
       expect(result.status).toBe('error');
       expect(result.content).toContain('"pack-1.pack" is 286.1 MiB (300000000 bytes), more than the 32.0 MiB (33554432 bytes) readFile returns, so nothing was read');
       expect(result.content).toContain('search it with grep, or read part of it with a shell command');
+    }
+  });
+});
+
+describe('the limit leaves room for apply_patch on a 10 MB file', () => {
+  it('through the gateway and a real exec-server: the file is read, patched and written back whole', async () => {
+    const server = await startExecServer({ root: sandbox.root, secret: SECRET, tenants: ['acme'], port: 0, sandbox: unsandboxed() });
+    try {
+      // As bench/apply-patch.ts: 200,000 unique lines of ~51 bytes.
+      const line = (i: number) => `line ${String(i).padStart(6, '0')}: const value = compute(${i % 97}, "payload");`;
+      const lines = Array.from({ length: 200_000 }, (_, i) => line(i));
+      const original = `${lines.join('\n')}\n`;
+      expect(original.length).toBeGreaterThan(10_000_000);
+      await writeFile(join(sandbox.root, 'big.txt'), original);
+      const patch = ['*** Begin Patch', '*** Update File: big.txt', '@@', ` ${line(149_998)}`, ` ${line(149_999)}`, `-${line(150_000)}`, '+patched', ` ${line(150_001)}`, '*** End Patch'].join('\n');
+      const manifest = validManifest({ tenant: 'acme', profile: 'openai', policy: { read: 'grant', write: 'grant' }, execution_environment: { url: server.url, secret: 'env:ACME_EXEC_SECRET' }, tools: [] });
+      const gw = await testGateway([manifest], { k: { tenant: 'acme' } }, { env: { ACME_EXEC_SECRET: SECRET, TOOLGATE_TENANT_SECRETS: 'acme:ACME_EXEC_SECRET' } });
+      const response = await gw.request('/v1/dispatch', { key: 'k', json: { thread_id: 'patch', calls: [{ call_id: 'p', name: 'apply_patch', arguments: { patch } }] } });
+      const { results } = (await response.json()) as { results: Array<{ status: string; content: string }> };
+      expect(results[0]).toMatchObject({ status: 'ok', content: 'Success. Updated the following files:\nM big.txt\n' });
+      lines[150_000] = 'patched';
+      expect(await readFile(join(sandbox.root, 'big.txt'), 'utf8')).toBe(`${lines.join('\n')}\n`);
+    } finally {
+      await server.close();
     }
   });
 });

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -45,6 +46,21 @@ function slowRequest(url: string, headers: Record<string, string>, body: string 
   const answer = new Promise<{ status: number; text: string }>((resolve) => socket.on('close', () => resolve({ status: Number(received.split(' ')[1]), text: received })));
   // Written, not ended: a client that half-closes its side has its request dropped by Node.
   return { sendRest: () => socket.write(bytes.subarray(firstPart)), answer };
+}
+
+/**
+ * A signed request over a raw socket whose answer the test takes when it chooses: the socket is
+ * paused once the answer starts to arrive, so the server cannot hand all of a large one over.
+ */
+async function unreadAnswer(url: string, body: string): Promise<{ socket: Socket; answerStarted: Promise<void> }> {
+  const { port, host } = new URL(url);
+  const socket = connect(Number(port), '127.0.0.1');
+  socket.on('error', () => {});
+  const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...(await signBody(SECRET, body)) };
+  const lines = ['POST /rpc HTTP/1.1', `Host: ${host}`, 'Connection: close', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+  socket.write(`${lines.join('\r\n')}\r\n\r\n${body}`);
+  const answerStarted = new Promise<void>((resolve) => socket.once('data', () => (socket.pause(), resolve())));
+  return { socket, answerStarted };
 }
 
 /** A POST with the Host and Origin headers the test chooses (fetch will not send another Host). */
@@ -147,6 +163,28 @@ describe('request bodies held at once are capped across requests', () => {
     expect(existsSync(join(sandbox.root, 'after.bin'))).toBe(true);
   });
 
+  it('holds nothing of a body whose signature headers are missing or stale: a signed body still fits beside them', async () => {
+    const content = new Uint8Array(MIB + 100_000).fill(0x61);
+    const body = writeBody('unsigned.bin', content);
+    const declared = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
+    const stale = await signBody(SECRET, body, Math.floor(Date.now() / 1000) - 301);
+    // Three bodies of ~1.4 MiB announced, 4.2 MiB in all: more than the 3 MiB held at once, were they held.
+    const unsigned = [{}, stale, stale].map((headers) => slowRequest(server.url, { ...declared, ...headers }, body, 1000));
+    // Two requests later on another connection: the server has read the three requests' headers.
+    await fetch(`${server.url}/healthz`);
+    const health = (await (await fetch(`${server.url}/healthz`)).json()) as { requests: { body_bytes_held: number } };
+    expect(health.requests.body_bytes_held).toBe(0);
+    const remote = new RemoteExecutionEnvironment({ url: server.url, secret: SECRET, tenant: TENANT });
+    await remote.writeFile('signed.bin', content);
+    expect(existsSync(join(sandbox.root, 'signed.bin'))).toBe(true);
+    for (const request of unsigned) request.sendRest();
+    const answers = await Promise.all(unsigned.map((request) => request.answer));
+    expect(answers.map((answer) => answer.status)).toEqual([401, 401, 401]);
+    expect(answers[0].text).toContain('missing signature headers');
+    expect(answers[1].text).toContain('stale timestamp');
+    expect(existsSync(join(sandbox.root, 'unsigned.bin'))).toBe(false);
+  });
+
   it('says so on /healthz', async () => {
     const health = (await (await fetch(`${server.url}/healthz`)).json()) as { requests: unknown };
     expect(health.requests).toEqual({ max_body_bytes: 2 * MIB, body_bytes_at_once: 3 * MIB, body_bytes_held: 0, file_operations_at_once: 4 });
@@ -247,6 +285,58 @@ describe('file operations worked on at once are capped', () => {
       await waiting;
       expect(existsSync(join(sandbox.root, 'queued.txt'))).toBe(true);
       expect(existsSync(join(sandbox.root, 'late.txt'))).toBe(false);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('attack: parallel reads whose answers wait to be sent', () => {
+  const readBody = (path: string) => JSON.stringify({ method: 'readFile', params: { path }, tenant: TENANT, nonce: newNonce() });
+
+  it('a readFile answer holds its file operation slot until it is handed to the connection; a client that leaves gives it back', async () => {
+    await writeFile(join(sandbox.root, 'big.bin'), new Uint8Array(24 * MIB).fill(0x61));
+    const server = await startExecServer({ root: sandbox.root, secret: SECRET, tenants: [TENANT], port: 0, sandbox: unsandboxed(), maxFileOperations: 1, fileOperationWaitMs: 1000 });
+    try {
+      const remote = new RemoteExecutionEnvironment({ url: server.url, secret: SECRET, tenant: TENANT });
+      const reader = await unreadAnswer(server.url, readBody('big.bin'));
+      await reader.answerStarted;
+      // 32 MiB of base64 the client does not take: the answer is still held by the server, and so is the only slot.
+      const refused = await execError(remote.fileExists('big.bin'));
+      expect(refused.code).toBe('unavailable');
+      expect(refused.message).toContain('busy: 1 file operations were under way');
+      reader.socket.destroy();
+      expect(await remote.fileExists('big.bin')).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a client that leaves while its file operation runs gives the slot back when the operation ends', async () => {
+    let releaseSlow!: () => void;
+    const slowDone = new Promise<void>((resolve) => (releaseSlow = resolve));
+    let reading = false;
+    class HeldRead extends LocalExecutionEnvironment {
+      override async readFile(path: string): Promise<Uint8Array> {
+        if (path !== 'slow.txt') return super.readFile(path);
+        reading = true;
+        await slowDone;
+        return utf8('slow');
+      }
+    }
+    await writeFile(join(sandbox.root, 'after.txt'), 'after');
+    const environment = new HeldRead(sandbox.root, { sandbox: unsandboxed() });
+    const server = await startExecServer({ root: sandbox.root, secret: SECRET, tenants: [TENANT], port: 0, sandbox: unsandboxed(), environment, maxFileOperations: 1, fileOperationWaitMs: 1000 });
+    try {
+      const reader = await unreadAnswer(server.url, readBody('slow.txt'));
+      expect(await waitUntil(() => reading, 10_000)).toBe(true);
+      reader.socket.destroy();
+      // The server has seen the client leave (a round trip on another connection after it) before the read ends.
+      await fetch(`${server.url}/healthz`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      releaseSlow();
+      const remote = new RemoteExecutionEnvironment({ url: server.url, secret: SECRET, tenant: TENANT });
+      expect(await remote.readFile('after.txt')).toEqual(utf8('after'));
     } finally {
       await server.close();
     }
