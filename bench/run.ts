@@ -7,6 +7,7 @@ import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { applyPatchBench } from './apply-patch.ts';
 import { dispatchOverhead } from './dispatch-overhead.ts';
+import { execResources } from './exec-resources.ts';
 import { execRpc } from './exec-rpc.ts';
 import { execSandbox } from './exec-sandbox.ts';
 import { grepBench } from './grep.ts';
@@ -21,7 +22,7 @@ import { shellClassifier } from './shell-classifier.ts';
 import { storesBench } from './stores.ts';
 import { validationCost } from './validation-cost.ts';
 
-const MODULES: BenchModule[] = [dispatchOverhead, validationCost, httpThroughput, mcpBench, manifestLoad, applyPatchBench, grepBench, patternsBench, execRpc, execSandbox, shellClassifier, storesBench, runtimesBench];
+const MODULES: BenchModule[] = [dispatchOverhead, validationCost, httpThroughput, mcpBench, manifestLoad, applyPatchBench, grepBench, patternsBench, execRpc, execResources, execSandbox, shellClassifier, storesBench, runtimesBench];
 
 interface Report {
   node: string;
