@@ -10,6 +10,7 @@ import { dispatchOverhead } from './dispatch-overhead.ts';
 import { execResources } from './exec-resources.ts';
 import { execRpc } from './exec-rpc.ts';
 import { execSandbox } from './exec-sandbox.ts';
+import { globBench } from './glob.ts';
 import { grepBench } from './grep.ts';
 import type { BenchModule, Figures } from './harness.ts';
 import { progress, VERDICT_SUFFIX } from './harness.ts';
@@ -21,8 +22,9 @@ import { runtimesBench } from './runtimes.ts';
 import { shellClassifier } from './shell-classifier.ts';
 import { storesBench } from './stores.ts';
 import { validationCost } from './validation-cost.ts';
+import { validationWorstCase } from './validation-worst-case.ts';
 
-const MODULES: BenchModule[] = [dispatchOverhead, validationCost, httpThroughput, mcpBench, manifestLoad, applyPatchBench, grepBench, patternsBench, execRpc, execResources, execSandbox, shellClassifier, storesBench, runtimesBench];
+const MODULES: BenchModule[] = [dispatchOverhead, validationCost, validationWorstCase, httpThroughput, mcpBench, manifestLoad, applyPatchBench, grepBench, globBench, patternsBench, execRpc, execResources, execSandbox, shellClassifier, storesBench, runtimesBench];
 
 interface Report {
   node: string;

@@ -102,7 +102,8 @@ function describeCommands(sandbox: CommandSandbox): string {
     return `commands: UNSANDBOXED (${report.reason}): they run as this user, with this host's files and network${atOnce}`;
   }
   const limits = Object.entries(report.limits).map(([name, limit]) => `${name} ${limit.value} (${limit.enforced_by})`).join(', ');
-  return `commands: sandboxed with bubblewrap, network ${report.network}; limits: ${limits}${report.reason ? `; not enforced: ${report.reason}` : ''}`;
+  const notEnforced = report.reason ? `; not enforced: ${report.reason}` : '';
+  return `commands: sandboxed with bubblewrap, network ${report.network}; limits: ${limits}${notEnforced}; setuid and setgid files: ${report.setuid_files ?? 'allowed'}`;
 }
 
 interface ParsedOptions {

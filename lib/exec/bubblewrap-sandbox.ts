@@ -1,11 +1,15 @@
+import { realpathSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { constants } from 'node:os';
+import { dirname } from 'node:path';
 import { bubblewrapArguments, type BubblewrapLayout, type SandboxedCall } from './bubblewrap.ts';
 import type { CallOutcome, CgroupSupport } from './cgroups.ts';
 import { commandEnvironment } from './command-env.ts';
 import type { CommandLimits } from './command-limits.ts';
 import { networkRefused, type CommandRequest, type CommandSandbox, type ProcessSpec, type SandboxReport, type ServerEnv, type StartProcess } from './command-sandbox.ts';
 import { ExecEnvironmentError, type ExecResult } from './environment.ts';
+import { isInside } from './local-paths.ts';
+import { SECCOMP_FILTER_FD } from './sandbox-seccomp.ts';
 
 const CPU_HARD_LIMIT_EXTRA_SECONDS = 2;
 
@@ -21,6 +25,8 @@ export interface BubblewrapSandboxOptions {
   serverEnv?: ServerEnv;
   /** The folder mounted as /etc (sandbox-etc.ts), removed on close. */
   etcCopy?: string;
+  /** For /healthz: whether commands can make setuid or setgid files (sandbox-seccomp.ts). */
+  setuidFiles: string;
 }
 
 /** Every command under bubblewrap (see bubblewrap.ts), in a cgroup of its own, with rlimits. */
@@ -28,9 +34,14 @@ export class BubblewrapSandbox implements CommandSandbox {
   readonly #options: BubblewrapSandboxOptions;
   readonly #serverEnv: ServerEnv;
 
+  /** The real paths of the sandbox's own files on the host (the /etc copy, the seccomp filter's folder). */
+  readonly #ownFolders: string[];
+
   constructor(options: BubblewrapSandboxOptions) {
     this.#options = options;
     this.#serverEnv = options.serverEnv ?? (() => process.env);
+    const filter = options.layout.seccompFilter;
+    this.#ownFolders = [options.etcCopy, filter && dirname(filter)].filter((folder) => folder !== undefined).map((folder) => realpathSync(folder));
   }
 
   report(): SandboxReport {
@@ -41,6 +52,7 @@ export class BubblewrapSandbox implements CommandSandbox {
       commands: 'sandboxed',
       ...(cgroups.notEnforcedReason ? { reason: cgroups.notEnforcedReason } : {}),
       network: allowNetwork ? 'when the manifest asks' : 'never',
+      setuid_files: this.#options.setuidFiles,
       limits: {
         cpu_seconds: { value: limits.cpu_seconds, enforced_by: 'rlimit CPU (each process)' },
         memory_bytes: { value: limits.memory_bytes, enforced_by: memory },
@@ -62,6 +74,13 @@ export class BubblewrapSandbox implements CommandSandbox {
   async run(request: CommandRequest, start: StartProcess): Promise<ExecResult> {
     if (request.workspace === '/' || /^\/(proc|sys|dev)(\/|$)/.test(request.workspace)) {
       throw new ExecEnvironmentError('invalid_request', `the workspace ${request.workspace} would expose the host itself to commands: serve a folder of its own`);
+    }
+    // A command could rewrite them for the calls after it (an allow-all filter, another passwd).
+    if (this.#ownFolders.some((folder) => isInside(request.workspace, folder))) {
+      throw new ExecEnvironmentError(
+        'unavailable',
+        'the exec-server keeps the sandbox\'s own files (its /etc copy and seccomp filter) in its temporary folder, which lies inside this workspace, where commands could change them: nothing was run. Its operator must set TMPDIR to a folder outside --root and restart it',
+      );
     }
     const network = this.#networkFor(request);
     const env = commandEnvironment(this.#serverEnv(), request.env, { sandboxed: true });
@@ -90,7 +109,7 @@ export class BubblewrapSandbox implements CommandSandbox {
     if (!cgroups.enforced.memory) rlimits.push(`ulimit -d ${Math.ceil(limits.memory_bytes / 1024)}`);
     return {
       file: '/bin/bash',
-      args: ['-c', launcherScript(rlimits), 'toolgate-sandbox', String(procsFiles.length), ...procsFiles, layout.bwrap, ...bubblewrapArguments(layout, call)],
+      args: ['-c', launcherScript(rlimits, layout.seccompFilter), 'toolgate-sandbox', String(procsFiles.length), ...procsFiles, layout.bwrap, ...bubblewrapArguments(layout, call)],
       env: {},
       cwd: call.cwd,
     };
@@ -99,6 +118,9 @@ export class BubblewrapSandbox implements CommandSandbox {
   async close(): Promise<void> {
     await this.#options.cgroups.close();
     if (this.#options.etcCopy) await rm(this.#options.etcCopy, { recursive: true, force: true });
+    // The filter sits alone in a private folder of its own (sandbox-seccomp.ts).
+    const filter = this.#options.layout.seccompFilter;
+    if (filter) await rm(dirname(filter), { recursive: true, force: true });
   }
 
   /** read_only means no network, whatever else was asked; network only where the operator allows it. */
@@ -111,16 +133,26 @@ export class BubblewrapSandbox implements CommandSandbox {
 
 /**
  * Runs on the host, before anything of the command: joins the call's cgroups and sets the rlimits
- * (hard and soft: the sandbox has no capability to raise them again), then becomes bwrap. Arguments:
- * the number of cgroup.procs files, the files, then bwrap and its arguments. Exit 125 if any step fails.
+ * (hard and soft: the sandbox has no capability to raise them again), opens the seccomp filter
+ * for bwrap, then becomes bwrap. Arguments: the number of cgroup.procs files, the files, then bwrap
+ * and its arguments. Exit 125 if any step fails.
  */
-function launcherScript(rlimits: string[]): string {
+function launcherScript(rlimits: string[], seccompFilter: string | undefined): string {
   return [
     'n=$1; shift',
     'while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n - 1)); done',
     `${rlimits.join(' && ')} || exit 125`,
+    ...(seccompFilter ? [openSeccompFilter(seccompFilter)] : []),
     'exec "$@"',
   ].join('\n');
+}
+
+/**
+ * The launcher line that opens the filter on the descriptor bwrap's `--seccomp` names. A filter
+ * that cannot be opened stops the call (exit 125): a command never runs without it.
+ */
+function openSeccompFilter(file: string): string {
+  return `exec ${SECCOMP_FILTER_FD}<'${file.replaceAll("'", "'\\''")}' || exit 125`;
 }
 
 /** A note at the end of stderr when a limit, not the command itself, ended it. */

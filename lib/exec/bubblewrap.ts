@@ -1,4 +1,5 @@
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
+import { SECCOMP_FILTER_FD } from './sandbox-seccomp.ts';
 
 /**
  * What a command sees under bubblewrap, and the bwrap arguments that build it. Nothing of the
@@ -17,7 +18,9 @@ import { existsSync, lstatSync, readlinkSync } from 'node:fs';
  * ipc, uts, cgroup); the network one is kept only for a call that may use the network. Every
  * capability is dropped (as root, bwrap would otherwise keep them: enough to remount /usr
  * writable), the session is new (no terminal injection), and the whole sandbox dies with the
- * exec-server (--die-with-parent). bwrap's init is pid 1: when the command's shell exits, it
+ * exec-server (--die-with-parent). A seccomp filter keeps commands from making setuid or setgid
+ * files (setuid-filter.ts): the workspace is the host's, and uid 0 inside is uid 0 outside when
+ * the server runs as root. bwrap's init is pid 1: when the command's shell exits, it
  * exits, and the kernel kills everything left in the namespace, background jobs included.
  */
 export interface BubblewrapLayout {
@@ -33,6 +36,12 @@ export interface BubblewrapLayout {
   systemMounts: string[];
   /** The operator's additional read-only folders (--read-only-path), mounted after /tmp so they may lie under it. */
   readOnlyPaths: readonly string[];
+  /**
+   * The compiled seccomp filter that refuses setuid and setgid modes (sandbox-seccomp.ts), or
+   * undefined on an architecture without one. bwrap reads it on SECCOMP_FILTER_FD, which whoever
+   * starts bwrap opens on this file.
+   */
+  seccompFilter?: string;
 }
 
 export interface SandboxedCall {
@@ -82,6 +91,7 @@ export function bubblewrapArguments(layout: BubblewrapLayout, call: SandboxedCal
   for (const path of layout.readOnlyPaths) args.push('--ro-bind', path, path);
   args.push(call.readOnly ? '--ro-bind' : '--bind', call.workspace, call.workspace);
   args.push('--remount-ro', '/dev', '--remount-ro', '/');
+  if (layout.seccompFilter) args.push('--seccomp', String(SECCOMP_FILTER_FD));
   args.push('--chdir', call.cwd, '--clearenv');
   for (const [name, value] of Object.entries(call.env)) args.push('--setenv', name, value);
   args.push('/bin/bash', '-c', call.command);

@@ -35,6 +35,8 @@ export interface SandboxReport {
   commands: 'sandboxed' | 'unsandboxed' | 'refused';
   reason?: string;
   network: 'never' | 'when the manifest asks';
+  /** Sandboxed commands: whether they can make setuid or setgid files (`refused (seccomp filter for x86_64)`), and why. */
+  setuid_files?: string;
   limits: Partial<Record<LimitName, { value: number; enforced_by: string }>>;
   /** Commands running right now (see CommandsAtOnce). */
   commands_running?: number;

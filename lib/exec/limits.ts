@@ -26,3 +26,5 @@ export const MAX_GREP_LINE_CHARS = 2_000;
 export const MAX_GREP_FILE_BYTES = 10 * 1024 * 1024;
 /** A grep (ripgrep) still running after this long is killed and the call answers an error. */
 export const DEFAULT_GREP_TIMEOUT_MS = 20_000;
+/** glob stops matching paths after this long and answers an error (the RPC client waits 30 s). */
+export const GLOB_MATCH_TIMEOUT_MS = 10_000;

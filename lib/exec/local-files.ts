@@ -14,6 +14,9 @@ import { isInside, type Found, type Lookup, type PathSandbox } from './local-pat
 /** Walks repeated when a file appears at a name between the walk and the create (a race). */
 const CREATE_ATTEMPTS = 3;
 
+/** S_ISUID | S_ISGID. */
+const SETUID_SETGID = 0o6000;
+
 /** The file's bytes; a file larger than `maxBytes` is refused unread (invalid_request), even one that grows while it is read. */
 export async function readRootedFile(paths: PathSandbox, path: string, maxBytes: number): Promise<Uint8Array> {
   return paths.use(path, {}, async (lookup) => {
@@ -58,6 +61,7 @@ export async function writeRootedFile(paths: PathSandbox, path: string, content:
       if (handle === undefined) return false;
       try {
         await requireOpenedInside(paths, handle, path);
+        await dropSetuidBits(handle);
         await handle.truncate(0);
         await handle.writeFile(content);
         return true;
@@ -82,6 +86,16 @@ async function openForWriting(lookup: Lookup, path: string): Promise<FileHandle 
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
     throw fsError(error, path);
   }
+}
+
+/**
+ * A file that is rewritten loses its setuid and setgid bits first, as the kernel does for a writer
+ * without CAP_FSETID. A root exec-server holds CAP_FSETID, so without this, new bytes chosen by the
+ * model would run as the owner of a setuid file someone left in the workspace.
+ */
+async function dropSetuidBits(handle: FileHandle): Promise<void> {
+  const { mode } = await handle.stat();
+  if (mode & SETUID_SETGID) await handle.chmod(mode & 0o7777 & ~SETUID_SETGID);
 }
 
 export async function deleteRootedFile(paths: PathSandbox, path: string): Promise<void> {

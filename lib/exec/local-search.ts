@@ -1,7 +1,9 @@
 import { lstat, readdir } from 'node:fs/promises';
-import { basename, matchesGlob } from 'node:path';
-import type { GlobMatch } from './environment.ts';
+import { ExecEnvironmentError, type GlobMatch } from './environment.ts';
+import type { CompiledGlob, GlobFilter } from './glob.ts';
+import { GLOB_MATCH_TIMEOUT_MS } from './limits.ts';
 import { childPathOf, openChild, pathOf, release, type Place } from './local-places.ts';
+import { filterInSlices } from './sliced-filter.ts';
 
 /** A regular file found under a search folder. */
 export interface FoundFile {
@@ -58,21 +60,20 @@ export function skipUsualFolders(pattern = ''): (name: string) => boolean {
   return (name) => SKIPPED_FOLDERS.includes(name) && !pattern.includes(name);
 }
 
-/**
- * `glob_filter` without a `/` matches file names at any depth (`*.ts`); with one it matches
- * the path under the search folder (`src/**\/*.ts`), like ripgrep's --glob.
- */
-export function matchesFilter(underBase: string, filter: string | undefined): boolean {
-  if (filter === undefined || filter === '') return true;
-  return filter.includes('/') ? matchesGlob(underBase, filter) : matchesGlob(basename(underBase), filter);
+/** Whether a file passes grep's glob_filter (see compileGlobFilter): no filter passes every file. */
+export function matchesFilter(underBase: string, filter: GlobFilter | undefined): boolean {
+  return filter === undefined || filter.matches(underBase);
 }
 
-/** Files whose path under the search folder matches, newest first (ties by path). */
-export function globFiles(files: FoundFile[], pattern: string): GlobMatch[] {
-  return files
-    .filter((file) => matchesGlob(file.underBase, pattern))
-    .sort((a, b) => b.mtime_ms - a.mtime_ms || compare(a.path, b.path))
-    .map((file) => ({ path: file.path, mtime_ms: file.mtime_ms }));
+/**
+ * Files whose path under the search folder matches, newest first (ties by path). Matched a
+ * slice at a time (see filterInSlices), so a glob over a large tree never holds the exec-server.
+ */
+export async function globFiles(files: FoundFile[], glob: CompiledGlob, timeoutMs = GLOB_MATCH_TIMEOUT_MS): Promise<GlobMatch[]> {
+  const tooLong = () =>
+    new ExecEnvironmentError('io_error', `glob took longer than ${timeoutMs} ms matching ${files.length} files and was stopped: use a simpler pattern, or a narrower path`);
+  const matched = await filterInSlices(files, (file) => glob.matches(file.underBase), timeoutMs, tooLong);
+  return matched.sort((a, b) => b.mtime_ms - a.mtime_ms || compare(a.path, b.path)).map((file) => ({ path: file.path, mtime_ms: file.mtime_ms }));
 }
 
 /** Joins `/`-separated relative paths ('' is the folder itself). */

@@ -18,6 +18,7 @@ import { ripgrepJail } from './local-grep-jail.ts';
 import { runRipgrep, searchFile, startIn, type RipgrepSearch } from './local-grep.ts';
 import { PathSandbox } from './local-paths.ts';
 import { pathOf, type Place } from './local-places.ts';
+import { compileGlob, compileGlobFilter } from './glob.ts';
 import { findFiles, globFiles, matchesFilter, skipUsualFolders } from './local-search.ts';
 
 export interface LocalExecutionEnvironmentOptions {
@@ -119,25 +120,28 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
     if (typeof pattern !== 'string' || pattern.includes('\0') || options.glob_filter?.includes('\0')) {
       throw new ExecEnvironmentError('invalid_request', 'grep needs a pattern (and glob_filter) without NUL bytes');
     }
+    // Checked before anything runs; ripgrep gets the filter as compileGlobFilter reads it, so both branches agree.
+    const filter = options.glob_filter === undefined || options.glob_filter === '' ? undefined : compileGlobFilter(options.glob_filter);
     const search = { command: this.#ripgrep, pattern, caseInsensitive: options.case_insensitive === true, limit, timeoutMs: this.#grepTimeoutMs };
     const relative = this.#paths.relative(path);
     return this.#paths.use(path, {}, async (lookup) => {
       if (lookup.kind === 'missing') throw fsError(Object.assign(new Error('missing'), { code: 'ENOENT' }), path);
       if (lookup.stats.isDirectory()) {
         const start = await this.#searchStart(lookup.place);
-        return runRipgrep({ ...search, ...start, target: '.', globFilter: options.glob_filter, reportPath: (printed) => (relative === '' ? printed : `${relative}/${printed}`) });
+        return runRipgrep({ ...search, ...start, target: '.', globFilter: filter?.ripgrepGlob, reportPath: (printed) => (relative === '' ? printed : `${relative}/${printed}`) });
       }
       // One file: no walk, so no jail; rg ignores globs and the size limit for a file it is given, so they apply here.
       const name = relative.slice(relative.lastIndexOf('/') + 1);
-      if (!matchesFilter(name, options.glob_filter) || lookup.stats.size > MAX_GREP_FILE_BYTES) return [];
+      if (!matchesFilter(name, filter) || lookup.stats.size > MAX_GREP_FILE_BYTES) return [];
       return runRipgrep({ ...search, ...searchFile(lookup.place), reportPath: () => relative });
     });
   }
 
   async glob(pattern: string, path: string): Promise<GlobMatch[]> {
     if (typeof pattern !== 'string' || pattern === '') throw new ExecEnvironmentError('invalid_request', 'glob needs a non-empty pattern such as "**/*.ts"');
+    const glob = compileGlob(pattern);
     const relative = this.#paths.relative(path);
-    return this.#paths.use(path, {}, async (lookup) => globFiles(await findFiles(requireFolder(lookup, path), relative, skipUsualFolders(pattern)), pattern));
+    return this.#paths.use(path, {}, async (lookup) => globFiles(await findFiles(requireFolder(lookup, path), relative, skipUsualFolders(pattern)), glob));
   }
 
   async workingDirectory(): Promise<string> {

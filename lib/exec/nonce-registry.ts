@@ -8,6 +8,9 @@
  */
 export type NonceClaim = 'fresh' | 'replayed' | 'full';
 
+/** How long past its signature's expiry a nonce is still remembered. */
+const SWEEP_MARGIN_SECONDS = 1;
+
 export class NonceRegistry {
   readonly #windowSeconds: number;
   readonly #capacity: number;
@@ -33,12 +36,16 @@ export class NonceRegistry {
     return this.#expiries.size;
   }
 
-  /** Drops nonces whose requests can no longer pass the signature check; at most once a second. */
+  /**
+   * Drops nonces whose requests can no longer pass the signature check, one second late on
+   * purpose (a caller whose clock readings straddle a second must still find them); at most once
+   * a second.
+   */
   #sweep(nowSeconds: number): void {
     if (nowSeconds <= this.#sweptAt) return;
     this.#sweptAt = nowSeconds;
     for (const [nonce, expiry] of this.#expiries) {
-      if (expiry < nowSeconds) this.#expiries.delete(nonce);
+      if (expiry + SWEEP_MARGIN_SECONDS < nowSeconds) this.#expiries.delete(nonce);
     }
   }
 }

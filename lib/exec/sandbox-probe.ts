@@ -1,11 +1,12 @@
-import { execFile } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { spawn, type StdioOptions } from 'node:child_process';
+import { accessSync, closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { bubblewrapArguments, systemMounts, type BubblewrapLayout } from './bubblewrap.ts';
 import { detectCgroups } from './cgroups.ts';
 import { SANDBOX_PATH } from './command-env.ts';
 import { copyAllowedEtc } from './sandbox-etc.ts';
+import { SECCOMP_FILTER_FD, writeSeccompFilter } from './sandbox-seccomp.ts';
 import { checkCommandLimits, DEFAULT_COMMAND_LIMITS, type CommandLimits } from './command-limits.ts';
 import { BubblewrapSandbox } from './bubblewrap-sandbox.ts';
 import { RefusedCommands, UnsandboxedCommands, type CommandSandbox } from './command-sandbox.ts';
@@ -49,15 +50,18 @@ export async function probeCommandSandbox(settings: SandboxSettings = {}): Promi
   const bwrap = findProgram('bwrap', settings.searchPath ?? process.env.PATH ?? '');
   if (!bwrap) return new RefusedCommands('bubblewrap (bwrap) is not installed, or not on the exec-server\'s PATH');
   const etcCopy = copyAllowedEtc();
-  const layout: BubblewrapLayout = { bwrap, ownUserNamespace: true, systemMounts: systemMounts(etcCopy), readOnlyPaths: settings.readOnlyPaths ?? [] };
-  // The strongest layout first; without user namespaces (root only) the rest still holds.
+  const filter = writeSeccompFilter();
+  const layout: BubblewrapLayout = { bwrap, ownUserNamespace: true, systemMounts: systemMounts(etcCopy), readOnlyPaths: settings.readOnlyPaths ?? [], seccompFilter: filter.file };
+  // The strongest layout first; without user namespaces (root only) the rest still holds. The
+  // seccomp filter is in both: a kernel that refuses it refuses commands (none runs without it).
   const failure = (await trialRun(layout)) && (await trialRun(Object.assign(layout, { ownUserNamespace: false })));
   if (failure) {
     rmSync(etcCopy, { recursive: true, force: true });
+    if (filter.file) rmSync(dirname(filter.file), { recursive: true, force: true });
     return new RefusedCommands(failure);
   }
   const cgroups = await detectCgroups({ memoryAllCallsBytes });
-  return new CommandsAtOnce(new BubblewrapSandbox({ layout, limits, cgroups, memoryAllCallsBytes, allowNetwork, serverEnv: settings.serverEnv, etcCopy }), maxCommands);
+  return new CommandsAtOnce(new BubblewrapSandbox({ layout, limits, cgroups, memoryAllCallsBytes, allowNetwork, serverEnv: settings.serverEnv, etcCopy, setuidFiles: filter.setuidFiles }), maxCommands);
 }
 
 function checkServerLimits(maxCommands: number, memoryAllCallsBytes: number, limits: CommandLimits): string | undefined {
@@ -101,14 +105,31 @@ async function trialRun(layout: BubblewrapLayout): Promise<string | undefined> {
       env: { PATH: SANDBOX_PATH },
       command: 'echo ok > probe',
     });
-    const stderr = await new Promise<string>((resolve) => {
-      execFile(layout.bwrap, args, { timeout: PROBE_TIMEOUT_MS, env: {} }, (error, _stdout, errors) => resolve(error ? errors.trim() || error.message : ''));
-    });
+    const stderr = await runBwrap(layout, args);
     if (stderr === '' && readFileSync(join(workspace, 'probe'), 'utf8') === 'ok\n') return undefined;
     return `bubblewrap failed to start a sandbox here (${stderr.split('\n')[0] || 'no output'}); if user namespaces are disabled, allow them (sysctl kernel.unprivileged_userns_clone=1 or user.max_user_namespaces) or run the exec-server as root`;
   } catch (error) {
     return `bubblewrap failed to start a sandbox here (${(error as Error).message})`;
   } finally {
     rmSync(workspace, { recursive: true, force: true });
+  }
+}
+
+/** Runs bwrap with the filter open on SECCOMP_FILTER_FD, as the launcher does; answers its stderr when it failed, or ''. */
+async function runBwrap(layout: BubblewrapLayout, args: string[]): Promise<string> {
+  const filter = layout.seccompFilter ? openSync(layout.seccompFilter, 'r') : undefined;
+  try {
+    const stdio: StdioOptions = ['ignore', 'ignore', 'pipe'];
+    // The entries between stderr and it, if any, are left empty: Node gives those no descriptor.
+    if (filter !== undefined) stdio[SECCOMP_FILTER_FD] = filter;
+    const child = spawn(layout.bwrap, args, { env: {}, stdio, timeout: PROBE_TIMEOUT_MS });
+    let errors = '';
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (errors += chunk));
+    return await new Promise<string>((resolve) => {
+      child.once('error', (error) => resolve(error.message));
+      child.once('close', (code, signal) => resolve(code === 0 ? '' : errors.trim() || `bwrap ended with ${signal ?? `exit code ${code}`}`));
+    });
+  } finally {
+    if (filter !== undefined) closeSync(filter);
   }
 }

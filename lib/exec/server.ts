@@ -152,18 +152,20 @@ async function handleRequest(request: IncomingMessage, response: ServerResponse,
   try {
     const body = await reading.done;
     if ('refused' in body) return body.refused === 'gone' ? void response.destroy() : refuse(response, context, bodyRefusal(body.refused, context));
-    // The signature covers the raw bytes and is checked before anything is parsed or run.
-    const check = await verifySignedBody(context.secret, body.bytes, timestamp, signature);
+    // The signature covers the raw bytes and is checked before anything is parsed or run. One
+    // reading of the clock serves every check: a request the signature check still accepts must
+    // find its nonce still remembered (a second reading a second later could have swept it).
+    const nowSeconds = Math.floor(Date.now() / 1000);
+    const check = await verifySignedBody(context.secret, body.bytes, timestamp, signature, { nowSeconds });
     if (!check.ok) return refuse(response, context, signatureRefusal(check.reason));
-    await answerSigned(body.bytes, headers.signedAt, response, context, started);
+    await answerSigned(body.bytes, headers.signedAt, nowSeconds, response, context, started);
   } finally {
     context.bodies.giveBack(reading.held());
   }
 }
 
 /** A correctly signed body: parsed, admitted (tenant, nonce), run, answered. */
-async function answerSigned(body: Uint8Array, signedAt: number, response: ServerResponse, context: ServerContext, started: number): Promise<void> {
-  const nowSeconds = Math.floor(Date.now() / 1000);
+async function answerSigned(body: Uint8Array, signedAt: number, nowSeconds: number, response: ServerResponse, context: ServerContext, started: number): Promise<void> {
   const untimely = context.admission.checkTiming(signedAt, nowSeconds);
   if (untimely) return refuse(response, context, untimely);
   const parsed = parseBody(body);

@@ -55,6 +55,9 @@ export function loadManifest(value: unknown, options: ManifestLoadOptions): Mani
   const structural = checkManifestDocument(value);
   if (!structural.valid) {
     for (const v of structural.violations) problems.push({ path: jsonPath(v.pointer), message: v.detail });
+    // The check lists the first problems only (a 1 MB document can hold 100,000 of them).
+    if (structural.omitted) problems.push({ path: '$', message: `${structural.omitted} more problems with the document's structure are not listed; fix the ones above and check again` });
+    if (structural.incomplete) problems.push({ path: '$', message: 'the document has too many problems to list them all; fix the ones above and check again' });
   }
   if (isJsonObject(value)) {
     const builtins = typeof options.builtins === 'function' ? options.builtins(value) : options.builtins;

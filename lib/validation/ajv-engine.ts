@@ -1,11 +1,12 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import formatsPlugin from 'ajv-formats';
 import type { JsonSchema } from '../registry/json.ts';
-import { locationsThroughRefs } from './ajv-locations.ts';
+import { foldedAjvErrors } from './ajv-folding.ts';
 import { linearRegExpEngine, withinPatternBudget } from './linear-patterns.ts';
 import { allowedPropertiesHint, describeViolation, type RawViolation } from './messages.ts';
 import { assertSchemaLintClean, lintSchema } from './schema-lint.ts';
-import { finishViolations } from './violations.ts';
+import { useLinearUniqueItems } from './unique-items.ts';
+import { finishViolations, tooManyProblems } from './violations.ts';
 import { InvalidSchemaError, type CompiledSchema, type EngineOptions, type SchemaValidator, type ValidationOutcome } from './validator.ts';
 
 // ajv-formats is CommonJS: depending on the loader the plugin is the module or its default.
@@ -64,12 +65,29 @@ function forgetEarlierCopy(ajv: Ajv2020, schema: JsonSchema, reserved: ReadonlyS
 }
 
 function violationsOf(schema: JsonSchema, errors: ErrorObject[]): ValidationOutcome {
-  const raw = errors.map(toRawViolation);
-  return finishViolations(raw, locationsThroughRefs(schema, errors), (v, i) => {
-    const described = describeViolation(v);
-    const hint = v.keyword === 'additionalProperties' ? allowedPropertiesHint(errors[i].parentSchema) : '';
-    return { ...described, message: described.message + hint, detail: described.detail + hint };
+  return finishViolations({
+    count: errors.length,
+    keyword: (i) => keywordOf(errors[i]),
+    expected: (i) => errors[i].schema,
+    folded: foldedAjvErrors(schema, errors),
+    raw: (i) => toRawViolation(errors[i]),
+    describe: (v, i) => {
+      const described = describeViolation(v);
+      const hint = v.keyword === 'additionalProperties' ? allowedPropertiesHint(errors[i].parentSchema) : '';
+      return { ...described, message: described.message + hint, detail: described.detail + hint };
+    },
   });
+}
+
+/** Validates; a stack overflow (arguments nested past what a recursive schema can follow) is a violation, not a crash. */
+function validateWith(validate: ValidateFunction, schema: JsonSchema, data: unknown): ValidationOutcome {
+  try {
+    if (validate(data)) return { valid: true };
+  } catch (error) {
+    if (error instanceof RangeError) return tooManyProblems();
+    throw error;
+  }
+  return violationsOf(schema, validate.errors ?? []);
 }
 
 /** The compiled engine: fast, but needs code generation (refused on Cloudflare Workers). */
@@ -80,6 +98,7 @@ export function createAjvValidator(options: EngineOptions = {}): SchemaValidator
   // code.regExp: patterns run on the linear-time matcher, so no argument can stall the process.
   const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: false, logger: false, ownProperties: true, code: { regExp: linearRegExpEngine } });
   addFormats(ajv);
+  useLinearUniqueItems(ajv);
   registerSchemas(ajv, options);
   const knownUris = (options.schemas ?? []).map((s) => s.uri);
   const reserved = new Set([...Object.keys(ajv.schemas), ...Object.keys(ajv.refs), ...knownUris]);
@@ -99,7 +118,7 @@ export function createAjvValidator(options: EngineOptions = {}): SchemaValidator
       } catch (error) {
         throw new InvalidSchemaError((error as Error).message);
       }
-      return (data) => withinPatternBudget(() => (validate(data) ? { valid: true } : violationsOf(schema, validate.errors ?? [])));
+      return (data) => withinPatternBudget(() => validateWith(validate, schema, data));
     },
   };
 }

@@ -1,22 +1,73 @@
-import { Validator, type Schema } from '@cfworker/json-schema';
+import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema';
 import type { JsonSchema } from '../registry/json.ts';
-import { toRawViolation, unitLocations, type Documents } from './cfworker-units.ts';
+import { foldedUnits, toRawViolation, unitLocations, type Documents, type UnitContext } from './cfworker-units.ts';
 import { schemaValueAt } from './json-pointer.ts';
 import { withinPatternBudget, withLinearRegExp } from './linear-patterns.ts';
 import { allowedPropertiesHint, describeViolation } from './messages.ts';
 import { assertSchemaLintClean, lintSchema } from './schema-lint.ts';
-import { finishViolations } from './violations.ts';
+import { finishViolations, REJECTING_KEYWORDS, tooManyProblems, type RawReport } from './violations.ts';
 import { InvalidSchemaError, type CompiledSchema, type EngineOptions, type SchemaValidator } from './validator.ts';
 
-/** @cfworker/json-schema resolves refs when validating; a bad document shows up here or not at all. */
-function buildValidator(schema: JsonSchema, options: EngineOptions): Validator {
+/**
+ * @cfworker/json-schema resolves refs when validating; a bad document shows up here or not at all.
+ * `shortCircuit` stops at the first failure of each keyword (what the library calls it).
+ */
+function buildValidator(schema: JsonSchema, options: EngineOptions, shortCircuit = false): Validator {
   try {
-    const validator = new Validator(schema as Schema | boolean, '2020-12', false);
+    const validator = new Validator(schema as Schema | boolean, '2020-12', shortCircuit);
     for (const resource of options.schemas ?? []) validator.addSchema(resource.schema as Schema, resource.uri);
     return validator;
   } catch (error) {
     throw new InvalidSchemaError((error as Error).message);
   }
+}
+
+type OutputUnitsResult = ReturnType<Validator['validate']>;
+
+/**
+ * The library's result, or undefined when it overflowed the stack: it gathers a subschema's
+ * errors with `errors.push(...inner)`, which throws a RangeError past ~100,000 of them (an
+ * array of 100,000 wrong items).
+ */
+function runValidator(validator: Validator, data: unknown): OutputUnitsResult | undefined {
+  try {
+    // Patterns on the linear-time matcher for the span of this (synchronous) validation.
+    return withLinearRegExp(() => validator.validate(data));
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
+}
+
+/** The raw report finishViolations reads, over the library's output units. */
+function unitReport(units: readonly OutputUnit[], context: UnitContext): RawReport {
+  const locations = unitLocations(units);
+  // 100,000 rejected properties share one location: look its schema value up once.
+  const expectedAt = new Map<string, unknown>();
+  const expected = (location: string) => {
+    if (!expectedAt.has(location)) expectedAt.set(location, schemaValueAt(context.schema, location, context.documents));
+    return expectedAt.get(location);
+  };
+  return {
+    count: units.length,
+    keyword: (i) => units[i].keyword,
+    expected: (i) => (units[i].keyword === 'false' ? false : expected(units[i].keywordLocation)),
+    // A property rejected by `additionalProperties: false` is reported twice: the rejection, then
+    // the `false` schema it met at the property, right after it.
+    repeatsPrevious: (i) => {
+      const previous = units[i - 1];
+      if (units[i].keyword !== 'false' || !previous || !REJECTING_KEYWORDS.has(previous.keyword)) return false;
+      return expected(previous.keywordLocation) === false && units[i].instanceLocation.startsWith(`${previous.instanceLocation}/`);
+    },
+    folded: foldedUnits(units, locations),
+    raw: (i) => toRawViolation(units, i, locations[i], context),
+    describe: (v, i) => {
+      const described = describeViolation(v);
+      const parent = () => schemaValueAt(context.schema, locations[i].replace(/\/[^/]*$/, ''), context.documents);
+      const hint = v.keyword === 'additionalProperties' ? allowedPropertiesHint(parent()) : '';
+      return { ...described, message: described.message + hint, detail: described.detail + hint };
+    },
+  };
 }
 
 /** The interpreted engine: no eval or new Function, so it runs where code generation is refused. */
@@ -32,19 +83,16 @@ export function createCfworkerValidator(options: EngineOptions = {}): SchemaVali
       // validating an unresolvable $ref), so it is on unless a measuring harness turns it off.
       if (options.lint !== false) assertSchemaLintClean(schema, { knownUris });
       const validator = buildValidator(schema, options);
+      let firstProblems: Validator | undefined;
       return (data) => withinPatternBudget(() => {
-        // Patterns on the linear-time matcher for the span of this (synchronous) validation.
-        const result = withLinearRegExp(() => validator.validate(data));
-        if (result.valid) return { valid: true };
-        const units = result.errors;
-        const locations = unitLocations(units);
-        const raw = units.map((_, i) => toRawViolation(units, i, locations[i], { schema, data, documents }));
-        return finishViolations(raw, locations, (v, i) => {
-          const described = describeViolation(v);
-          const parent = schemaValueAt(schema, locations[i].replace(/\/[^/]*$/, ''), documents);
-          const hint = v.keyword === 'additionalProperties' ? allowedPropertiesHint(parent) : '';
-          return { ...described, message: described.message + hint, detail: described.detail + hint };
-        });
+        const context = { schema, data, documents };
+        const result = runValidator(validator, data);
+        if (result) return result.valid ? { valid: true } : finishViolations(unitReport(result.errors, context));
+        // Too many problems to collect: name the first ones, found with short-circuiting, and say so.
+        firstProblems ??= buildValidator(schema, options, true);
+        const first = runValidator(firstProblems, data);
+        if (!first || first.valid) return tooManyProblems();
+        return { ...finishViolations(unitReport(first.errors, context)), incomplete: true };
       });
     },
   };

@@ -1,6 +1,7 @@
 import type { OutputUnit } from '@cfworker/json-schema';
 import { fragmentToPointer, pointerSegments, schemaValueAt, valueAt } from './json-pointer.ts';
 import type { RawViolation } from './messages.ts';
+import { FOLDING_KEYWORDS, markFolded } from './violations.ts';
 
 /** Registered schema documents by URI, for following `$ref`s out of the tool's schema. */
 export type Documents = ReadonlyMap<string, unknown>;
@@ -11,6 +12,8 @@ export interface UnitContext {
   data: unknown;
   documents: Documents;
 }
+
+const SLASH = 0x2f;
 
 /** Keywords whose values are maps from names to schemas: a name there is not a keyword. */
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
@@ -82,4 +85,21 @@ export function toRawViolation(units: readonly OutputUnit[], i: number, location
     raw.actual = raw.propertyName;
   }
   return raw;
+}
+
+/**
+ * Which units are branch failures of a failed anyOf/oneOf/contains (see markFolded): the library
+ * puts the keyword's unit first and its branches' units right after it, under its location.
+ */
+export function foldedUnits(units: readonly OutputUnit[], locations: readonly string[]): Uint8Array {
+  return markFolded(
+    units.length,
+    true,
+    (k) => FOLDING_KEYWORDS.has(units[k].keyword),
+    (j, k) => {
+      const location = locations[j];
+      const folding = locations[k];
+      return location.length > folding.length && location.charCodeAt(folding.length) === SLASH && location.startsWith(folding);
+    },
+  );
 }

@@ -92,12 +92,16 @@ export function schemaValueAt(root: unknown, keywordLocation: string, documents:
   return node;
 }
 
+/** Longer property names are shown clipped: a message must not echo a 100 KB name. */
+const NAME_LIMIT = 64;
+
 /** "/options/tags/1" → "options.tags[1]"; the whole arguments object is "arguments". */
 export function argumentPath(pointer: string): string {
   const segments = pointerSegments(pointer);
   if (segments.length === 0) return 'arguments';
   return segments
-    .map((segment, index) => {
+    .map((whole, index) => {
+      const segment = whole.length > NAME_LIMIT ? `${whole.slice(0, NAME_LIMIT)}…` : whole;
       if (/^\d+$/.test(segment)) return `[${segment}]`;
       const safe = /^[A-Za-z_$][\w$-]*$/.test(segment) ? segment : JSON.stringify(segment);
       return index === 0 ? safe : `.${safe}`;

@@ -19,6 +19,37 @@ export interface RawViolation {
   fallback: string;
 }
 
+/**
+ * Messages quote arguments and schema values, each of which may be huge (a 500 KB string, an
+ * enum of 10,000 values): quotes and lists are clipped, so one message stays a few hundred
+ * characters whatever the input.
+ */
+const QUOTE_LIMIT = 80;
+const LIST_LIMIT = 300;
+
+const clip = (text: string, limit: number) => (text.length > limit ? `${text.slice(0, limit)}…` : text);
+
+/** A value as JSON, clipped: `"abc"`, `{"a":1}`, `"aaaa…`. */
+function quote(value: unknown): string {
+  // Slice a long string before stringifying it: a megabyte would be copied to keep 80 characters.
+  const text = JSON.stringify(typeof value === 'string' ? value.slice(0, QUOTE_LIMIT + 1) : value);
+  return clip(String(text), QUOTE_LIMIT);
+}
+
+/** Items joined up to LIST_LIMIT characters, then how many are left out. */
+export function listClipped(items: readonly unknown[], show: (item: unknown) => string, separator: string): string {
+  const shown: string[] = [];
+  let length = 0;
+  for (const item of items) {
+    const text = show(item);
+    if (shown.length > 0 && length + text.length > LIST_LIMIT) break;
+    shown.push(text);
+    length += text.length + separator.length;
+  }
+  const rest = items.length - shown.length;
+  return shown.join(separator) + (rest > 0 ? ` (and ${rest} more)` : '');
+}
+
 /** Describes a value briefly: `string "abc"`, `number 5`, `an array`, `an object`. */
 export function describeValue(value: unknown): string {
   if (value === null) return 'null';
@@ -39,7 +70,7 @@ function typeName(type: unknown): string {
 }
 
 function listValues(values: unknown): string {
-  return Array.isArray(values) ? values.map((v) => JSON.stringify(v)).join(', ') : JSON.stringify(values);
+  return Array.isArray(values) ? listClipped(values, quote, ', ') : quote(values);
 }
 
 /** A one-line summary of a schema branch, for anyOf/oneOf messages. */
@@ -47,10 +78,10 @@ function branchSummary(branch: unknown): string {
   if (branch === true) return 'anything';
   if (branch === false || branch === null || typeof branch !== 'object') return 'nothing';
   const record = branch as Record<string, unknown>;
-  if ('const' in record) return JSON.stringify(record.const);
+  if ('const' in record) return quote(record.const);
   if (Array.isArray(record.enum)) return `one of ${listValues(record.enum)}`;
   if (record.type !== undefined) return typeName(record.type);
-  if (typeof record.$ref === 'string') return record.$ref.split('/').pop() ?? 'a schema';
+  if (typeof record.$ref === 'string') return clip(record.$ref.split('/').pop() ?? 'a schema', QUOTE_LIMIT);
   return 'a schema';
 }
 
@@ -60,8 +91,8 @@ const plural = (n: unknown, word: string) => `${String(n)} ${word}${n === 1 ? ''
 
 const DESCRIBERS: Record<string, Describe> = {
   type: (v) => `must be ${typeName(v.expected)}, got ${describeValue(v.actual)}`,
-  enum: (v) => `must be one of ${listValues(v.expected)}, got ${JSON.stringify(v.actual)}`,
-  const: (v) => `must be exactly ${JSON.stringify(v.expected)}, got ${JSON.stringify(v.actual)}`,
+  enum: (v) => `must be one of ${listValues(v.expected)}, got ${quote(v.actual)}`,
+  const: (v) => `must be exactly ${quote(v.expected)}, got ${quote(v.actual)}`,
   minLength: (v) => `must be at least ${plural(v.expected, 'character')} long`,
   maxLength: (v) => `must be at most ${plural(v.expected, 'character')} long`,
   minimum: (v) => `must be >= ${String(v.expected)}, got ${String(v.actual)}`,
@@ -69,15 +100,15 @@ const DESCRIBERS: Record<string, Describe> = {
   exclusiveMinimum: (v) => `must be > ${String(v.expected)}, got ${String(v.actual)}`,
   exclusiveMaximum: (v) => `must be < ${String(v.expected)}, got ${String(v.actual)}`,
   multipleOf: (v) => `must be a multiple of ${String(v.expected)}, got ${String(v.actual)}`,
-  pattern: (v) => `must match the pattern /${String(v.expected)}/, got ${describeValue(v.actual)}`,
-  format: (v) => `must be a valid ${String(v.expected)}, got ${describeValue(v.actual)}`,
+  pattern: (v) => `must match the pattern /${clip(String(v.expected), LIST_LIMIT)}/, got ${describeValue(v.actual)}`,
+  format: (v) => `must be a valid ${clip(String(v.expected), QUOTE_LIMIT)}, got ${describeValue(v.actual)}`,
   minItems: (v) => `must have at least ${plural(v.expected, 'item')}`,
   maxItems: (v) => `must have at most ${plural(v.expected, 'item')}`,
   uniqueItems: () => 'must not contain duplicate items',
   minProperties: (v) => `must have at least ${plural(v.expected, 'property')}`,
   maxProperties: (v) => `must have at most ${plural(v.expected, 'property')}`,
-  anyOf: (v) => `must match one of: ${(v.expected as unknown[]).map(branchSummary).join(' | ')}`,
-  oneOf: (v) => `must match exactly one of: ${(v.expected as unknown[]).map(branchSummary).join(' | ')}`,
+  anyOf: (v) => `must match one of: ${listClipped(v.expected as unknown[], branchSummary, ' | ')}`,
+  oneOf: (v) => `must match exactly one of: ${listClipped(v.expected as unknown[], branchSummary, ' | ')}`,
   not: () => 'has a value that is not allowed here',
   false: () => 'is not allowed',
   contains: () => 'must contain at least one item of the expected shape',
@@ -112,7 +143,7 @@ export function describeViolation(v: RawViolation): DescribedViolation {
   // print "undefined" or throw; the engine's own wording is the honest fallback.
   const known = v.expected !== undefined || NEEDS_NO_EXPECTATION.has(v.keyword);
   const rule = describe && known ? describe(v) : v.fallback;
-  const detail = v.propertyName === undefined ? rule : `has a property name ${JSON.stringify(v.propertyName)} that ${rule}`;
+  const detail = v.propertyName === undefined ? rule : `has a property name ${quote(v.propertyName)} that ${rule}`;
   return { pointer: v.pointer, detail, message: `\`${argumentPath(v.pointer)}\` ${detail}` };
 }
 
@@ -122,5 +153,5 @@ export function allowedPropertiesHint(schemaAtParent: unknown): string {
   const properties = (schemaAtParent as Record<string, unknown>).properties;
   if (properties === null || typeof properties !== 'object') return '';
   const names = Object.keys(properties);
-  return names.length > 0 ? ` (allowed: ${names.join(', ')})` : '';
+  return names.length > 0 ? ` (allowed: ${listClipped(names, String, ', ')})` : '';
 }

@@ -38,14 +38,31 @@ export interface LintOptions {
 }
 
 /**
+ * Every `$anchor` name anywhere in the document, collected once per lint (iteratively: the
+ * document may be deep). Searching the document's text for each `$ref: "#name"` instead made
+ * the lint quadratic: 8,000 such refs in a 175 KB schema took 43 s.
+ */
+function anchorsOf(root: unknown): Set<string> {
+  const anchors = new Set<string>();
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node === null || typeof node !== 'object') continue;
+    if (!Array.isArray(node) && typeof (node as { $anchor?: unknown }).$anchor === 'string') anchors.add((node as { $anchor: string }).$anchor);
+    for (const value of Object.values(node)) stack.push(value);
+  }
+  return anchors;
+}
+
+/**
  * Whether a `$ref` can be resolved: inside the schema itself (the only refs tool schemas may
  * use), or into a document the engine was given up front.
  */
-function resolves(root: unknown, ref: string, knownUris: readonly string[]): boolean {
+function resolves(root: unknown, ref: string, knownUris: readonly string[], anchors: () => Set<string>): boolean {
   if (knownUris.includes(ref.replace(/#.*$/, ''))) return true;
   if (ref === '#') return true;
   if (ref.startsWith('#/')) return valueAt(root, ref) !== undefined;
-  if (ref.startsWith('#')) return JSON.stringify(root).includes(`"$anchor":${JSON.stringify(ref.slice(1))}`);
+  if (ref.startsWith('#')) return anchors().has(ref.slice(1));
   return false;
 }
 
@@ -58,6 +75,8 @@ export function lintSchema(root: unknown, options: LintOptions = {}): SchemaProb
   const knownUris = options.knownUris ?? [];
   const problems: SchemaProblem[] = [];
   const problem = (path: string, message: string) => problems.push({ path, message });
+  let anchors: Set<string> | undefined;
+  const knownAnchors = () => (anchors ??= anchorsOf(root));
 
   const visit = (schema: unknown, path: string): void => {
     if (typeof schema === 'boolean') return;
@@ -80,7 +99,7 @@ export function lintSchema(root: unknown, options: LintOptions = {}): SchemaProb
     const patternIssue = 'pattern' in s ? patternProblem(s.pattern) : undefined;
     if (patternIssue) problem(join(path, 'pattern'), patternIssue);
     if ('format' in s && typeof s.format !== 'string') problem(join(path, 'format'), 'must be a string');
-    if ('$ref' in s && (typeof s.$ref !== 'string' || !resolves(root, s.$ref, knownUris))) {
+    if ('$ref' in s && (typeof s.$ref !== 'string' || !resolves(root, s.$ref, knownUris, knownAnchors))) {
       problem(join(path, '$ref'), `cannot resolve ${JSON.stringify(s.$ref)}: tool schemas may only reference their own $defs`);
     }
     for (const key of COUNT_KEYWORDS) {

@@ -11,7 +11,23 @@ export interface Violation {
   detail: string;
 }
 
-export type ValidationOutcome = { valid: true } | { valid: false; violations: Violation[] };
+/**
+ * A failed validation lists at most MAX_LISTED_VIOLATIONS problems (the first ones, in the
+ * engine's order): arguments with 100,000 wrong items must not cost 100,000 messages.
+ */
+export interface FailedValidation {
+  valid: false;
+  violations: Violation[];
+  /** How many more problems were found and not listed (absent when none). */
+  omitted?: number;
+  /** Set when the engine could not collect every problem (too many): more may exist. */
+  incomplete?: true;
+}
+
+export type ValidationOutcome = { valid: true } | FailedValidation;
+
+/** The most problems one validation lists; the rest are counted in `omitted`. */
+export const MAX_LISTED_VIOLATIONS = 20;
 
 export type CompiledSchema = (data: unknown) => ValidationOutcome;
 

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { signBody } from '../../lib/crypto/signed-request.ts';
 import { NonceRegistry } from '../../lib/exec/nonce-registry.ts';
 import { RemoteExecutionEnvironment } from '../../lib/exec/remote.ts';
@@ -58,6 +58,28 @@ describe('attack: replaying a captured signed request', () => {
     const replays = [];
     for (let i = 0; i < 4; i++) replays.push(await send(captured[0]));
     expect(replays).toEqual(Array.from({ length: 4 }, () => ({ status: 401, code: 'replayed_request' })));
+    expect(runs()).toBe(1);
+  });
+
+  it('refuses a replay in the last second of the window while the server\'s clock turns over (reviewer\'s boundary race)', async () => {
+    const captured: Captured[] = [];
+    await tappedClient(server.url, 'acme', captured).execCommand(COUNTED_COMMAND);
+    const signedAt = Number(captured[0].headers['x-toolgate-timestamp']);
+    // The replay arrives 300.9 s after signing, and the server's clock passes 301 s while it checks
+    // the body: its first two readings of the clock (the headers before the body is read, then the
+    // body's checks) say 300.9 s, any later one 301.1 s. (Only the server's own readings count;
+    // the HTTP client reads the clock too.)
+    const real = Date.now.bind(Date);
+    let serverReadings = 0;
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => {
+      if (!/lib\/(exec\/server|crypto\/signed-request)\.ts/.test(new Error().stack ?? '')) return real();
+      return serverReadings++ <= 1 ? (signedAt + 300) * 1000 + 900 : (signedAt + 301) * 1000 + 100;
+    });
+    try {
+      expect(await send(captured[0])).toEqual({ status: 401, code: 'replayed_request' });
+    } finally {
+      clock.mockRestore();
+    }
     expect(runs()).toBe(1);
   });
 
@@ -148,9 +170,12 @@ describe('remembered nonces stay bounded', () => {
     const registry = new NonceRegistry(300, 10);
     expect(registry.claim('n1', 1_000, 1_000)).toBe('fresh');
     expect(registry.claim('n1', 1_000, 1_300)).toBe('replayed');
-    expect(registry.claim('n2', 1_300, 1_301)).toBe('fresh');
+    // One second past its expiry it is still remembered: a caller whose clock readings straddle
+    // the last second of the window (the reviewer's replay at 300.6 s) finds it.
+    expect(registry.claim('n1', 1_000, 1_301)).toBe('replayed');
+    expect(registry.claim('n2', 1_300, 1_302)).toBe('fresh');
     expect(registry.size).toBe(1);
-    expect(registry.claim('n1', 1_000, 1_301)).toBe('fresh');
+    expect(registry.claim('n1', 1_000, 1_302)).toBe('fresh');
   });
 
   it('refuses new requests when full rather than forgetting early (503, nothing runs)', async () => {

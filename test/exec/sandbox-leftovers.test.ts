@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -30,6 +30,18 @@ describe('what an exec-server killed outright left behind', () => {
     // A copy whose owner is alive stays.
     expect(existsSync(live)).toBe(true);
     rmSync(live, { recursive: true });
+  });
+
+  it('its seccomp filter folder is removed by the next server that starts; a server removes its own when it closes', async () => {
+    const filterFolders = () => readdirSync(tmpdir()).filter((name) => name.startsWith(`toolgate-sandbox-seccomp-${process.pid}-`));
+    const stale = mkdtempSync(join(tmpdir(), `toolgate-sandbox-seccomp-${deadPid()}-`));
+    writeFileSync(join(stale, 'setuid-filter.bpf'), Buffer.alloc(8));
+    const before = filterFolders();
+    const sandbox = await bubblewrapSandbox();
+    expect(existsSync(stale)).toBe(false);
+    expect(filterFolders()).toHaveLength(before.length + 1);
+    await sandbox.close();
+    expect(filterFolders()).toEqual(before);
   });
 
   it.skipIf(pidsCgroupFolder() === undefined)('its empty cgroups are removed by the next server that starts (cgroup v1 pids)', async () => {

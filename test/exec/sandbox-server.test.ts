@@ -39,7 +39,7 @@ describe('toolgate exec-server sandboxes every command', () => {
     const server = await startCli([]);
     try {
       const report = await health(server.url);
-      expect(report).toMatchObject({ status: 'ok', sandbox: 'bubblewrap', commands: 'sandboxed', network: 'never' });
+      expect(report).toMatchObject({ status: 'ok', sandbox: 'bubblewrap', commands: 'sandboxed', network: 'never', setuid_files: expect.stringMatching(/^refused \(seccomp filter for (x86_64|aarch64)\)$/) });
       expect(report.limits).toMatchObject({
         cpu_seconds: { value: 300, enforced_by: 'rlimit CPU (each process)' },
         // cgroup v1 here; v2 where the server has a delegated cgroup; else rlimits and none.
@@ -51,6 +51,7 @@ describe('toolgate exec-server sandboxes every command', () => {
       expect(text).not.toContain(sandbox.root);
       expect((await fetch(`${server.url}/healthz`, { method: 'POST' })).status).toBe(405);
       expect(server.process.output()).toMatch(/^commands: sandboxed with bubblewrap, network never; limits: cpu_seconds 300/m);
+      expect(server.process.output()).toMatch(/; setuid and setgid files: refused \(seccomp filter for (x86_64|aarch64)\)$/m);
     } finally {
       await server.process.stop();
     }

@@ -247,6 +247,7 @@ describe('without cgroups (not root, no delegation), rlimits still bound each pr
       cgroups: withoutCgroups('no cgroup controller is writable for this process'),
       allowNetwork: false,
       etcCopy,
+      setuidFiles: 'allowed (this test builds its sandbox without the seccomp filter)',
     });
     try {
       expect(rlimitsOnly.report()).toMatchObject({

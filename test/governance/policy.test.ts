@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { AutoApprove, governorFromHandler, RejectAll, TierPolicy } from '../../lib/governance/handlers.ts';
-import { policyGovernor } from '../../lib/governance/policy.ts';
+import { policyGovernor, type GovernanceDecision } from '../../lib/governance/policy.ts';
 import { defineTool } from '../../lib/registry/definition.ts';
 
 const shell = defineTool({ name: 'shell', tier: 'execute' });
@@ -53,7 +53,7 @@ describe('policy governor', () => {
         { tool: 'fetch_url', arguments: { url: 'https://docs\\..*' }, action: 'grant' },
       ],
     });
-    const on = (args: Record<string, unknown>) => rules.decide({ definition: fetcher, args: args as never, principal: 'p' }).action;
+    const on = (args: Record<string, unknown>) => (rules.decide({ definition: fetcher, args: args as never, principal: 'p' }) as GovernanceDecision).action;
     expect(on({ url: 'http://169.254.169.254/latest' })).toBe('deny');
     expect(on({ url: ['http://169.254.169.254/latest'] })).toBe('deny');
     expect(on({ url: { href: 'http://169.254.169.254/latest' } })).toBe('deny');
@@ -63,7 +63,7 @@ describe('policy governor', () => {
     expect(on({ url: 'https://example.com', amount: 12 })).toBe('grant');
     // A grant rule is never satisfied by what it cannot judge; absent arguments satisfy no rule.
     const granted = policyGovernor({ write: 'review', rules: [{ tool: 'fetch_url', arguments: { url: 'https://docs\\..*' }, action: 'grant' }] });
-    const grantOn = (args: Record<string, unknown>) => granted.decide({ definition: fetcher, args: args as never, principal: 'p' }).action;
+    const grantOn = (args: Record<string, unknown>) => (granted.decide({ definition: fetcher, args: args as never, principal: 'p' }) as GovernanceDecision).action;
     expect(grantOn({ url: 'https://docs.example.com' })).toBe('grant');
     expect(grantOn({ url: ['https://docs.example.com'] })).toBe('review');
     expect(grantOn({})).toBe('review');

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { filterInSlices } from '../../lib/exec/sliced-filter.ts';
+
+/** Holds the thread for `ms`, as a slow match would. */
+function busy(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    // spin
+  }
+}
+
+describe('filterInSlices', () => {
+  it('keeps what the test accepts, in order', async () => {
+    expect(await filterInSlices([5, 2, 8, 1, 9], (n) => n > 3, 1_000, () => new Error('too long'))).toEqual([5, 8, 9]);
+  });
+
+  it('lets the event loop run other work while a slow filter goes on', async () => {
+    let testedWhenTimerRan: number | undefined;
+    let tested = 0;
+    setTimeout(() => (testedWhenTimerRan = tested), 0);
+    const slowEven = (n: number) => {
+      tested++;
+      busy(1);
+      return n % 2 === 0;
+    };
+    const kept = await filterInSlices(Array.from({ length: 40 }, (_, i) => i), slowEven, 10_000, () => new Error('too long'));
+    expect(kept).toHaveLength(20);
+    // The timer ran between two slices, not after the last item.
+    expect(testedWhenTimerRan).toBeGreaterThan(0);
+    expect(testedWhenTimerRan).toBeLessThan(40);
+  });
+
+  it('gives up with the caller\'s error once the time is up', async () => {
+    let tested = 0;
+    const slowYes = () => {
+      tested++;
+      busy(1);
+      return true;
+    };
+    const run = filterInSlices(Array.from({ length: 10_000 }, (_, i) => i), slowYes, 30, () => new Error('took too long'));
+    await expect(run).rejects.toThrow('took too long');
+    expect(tested).toBeLessThan(10_000);
+  });
+});
