@@ -7,6 +7,7 @@ import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { applyPatchBench } from './apply-patch.ts';
 import { dispatchOverhead } from './dispatch-overhead.ts';
+import { execResources } from './exec-resources.ts';
 import { execRpc } from './exec-rpc.ts';
 import { execSandbox } from './exec-sandbox.ts';
 import { globBench } from './glob.ts';
@@ -23,7 +24,7 @@ import { storesBench } from './stores.ts';
 import { validationCost } from './validation-cost.ts';
 import { validationWorstCase } from './validation-worst-case.ts';
 
-const MODULES: BenchModule[] = [dispatchOverhead, validationCost, validationWorstCase, httpThroughput, mcpBench, manifestLoad, applyPatchBench, grepBench, globBench, patternsBench, execRpc, execSandbox, shellClassifier, storesBench, runtimesBench];
+const MODULES: BenchModule[] = [dispatchOverhead, validationCost, validationWorstCase, httpThroughput, mcpBench, manifestLoad, applyPatchBench, grepBench, globBench, patternsBench, execRpc, execResources, execSandbox, shellClassifier, storesBench, runtimesBench];
 
 interface Report {
   node: string;

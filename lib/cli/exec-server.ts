@@ -4,7 +4,7 @@ import { jsonLineLogger } from '../dispatch/events.ts';
 import type { CommandSandbox } from '../exec/command-sandbox.ts';
 import { DEFAULT_COMMAND_LIMITS, type CommandLimits } from '../exec/command-limits.ts';
 import { probeCommandSandbox, type SandboxSettings } from '../exec/sandbox-probe.ts';
-import { startExecServer } from '../exec/server.ts';
+import { DEFAULT_FILE_OPERATIONS_AT_ONCE, startExecServer, type ExecServerOptions } from '../exec/server.ts';
 
 export const EXEC_SECRET_VARIABLE = 'TOOLGATE_EXEC_SECRET';
 export const EXEC_TENANTS_VARIABLE = 'TOOLGATE_EXEC_TENANTS';
@@ -12,8 +12,10 @@ export const EXEC_TENANTS_VARIABLE = 'TOOLGATE_EXEC_TENANTS';
 const MIB = 1024 * 1024;
 
 const USAGE = `Usage: toolgate exec-server --root DIR --tenant NAME [--tenant NAME ...] [--port 8788] [--host 127.0.0.1]
-         [--allow-network] [--read-only-path DIR ...] [--limit-cpu SECONDS] [--limit-memory MIB]
-         [--limit-processes N] [--limit-file-size MIB] [--limit-tmp MIB] [--unsandboxed] [--max-body-bytes N]
+         [--allowed-host NAME ...] [--allow-network] [--read-only-path DIR ...] [--limit-cpu SECONDS]
+         [--limit-memory MIB] [--limit-processes N] [--limit-file-size MIB] [--limit-tmp MIB]
+         [--max-commands N] [--limit-memory-total MIB] [--unsandboxed] [--max-body-bytes N]
+         [--max-body-bytes-at-once N] [--max-file-operations N]
 
 Serves the folder DIR to a toolgate gateway's built-in coding tools (read_file, shell, ...)
 over a signed RPC. The secret comes from ${EXEC_SECRET_VARIABLE}, the same value the gateway uses.
@@ -31,7 +33,14 @@ ordinary processes of this user. GET /healthz (unsigned) says which.
   --limit-processes      processes at once per call (default ${DEFAULT_COMMAND_LIMITS.processes})
   --limit-file-size      MiB per written file (default ${DEFAULT_COMMAND_LIMITS.file_size_bytes / MIB})
   --limit-tmp            MiB of the call's fresh /tmp (default ${DEFAULT_COMMAND_LIMITS.tmp_bytes / MIB})
+  --max-commands         commands running at once; more are refused, nothing run (default: as many as
+                         half this host's memory holds at --limit-memory, 1 to 8)
+  --limit-memory-total   MiB for all commands together (default --max-commands x --limit-memory)
+  --allowed-host NAME    another Host name (or name:port) requests may use, e.g. the name in the gateway's
+                         URL; by default only the address it listens on (and its loopback names)
   --max-body-bytes       caps one request (default 64 MiB; file contents travel base64, about 4/3 larger)
+  --max-body-bytes-at-once  caps the request bodies held at once (default 2 x --max-body-bytes); more: 503
+  --max-file-operations  file operations worked on at once (default ${DEFAULT_FILE_OPERATIONS_AT_ONCE}); more wait up to 10 s
   --stop-on-stdin-close  stop when standard input closes (for a parent process that started it)`;
 
 /** Below this many characters a secret is guessable offline from one captured request. */
@@ -70,7 +79,7 @@ export async function execServerCommand(args: string[], options: ExecServerComma
     return 2;
   }
   try {
-    server = await startExecServer({ root: parsed.root, secret, tenants: parsed.tenants, port: parsed.port, host: parsed.host, maxBodyBytes: parsed.maxBodyBytes, log: jsonLineLogger, sandbox });
+    server = await startExecServer({ root: parsed.root, secret, tenants: parsed.tenants, port: parsed.port, host: parsed.host, ...parsed.server, log: jsonLineLogger, sandbox });
   } catch (error) {
     await sandbox.close();
     console.error(`toolgate exec-server: could not start: ${(error as Error).message}`);
@@ -88,7 +97,10 @@ export async function execServerCommand(args: string[], options: ExecServerComma
 function describeCommands(sandbox: CommandSandbox): string {
   const report = sandbox.report();
   if (report.commands === 'refused') return `commands: REFUSED, no usable sandbox (${report.reason}); see --help`;
-  if (report.commands === 'unsandboxed') return `commands: UNSANDBOXED (${report.reason}): they run as this user, with this host's files and network`;
+  if (report.commands === 'unsandboxed') {
+    const atOnce = report.limits.commands_at_once ? `; at most ${report.limits.commands_at_once.value} at once` : '';
+    return `commands: UNSANDBOXED (${report.reason}): they run as this user, with this host's files and network${atOnce}`;
+  }
   const limits = Object.entries(report.limits).map(([name, limit]) => `${name} ${limit.value} (${limit.enforced_by})`).join(', ');
   const notEnforced = report.reason ? `; not enforced: ${report.reason}` : '';
   return `commands: sandboxed with bubblewrap, network ${report.network}; limits: ${limits}${notEnforced}; setuid and setgid files: ${report.setuid_files ?? 'allowed'}`;
@@ -99,7 +111,7 @@ interface ParsedOptions {
   tenants: string[];
   port: number;
   host: string;
-  maxBodyBytes?: number;
+  server: Pick<ExecServerOptions, 'maxBodyBytes' | 'maxBufferedBodyBytes' | 'maxFileOperations' | 'allowedHosts'>;
   sandbox: SandboxSettings;
   stopOnStdinClose: boolean;
 }
@@ -112,6 +124,15 @@ const LIMIT_FLAGS: Record<string, { limit: keyof CommandLimits; unit: number }> 
   'limit-tmp': { limit: 'tmp_bytes', unit: MIB },
 };
 
+/** Whole-number flags of the server and of all commands together, each at least its minimum. */
+const COUNT_FLAGS = {
+  'max-body-bytes': { unit: 1, min: 1024, what: 'a whole number of bytes, at least 1024' },
+  'max-body-bytes-at-once': { unit: 1, min: 1024, what: 'a whole number of bytes, at least 1024' },
+  'max-file-operations': { unit: 1, min: 1, what: 'a whole number of at least 1' },
+  'max-commands': { unit: 1, min: 1, what: 'a whole number of at least 1' },
+  'limit-memory-total': { unit: MIB, min: 1, what: 'a whole number of MiB, at least 1' },
+} as const;
+
 function parseOptions(args: string[], env: Readonly<Record<string, string | undefined>>): ParsedOptions | { exitCode: number } {
   let values;
   try {
@@ -121,7 +142,8 @@ function parseOptions(args: string[], env: Readonly<Record<string, string | unde
         root: { type: 'string' },
         port: { type: 'string' },
         host: { type: 'string' },
-        'max-body-bytes': { type: 'string' },
+        ...Object.fromEntries(Object.keys(COUNT_FLAGS).map((flag) => [flag, { type: 'string' as const }])),
+        'allowed-host': { type: 'string', multiple: true },
         tenant: { type: 'string', multiple: true },
         unsandboxed: { type: 'boolean' },
         'allow-network': { type: 'boolean' },
@@ -156,10 +178,16 @@ function parseOptions(args: string[], env: Readonly<Record<string, string | unde
     console.error(`toolgate exec-server: --port must be a number from 0 to 65535 (0 picks a free port), got ${JSON.stringify(values.port)}`);
     return { exitCode: 2 };
   }
-  const maxBodyBytes = values['max-body-bytes'] === undefined ? undefined : Number(values['max-body-bytes']);
-  if (maxBodyBytes !== undefined && (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1024)) {
-    console.error(`toolgate exec-server: --max-body-bytes must be a whole number of bytes, at least 1024, got ${JSON.stringify(values['max-body-bytes'])}`);
-    return { exitCode: 2 };
+  const counts: Partial<Record<keyof typeof COUNT_FLAGS, number>> = {};
+  for (const [flag, { unit, min, what }] of Object.entries(COUNT_FLAGS)) {
+    const given = (values as Record<string, unknown>)[flag];
+    if (typeof given !== 'string') continue;
+    const value = Number(given);
+    if (!Number.isSafeInteger(value) || value < min) {
+      console.error(`toolgate exec-server: --${flag} must be ${what}, got ${JSON.stringify(given)}`);
+      return { exitCode: 2 };
+    }
+    counts[flag as keyof typeof COUNT_FLAGS] = value * unit;
   }
   const limits: Partial<CommandLimits> = {};
   for (const [flag, { limit, unit }] of Object.entries(LIMIT_FLAGS)) {
@@ -177,8 +205,20 @@ function parseOptions(args: string[], env: Readonly<Record<string, string | unde
     tenants,
     port,
     host: values.host ?? '127.0.0.1',
-    maxBodyBytes,
-    sandbox: { unsandboxed: values.unsandboxed === true, allowNetwork: values['allow-network'] === true, readOnlyPaths: values['read-only-path'], limits },
+    server: {
+      maxBodyBytes: counts['max-body-bytes'],
+      maxBufferedBodyBytes: counts['max-body-bytes-at-once'],
+      maxFileOperations: counts['max-file-operations'],
+      allowedHosts: values['allowed-host'],
+    },
+    sandbox: {
+      unsandboxed: values.unsandboxed === true,
+      allowNetwork: values['allow-network'] === true,
+      readOnlyPaths: values['read-only-path'],
+      limits,
+      maxCommands: counts['max-commands'],
+      memoryAllCommandsBytes: counts['limit-memory-total'],
+    },
     stopOnStdinClose: values['stop-on-stdin-close'] === true,
   };
 }

@@ -17,6 +17,8 @@ export interface BubblewrapSandboxOptions {
   layout: BubblewrapLayout;
   limits: CommandLimits;
   cgroups: CgroupSupport;
+  /** The memory of all calls together (see cgroups.ts), for /healthz; enforced where cgroups.enforcedAllCalls says. */
+  memoryAllCallsBytes?: number;
   /** The operator started the server with --allow-network. */
   allowNetwork: boolean;
   /** Where LANG, LC_*, TERM and TZ come from; default process.env. */
@@ -57,8 +59,16 @@ export class BubblewrapSandbox implements CommandSandbox {
         processes: { value: limits.processes, enforced_by: cgroups.enforced.pids ? `${cgroups.enforced.pids} (the whole call)` : 'none' },
         file_size_bytes: { value: limits.file_size_bytes, enforced_by: 'rlimit FSIZE (each file)' },
         tmp_bytes: { value: limits.tmp_bytes, enforced_by: 'tmpfs size (/tmp and /dev/shm each)' },
+        ...this.#allCallsReport(),
       },
     };
+  }
+
+  #allCallsReport(): SandboxReport['limits'] {
+    const { memoryAllCallsBytes, cgroups } = this.#options;
+    if (memoryAllCallsBytes === undefined) return {};
+    const enforcedBy = cgroups.enforcedAllCalls ? `${cgroups.enforcedAllCalls} (all commands together)` : 'none (no usable memory cgroup)';
+    return { memory_bytes_all_commands: { value: memoryAllCallsBytes, enforced_by: enforcedBy } };
   }
 
   async run(request: CommandRequest, start: StartProcess): Promise<ExecResult> {
@@ -85,7 +95,8 @@ export class BubblewrapSandbox implements CommandSandbox {
       await cgroup.finish();
       throw error;
     }
-    return explainLimits(result, limits, await cgroup.finish());
+    const allCalls = cgroups.enforcedAllCalls ? this.#options.memoryAllCallsBytes : undefined;
+    return explainLimits(result, limits, await cgroup.finish(), allCalls);
   }
 
   /** The launcher (see launcherScript) with the call's cgroups and rlimits, then bwrap and the command. */
@@ -145,10 +156,13 @@ function openSeccompFilter(file: string): string {
 }
 
 /** A note at the end of stderr when a limit, not the command itself, ended it. */
-function explainLimits(result: ExecResult, limits: CommandLimits, outcome: CallOutcome): ExecResult {
+function explainLimits(result: ExecResult, limits: CommandLimits, outcome: CallOutcome, memoryAllCallsBytes: number | undefined): ExecResult {
   const notes: string[] = [];
   const MIB = 1024 * 1024;
-  if (outcome.oomKills > 0) notes.push(`a process was killed because the command used more than the sandbox's memory limit of ${Math.round(limits.memory_bytes / MIB)} MiB`);
+  if (outcome.oomKills > 0) {
+    const together = memoryAllCallsBytes === undefined ? '' : `, or all commands running at once together more than their ${Math.round(memoryAllCallsBytes / MIB)} MiB`;
+    notes.push(`a process was killed because the command used more than the sandbox's memory limit of ${Math.round(limits.memory_bytes / MIB)} MiB${together}`);
+  }
   if (endedBy(result, 'SIGXCPU')) notes.push(`a process was stopped by SIGXCPU: it used the sandbox's CPU time limit of ${limits.cpu_seconds} s`);
   if (endedBy(result, 'SIGXFSZ')) notes.push(`a process was stopped by SIGXFSZ: it wrote a file larger than the sandbox's limit of ${Math.round(limits.file_size_bytes / MIB)} MiB`);
   if (outcome.processLimitHits > 0) notes.push(`the sandbox's limit of ${limits.processes} processes was reached, so some could not be started`);

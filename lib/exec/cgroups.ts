@@ -15,6 +15,10 @@ import { removeEmptyCgroup, removeStaleLeftovers } from './stale-leftovers.ts';
  * a controller can only be handed to children of a cgroup without processes of its own, so the
  * server moves itself into `toolgate-exec-<pid>-<n>/server` first, and only when it is alone in its
  * cgroup (for example under `systemd-run --scope -p Delegate=yes`).
+ *
+ * The parent's memory limit bounds every call together (the operator's --limit-memory-total, by
+ * default commands at once × memory per call): the calls' limits alone add up with each call the
+ * server runs at once. On v2 the server's own process sits in that parent too, with room for it.
  */
 export type CgroupController = 'pids' | 'memory';
 
@@ -29,6 +33,8 @@ export interface CgroupSupport {
   /** How each controller is enforced, for /healthz: 'cgroup v1', 'cgroup v2', or the reason it is not. */
   readonly enforced: Record<CgroupController, string | undefined>;
   readonly notEnforcedReason: string | undefined;
+  /** How the memory of all calls together is bounded ('cgroup v1', 'cgroup v2'), undefined when it is not. */
+  readonly enforcedAllCalls: string | undefined;
   create(limits: CommandLimits): Promise<CallCgroup>;
   /** Removes the server's parent cgroups (the calls' are removed as they end). */
   close(): Promise<void>;
@@ -50,15 +56,23 @@ export interface CallCgroup {
 
 const CONTROLLERS: CgroupController[] = ['pids', 'memory'];
 
+/** On cgroup v2 the server's own process shares the calls' parent: this much more is its room. */
+const V2_SERVER_ALLOWANCE_BYTES = 1024 * 1024 * 1024;
+
+export interface CgroupOptions {
+  /** The memory of all calls together, set on their parent cgroup; none when undefined. */
+  memoryAllCallsBytes?: number;
+}
+
 let detections = 0;
 
 /** Finds where this process's cgroups are and whether the server may make children there. */
-export async function detectCgroups(): Promise<CgroupSupport> {
+export async function detectCgroups(options: CgroupOptions = {}): Promise<CgroupSupport> {
   let hierarchies: Hierarchy[];
   try {
     hierarchies = await findHierarchies(await readFile('/proc/self/cgroup', 'utf8'), await readFile('/proc/self/mountinfo', 'utf8'));
   } catch (error) {
-    return new Cgroups([], `cgroups are not readable here (${(error as Error).message})`);
+    return new Cgroups([], `cgroups are not readable here (${(error as Error).message})`, undefined);
   }
   const usable: Hierarchy[] = [];
   const problems: string[] = [];
@@ -69,23 +83,27 @@ export async function detectCgroups(): Promise<CgroupSupport> {
   }
   const missing = CONTROLLERS.filter((controller) => !usable.some((h) => h.controllers.includes(controller)));
   if (missing.length > 0 && problems.length === 0) problems.push(`no ${missing.join(' or ')} cgroup controller is mounted for this process`);
-  return new Cgroups(usable, problems.length > 0 ? problems.join('; ') : undefined);
+  const memory = usable.find((h) => h.controllers.includes('memory'));
+  const allCalls = memory && options.memoryAllCallsBytes !== undefined && (await limitAllCalls(memory, options.memoryAllCallsBytes)) ? `cgroup v${memory.version}` : undefined;
+  return new Cgroups(usable, problems.length > 0 ? problems.join('; ') : undefined, allCalls);
 }
 
 /** No cgroups at all (the reason is what /healthz shows): rlimits alone bound the calls. */
 export function withoutCgroups(reason: string): CgroupSupport {
-  return new Cgroups([], reason);
+  return new Cgroups([], reason, undefined);
 }
 
 class Cgroups implements CgroupSupport {
   readonly enforced: Record<CgroupController, string | undefined>;
   readonly notEnforcedReason: string | undefined;
+  readonly enforcedAllCalls: string | undefined;
   readonly #hierarchies: Hierarchy[];
   #nextCall = 0;
 
-  constructor(hierarchies: Hierarchy[], reason: string | undefined) {
+  constructor(hierarchies: Hierarchy[], reason: string | undefined, allCalls: string | undefined) {
     this.#hierarchies = hierarchies;
     this.notEnforcedReason = reason;
+    this.enforcedAllCalls = allCalls;
     const by = (controller: CgroupController) => hierarchies.find((h) => h.controllers.includes(controller));
     this.enforced = {
       pids: by('pids') && `cgroup v${by('pids')!.version}`,
@@ -260,6 +278,25 @@ async function prepareParent(hierarchy: Hierarchy): Promise<string | undefined> 
     await rmdir(hierarchy.parent).catch(() => {});
     const names = hierarchy.controllers.join(' and ');
     return `the ${names} cgroup (v${hierarchy.version}) at ${hierarchy.parent} is not usable: ${(error as Error).message}`;
+  }
+}
+
+/** The memory limit of all calls together, on their parent; answers whether it was set. */
+async function limitAllCalls(hierarchy: Hierarchy, bytes: number): Promise<boolean> {
+  const file = (name: string) => join(hierarchy.parent, name);
+  try {
+    if (hierarchy.version === 1) {
+      // Without hierarchical accounting (the default of old kernels) a parent's limit ignores its children.
+      if ((await readIfPresent(file('memory.use_hierarchy'))).trim() === '0') await writeFile(file('memory.use_hierarchy'), '1');
+      await writeFile(file('memory.limit_in_bytes'), String(bytes));
+      await writeIfPresent(file('memory.memsw.limit_in_bytes'), String(bytes));
+    } else {
+      await writeFile(file('memory.max'), String(bytes + V2_SERVER_ALLOWANCE_BYTES));
+      await writeIfPresent(file('memory.swap.max'), '0');
+    }
+    return true;
+  } catch {
+    return false;
   }
 }
 

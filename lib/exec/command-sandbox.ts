@@ -26,6 +26,9 @@ export interface ProcessSpec {
 /** Starts the process and answers once it ended (runCommand, in production). */
 export type StartProcess = (spec: ProcessSpec) => Promise<ExecResult>;
 
+/** A limit's name in /healthz: each call's own, or the exec-server's over all its commands together. */
+export type LimitName = keyof CommandLimits | 'commands_at_once' | 'memory_bytes_all_commands';
+
 /** What GET /healthz on the exec-server says about commands; nothing secret (no paths, no environment). */
 export interface SandboxReport {
   sandbox: 'bubblewrap' | 'none';
@@ -34,7 +37,9 @@ export interface SandboxReport {
   network: 'never' | 'when the manifest asks';
   /** Sandboxed commands: whether they can make setuid or setgid files (`refused (seccomp filter for x86_64)`), and why. */
   setuid_files?: string;
-  limits: Record<keyof CommandLimits, { value: number; enforced_by: string }> | Record<string, never>;
+  limits: Partial<Record<LimitName, { value: number; enforced_by: string }>>;
+  /** Commands running right now (see CommandsAtOnce). */
+  commands_running?: number;
 }
 
 /** How an exec-server runs commands: in a sandbox, deliberately without one, or not at all. */

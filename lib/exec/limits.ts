@@ -12,6 +12,12 @@ export const MAX_EXEC_TIMEOUT_MS = 600_000;
 export const KILL_GRACE_MS = 2_000;
 /** stdout and stderr are each kept up to this many bytes (the head); the rest is dropped. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+/**
+ * readFile refuses larger files (invalid_request). The whole file travels in one answer, base64
+ * (4/3 larger), and is held in memory on both sides; 32 MiB leaves room for every source file
+ * and for apply_patch on a 10 MB one, while a 300 MB git pack found by glob is refused unread.
+ */
+export const MAX_READ_FILE_BYTES = 32 * 1024 * 1024;
 /** grep answers at most this many matches when the caller names no limit. */
 export const DEFAULT_GREP_MAX_RESULTS = 1_000;
 /** A grep match's text is cut to this many characters (minified files have huge lines). */

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { ExecEnvironmentError, type ExecResult } from './environment.ts';
 import type { ProcessSpec } from './command-sandbox.ts';
+import { withoutInheritedFds } from './inherited-fds.ts';
 import { KILL_GRACE_MS } from './limits.ts';
 
 export interface CommandSpec extends ProcessSpec {
@@ -26,12 +27,14 @@ const PIPE_DRAIN_MS = 250;
  * Runs a command's process (the sandbox launcher, or `/bin/bash -c command` unsandboxed) in its
  * own process group. On timeout the whole group gets SIGTERM, then SIGKILL after KILL_GRACE_MS,
  * so background grandchildren die with the shell (in the sandbox, bwrap's death takes its pid
- * namespace down with it).
+ * namespace down with it). The process gets stdin (empty), stdout and stderr, and no other
+ * descriptor of the server (see inherited-fds.ts).
  */
 export function runCommand(spec: CommandSpec): Promise<ExecResult> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(spec.file, spec.args, {
+    const closer = withoutInheritedFds(spec);
+    const child = spawn(closer.file, closer.args, {
       cwd: spec.heldCwd ?? spec.cwd,
       env: spec.env,
       detached: true,

@@ -17,21 +17,40 @@ const CREATE_ATTEMPTS = 3;
 /** S_ISUID | S_ISGID. */
 const SETUID_SETGID = 0o6000;
 
-export async function readRootedFile(paths: PathSandbox, path: string): Promise<Uint8Array> {
+/** The file's bytes; a file larger than `maxBytes` is refused unread (invalid_request), even one that grows while it is read. */
+export async function readRootedFile(paths: PathSandbox, path: string, maxBytes: number): Promise<Uint8Array> {
   return paths.use(path, {}, async (lookup) => {
     if (lookup.kind === 'missing') throw missing(path);
     requireRegularFile(lookup.stats, path);
     const handle = await reopen(lookup.place, constants.O_RDONLY).catch((error: unknown) => Promise.reject(fsError(error, path)));
     try {
       await requireOpenedInside(paths, handle, path);
-      const bytes = await handle.readFile();
-      return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      return await readAtMost(handle, maxBytes, path);
     } catch (error) {
       throw fsError(error, path);
     } finally {
       await handle.close();
     }
   });
+}
+
+async function readAtMost(handle: FileHandle, maxBytes: number, path: string): Promise<Uint8Array> {
+  const { size } = await handle.stat();
+  if (size > maxBytes) throw fileTooLarge(path, maxBytes, size);
+  // One byte more than stat said: a file that grew since is read on, up to one byte past the limit.
+  let buffer = new Uint8Array(Math.min(size, maxBytes) + 1);
+  let length = 0;
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+    if (bytesRead === 0) return buffer.subarray(0, length);
+    length += bytesRead;
+    if (length > maxBytes) throw fileTooLarge(path, maxBytes);
+    if (length === buffer.length) {
+      const grown = new Uint8Array(Math.min(buffer.length * 2, maxBytes + 1));
+      grown.set(buffer);
+      buffer = grown;
+    }
+  }
 }
 
 export async function writeRootedFile(paths: PathSandbox, path: string, content: Uint8Array): Promise<void> {
@@ -183,6 +202,20 @@ function requireRegularFile(stats: Stats, path: string): void {
   if (!stats.isFile()) {
     throw new ExecEnvironmentError('invalid_path', `${JSON.stringify(path)} is not a regular file (a FIFO, socket or device): name a regular file`);
   }
+}
+
+function fileTooLarge(path: string, maxBytes: number, size?: number): ExecEnvironmentError {
+  const actual = size === undefined ? 'larger than' : `${describeBytes(size)}, more than`;
+  return new ExecEnvironmentError(
+    'invalid_request',
+    `${JSON.stringify(path)} is ${actual} the ${describeBytes(maxBytes)} readFile returns, so nothing was read: ` +
+      "search it with grep, or read part of it with a shell command (head -n 200, tail -n 200, sed -n '1000,1200p', head -c 100000)",
+  );
+}
+
+function describeBytes(bytes: number): string {
+  const MIB = 1024 * 1024;
+  return bytes >= MIB ? `${(bytes / MIB).toFixed(1)} MiB (${bytes} bytes)` : `${bytes} bytes`;
 }
 
 function missing(path: string): ExecEnvironmentError {

@@ -10,7 +10,7 @@ import {
   type GrepOptions,
 } from './environment.ts';
 import { RefusedCommands, type CommandSandbox } from './command-sandbox.ts';
-import { DEFAULT_EXEC_TIMEOUT_MS, DEFAULT_GREP_MAX_RESULTS, DEFAULT_GREP_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES, MAX_EXEC_TIMEOUT_MS, MAX_GREP_FILE_BYTES } from './limits.ts';
+import { DEFAULT_EXEC_TIMEOUT_MS, DEFAULT_GREP_MAX_RESULTS, DEFAULT_GREP_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES, MAX_EXEC_TIMEOUT_MS, MAX_GREP_FILE_BYTES, MAX_READ_FILE_BYTES } from './limits.ts';
 import { runCommand } from './local-command.ts';
 import { fsError } from './local-errors.ts';
 import { deleteRootedFile, listRootedFolder, moveRootedFile, readRootedFile, requireFolder, statRooted, writeRootedFile } from './local-files.ts';
@@ -24,6 +24,8 @@ import { findFiles, globFiles, matchesFilter, skipUsualFolders } from './local-s
 export interface LocalExecutionEnvironmentOptions {
   /** Bytes of stdout, and separately of stderr, kept per command (the head). Default 1 MiB. */
   maxOutputBytes?: number;
+  /** readFile refuses larger files (invalid_request); default MAX_READ_FILE_BYTES (32 MiB). */
+  maxReadBytes?: number;
   /**
    * How commands are confined (see command-sandbox.ts and sandbox-probe.ts): a BubblewrapSandbox,
    * UnsandboxedCommands (an explicit choice), or by default none, so commands are refused.
@@ -47,6 +49,7 @@ export interface LocalExecutionEnvironmentOptions {
 export class LocalExecutionEnvironment implements ExecutionEnvironment {
   readonly #paths: PathSandbox;
   readonly #maxOutputBytes: number;
+  readonly #maxReadBytes: number;
   readonly #sandbox: CommandSandbox;
   readonly #ripgrep: string;
   readonly #grepTimeoutMs: number;
@@ -55,6 +58,7 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
   constructor(root: string, options: LocalExecutionEnvironmentOptions = {}) {
     this.#paths = new PathSandbox(root);
     this.#maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+    this.#maxReadBytes = options.maxReadBytes ?? MAX_READ_FILE_BYTES;
     this.#sandbox = options.sandbox ?? new RefusedCommands('no sandbox was given to this LocalExecutionEnvironment');
     this.#ripgrep = options.ripgrep ?? 'rg';
     this.#grepTimeoutMs = options.grepTimeoutMs ?? DEFAULT_GREP_TIMEOUT_MS;
@@ -62,7 +66,7 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
   }
 
   async readFile(path: string): Promise<Uint8Array> {
-    return readRootedFile(this.#paths, path);
+    return readRootedFile(this.#paths, path, this.#maxReadBytes);
   }
 
   async writeFile(path: string, content: Uint8Array): Promise<void> {

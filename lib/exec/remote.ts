@@ -197,6 +197,7 @@ export class RemoteExecutionEnvironment implements ExecutionEnvironment {
       return `does not serve tenant "${this.#tenant}" (HTTP 403; nothing ran): start that exec-server with --tenant ${this.#tenant} (or TOOLGATE_EXEC_TENANTS), or point this tenant's manifest at its own exec-server`;
     }
     if (status === 503 && code === REFUSAL_CODES.tooManyRequests) return 'is refusing requests for now (HTTP 503, too many within the signature window; nothing ran): retry later';
+    if (status === 503 && code === REFUSAL_CODES.serverBusy) return 'is busy (HTTP 503, it holds as many request bodies as it takes at once; nothing ran): retry shortly, or send fewer large files in parallel';
     if (status !== 401) return undefined;
     if (code === REFUSAL_CODES.replayed) {
       return 'refused the request as a replay of one it already received (HTTP 401; nothing ran again): something between the gateway and the exec-server resent it; check proxies on the way';

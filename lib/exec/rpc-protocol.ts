@@ -7,7 +7,7 @@
  * Standard code: the client runs on Workers, the server on Node, and both read this one
  * description.
  */
-import { decodeBase64, encodeBase64 } from './base64.ts';
+import { webBase64, type Base64Codec } from './base64.ts';
 import type { ExecErrorCode, ExecOptions, ExecutionEnvironment, GrepOptions } from './environment.ts';
 
 export const RPC_PATH = '/rpc';
@@ -56,6 +56,8 @@ export const REFUSAL_CODES = {
   signedAhead: 'signed_ahead_of_server',
   tenantNotServed: 'tenant_not_served',
   tooManyRequests: 'too_many_requests',
+  /** The request bodies the server holds at once are at their limit (503): nothing was read or run. */
+  serverBusy: 'server_busy',
 } as const;
 
 /** 128 random bits as 32 hex characters (Web Crypto: runs on Workers too). */
@@ -94,25 +96,28 @@ export function parseRpcIdentity(body: unknown): RpcRequestIdentity {
   return { tenant, nonce };
 }
 
-/** Checks a parsed body's method and params and binds them; throws RpcRequestError with a message that says what to fix. */
-export function parseRpcRequest(body: unknown): { method: RpcMethod; call: RpcCall } {
+/**
+ * Checks a parsed body's method and params and binds them; throws RpcRequestError with a message
+ * that says what to fix. `codec` carries file contents (the exec-server passes Node's native one).
+ */
+export function parseRpcRequest(body: unknown, codec: Base64Codec = webBase64): { method: RpcMethod; call: RpcCall } {
   if (!isObject(body)) throw new RpcRequestError('the body must be a JSON object {"method", "params", "tenant", "nonce"}');
   const { method, params = {} } = body;
   if (!isRpcMethod(method)) throw new RpcRequestError(`unknown method ${JSON.stringify(method)}: use one of ${RPC_METHODS.join(', ')}`);
   if (!isObject(params)) throw new RpcRequestError(`params of ${method} must be a JSON object`);
-  return { method, call: BINDERS[method](params, method) };
+  return { method, call: BINDERS[method](params, method, codec) };
 }
 
 type Params = Record<string, unknown>;
 
-const BINDERS: Record<RpcMethod, (params: Params, method: string) => RpcCall> = {
-  readFile: (p, m) => {
+const BINDERS: Record<RpcMethod, (params: Params, method: string, codec: Base64Codec) => RpcCall> = {
+  readFile: (p, m, codec) => {
     const path = text(p, 'path', m);
-    return async (env) => ({ content_base64: encodeBase64(await env.readFile(path)) });
+    return async (env) => ({ content_base64: codec.encode(await env.readFile(path)) });
   },
-  writeFile: (p, m) => {
+  writeFile: (p, m, codec) => {
     const path = text(p, 'path', m);
-    const content = base64(p, 'content_base64', m);
+    const content = base64(p, 'content_base64', m, codec);
     return async (env) => nothing(await env.writeFile(path, content));
   },
   deleteFile: (p, m) => {
@@ -211,9 +216,9 @@ function boolean(params: Params, name: string, method: string): boolean {
   return value;
 }
 
-function base64(params: Params, name: string, method: string): Uint8Array {
+function base64(params: Params, name: string, method: string, codec: Base64Codec): Uint8Array {
   try {
-    return decodeBase64(text(params, name, method));
+    return codec.decode(text(params, name, method));
   } catch (error) {
     if (error instanceof RpcRequestError) throw error;
     throw new RpcRequestError(`${method}: ${name} is ${(error as Error).message}`);

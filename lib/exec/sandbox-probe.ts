@@ -10,6 +10,7 @@ import { SECCOMP_FILTER_FD, writeSeccompFilter } from './sandbox-seccomp.ts';
 import { checkCommandLimits, DEFAULT_COMMAND_LIMITS, type CommandLimits } from './command-limits.ts';
 import { BubblewrapSandbox } from './bubblewrap-sandbox.ts';
 import { RefusedCommands, UnsandboxedCommands, type CommandSandbox } from './command-sandbox.ts';
+import { CommandsAtOnce, defaultCommandsAtOnce } from './commands-at-once.ts';
 
 /** What the exec-server's operator decides about commands (its CLI flags). */
 export interface SandboxSettings {
@@ -18,6 +19,10 @@ export interface SandboxSettings {
   /** Commands may use the network when the manifest asks (--allow-network). */
   allowNetwork?: boolean;
   limits?: Partial<CommandLimits>;
+  /** Commands run at once, at most (--max-commands); default defaultCommandsAtOnce (commands-at-once.ts). */
+  maxCommands?: number;
+  /** Memory of all commands together (--limit-memory-total); default maxCommands × limits.memory_bytes. */
+  memoryAllCommandsBytes?: number;
   /** More host folders commands may read (--read-only-path), such as a toolchain under /opt. */
   readOnlyPaths?: string[];
   /** Where bwrap is looked for; default the server's PATH. */
@@ -35,10 +40,12 @@ const PROBE_TIMEOUT_MS = 10_000;
  */
 export async function probeCommandSandbox(settings: SandboxSettings = {}): Promise<CommandSandbox> {
   const limits = { ...DEFAULT_COMMAND_LIMITS, ...settings.limits };
-  const problem = checkCommandLimits(limits) ?? checkReadOnlyPaths(settings.readOnlyPaths ?? []);
+  const maxCommands = settings.maxCommands ?? defaultCommandsAtOnce(limits.memory_bytes);
+  const memoryAllCallsBytes = settings.memoryAllCommandsBytes ?? maxCommands * limits.memory_bytes;
+  const problem = checkCommandLimits(limits) ?? checkServerLimits(maxCommands, memoryAllCallsBytes, limits) ?? checkReadOnlyPaths(settings.readOnlyPaths ?? []);
   if (problem) throw new Error(problem);
   const allowNetwork = settings.allowNetwork === true;
-  if (settings.unsandboxed) return new UnsandboxedCommands({ allowNetwork, reason: 'started with --unsandboxed', serverEnv: settings.serverEnv });
+  if (settings.unsandboxed) return new CommandsAtOnce(new UnsandboxedCommands({ allowNetwork, reason: 'started with --unsandboxed', serverEnv: settings.serverEnv }), maxCommands);
   if (process.platform !== 'linux') return new RefusedCommands(`commands are sandboxed with bubblewrap, which needs Linux, and this is ${process.platform}`);
   const bwrap = findProgram('bwrap', settings.searchPath ?? process.env.PATH ?? '');
   if (!bwrap) return new RefusedCommands('bubblewrap (bwrap) is not installed, or not on the exec-server\'s PATH');
@@ -53,7 +60,16 @@ export async function probeCommandSandbox(settings: SandboxSettings = {}): Promi
     if (filter.file) rmSync(dirname(filter.file), { recursive: true, force: true });
     return new RefusedCommands(failure);
   }
-  return new BubblewrapSandbox({ layout, limits, cgroups: await detectCgroups(), allowNetwork, serverEnv: settings.serverEnv, etcCopy, setuidFiles: filter.setuidFiles });
+  const cgroups = await detectCgroups({ memoryAllCallsBytes });
+  return new CommandsAtOnce(new BubblewrapSandbox({ layout, limits, cgroups, memoryAllCallsBytes, allowNetwork, serverEnv: settings.serverEnv, etcCopy, setuidFiles: filter.setuidFiles }), maxCommands);
+}
+
+function checkServerLimits(maxCommands: number, memoryAllCallsBytes: number, limits: CommandLimits): string | undefined {
+  if (!Number.isSafeInteger(maxCommands) || maxCommands < 1) return `the number of commands at once (--max-commands) must be a whole number of at least 1, got ${maxCommands}`;
+  if (!Number.isSafeInteger(memoryAllCallsBytes) || memoryAllCallsBytes < limits.memory_bytes) {
+    return `the memory of all commands together (--limit-memory-total) must be at least one command's (--limit-memory, ${limits.memory_bytes / 1024 / 1024} MiB), got ${memoryAllCallsBytes / 1024 / 1024} MiB`;
+  }
+  return undefined;
 }
 
 function checkReadOnlyPaths(paths: string[]): string | undefined {

@@ -40,6 +40,20 @@ export class RequestAdmission {
     this.#nonces = new NonceRegistry(DEFAULT_TOLERANCE_SECONDS, maxNonces);
   }
 
+  /**
+   * Before the body is even read: the signature headers are there, well-formed and fresh, and
+   * the timestamp passes checkTiming; answers the timestamp, or why the request cannot be valid.
+   * Only the HMAC itself needs the body.
+   */
+  checkHeaders(timestamp: string | undefined, signature: string | undefined, nowSeconds: number): { signedAt: number } | Refusal {
+    if (!timestamp || !signature) return signatureRefusal('missing signature headers');
+    if (!/^\d{1,12}$/.test(timestamp)) return signatureRefusal('malformed timestamp');
+    if (!/^v1=[0-9a-f]{64}$/.test(signature)) return signatureRefusal('malformed signature');
+    const signedAt = Number(timestamp);
+    if (Math.abs(nowSeconds - signedAt) > DEFAULT_TOLERANCE_SECONDS) return signatureRefusal('stale timestamp');
+    return this.checkTiming(signedAt, nowSeconds) ?? { signedAt };
+  }
+
   /** Before the body is parsed: the signature's timestamp against this server's clock and start. */
   checkTiming(signedAt: number, nowSeconds: number): Refusal | undefined {
     if (signedAt > nowSeconds + MAX_SECONDS_AHEAD) {
@@ -64,6 +78,12 @@ export class RequestAdmission {
     if (claim === 'full') return refusal(503, REFUSAL_CODES.tooManyRequests, 'too many requests within the signature window to remember them all: nothing ran; retry later');
     return undefined;
   }
+}
+
+/** The signature is missing, malformed, stale or wrong (401): nothing ran. */
+export function signatureRefusal(reason: string): Refusal {
+  const message = `request signature rejected (${reason}): sign requests with the exec-server's TOOLGATE_EXEC_SECRET and keep clocks within ${DEFAULT_TOLERANCE_SECONDS} s`;
+  return refusal(401, REFUSAL_CODES.badSignature, message);
 }
 
 function refusal(status: number, code: string, message: string): Refusal {

@@ -27,6 +27,11 @@ export class OriginPolicyError extends Error {
 const HOST = /^(\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(?::(\d{1,5}))?$/;
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
 
+/** Whether the value is a host name or address with an optional port (`exec.internal`, `10.0.0.5:8788`, `[::1]:8788`). */
+export function isHostEntry(value: string): boolean {
+  return parseHost(value) !== undefined;
+}
+
 function parseHost(value: string): { name: string; port?: string } | undefined {
   const match = HOST.exec(value.trim().toLowerCase());
   return match ? { name: match[1], port: match[2] } : undefined;
@@ -74,7 +79,8 @@ export function localOriginPolicy(env: Env, host: string, port: number): OriginP
   return policy.allowedHosts === undefined && isLoopbackHost(host) ? { ...policy, allowedHosts: loopbackHosts(port) } : policy;
 }
 
-function hostAllowed(host: string, allowed: readonly string[]): boolean {
+/** Whether a Host header value is one of `allowed` (`name`: any port, `name:port`: exactly). */
+export function hostAllowed(host: string, allowed: readonly string[]): boolean {
   const sent = parseHost(host);
   if (!sent) return false;
   return allowed.some((entry) => {
