@@ -83,7 +83,14 @@ describe('Cloudflare Worker in workerd', () => {
     });
     const body = (await response.json()) as { results: Array<{ status: string; content: string }> };
     expect(body.results[0]).toMatchObject({ status: 'ok' });
-    // Only the linear-time matcher's budget says this: JavaScript's RegExp would have answered (slowly).
-    expect(body.results[1]).toMatchObject({ status: 'invalid_arguments', content: expect.stringContaining('a value of 100000 characters is too long or too varied to check against the pattern') });
+    // Only the linear-time matcher's budgets say these: JavaScript's RegExp would have answered
+    // (slowly). Which one runs out first, the validation's steps or the request's 40 ms of
+    // matching, depends on the machine's speed.
+    const stopped: Record<string, string> = {
+      invalid_arguments: 'a value of 100000 characters is too long or too varied to check against the pattern',
+      error: 'used up the time this request may spend on patterns',
+    };
+    expect(Object.keys(stopped)).toContain(body.results[1].status);
+    expect(body.results[1].content).toContain(stopped[body.results[1].status]);
   });
 });
