@@ -36,12 +36,14 @@ describe('RemoteExecutionEnvironment when no answer comes back', () => {
     for (const start of [hangingUp, badGateway]) {
       upstream = await start();
       const remote = new RemoteExecutionEnvironment({ url: upstream.url, secret: SECRET, tenant: TENANT });
-      for (const change of [remote.execCommand('touch x'), remote.writeFile('a.txt', new TextEncoder().encode('a')), remote.deleteFile('a.txt'), remote.moveFile('a', 'b')]) {
-        const error = await failure(change);
+      // One call at a time: a call started early could fail before anything awaits it.
+      const changes = [() => remote.execCommand('touch x'), () => remote.writeFile('a.txt', new TextEncoder().encode('a')), () => remote.deleteFile('a.txt'), () => remote.moveFile('a', 'b')];
+      for (const change of changes) {
+        const error = await failure(change());
         expect(error.code).toBe('indeterminate');
         expect(error.message).toContain('it may have run');
       }
-      for (const read of [remote.readFile('a.txt'), remote.stat('a.txt'), remote.grep('x', '.')]) expect((await failure(read)).code).toBe('unavailable');
+      for (const read of [() => remote.readFile('a.txt'), () => remote.stat('a.txt'), () => remote.grep('x', '.')]) expect((await failure(read())).code).toBe('unavailable');
       expect(upstream.requests).toHaveLength(7);
       await upstream.close();
       upstream = undefined;
