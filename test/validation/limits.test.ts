@@ -10,10 +10,10 @@ import type { JsonSchema } from '../../lib/registry/json.ts';
 import { createAjvValidator } from '../../lib/validation/ajv-engine.ts';
 import { createCfworkerValidator } from '../../lib/validation/cfworker-engine.ts';
 import { lintSchema } from '../../lib/validation/schema-lint.ts';
-import { MAX_LISTED_VIOLATIONS, type FailedValidation, type SchemaValidator, type ValidationOutcome } from '../../lib/validation/validator.ts';
+import { MAX_LISTED_VIOLATIONS, type EngineOptions, type FailedValidation, type SchemaValidator, type ValidationOutcome } from '../../lib/validation/validator.ts';
 import { ECHO_SCHEMA, NULLABLE_TAGS_SCHEMA, STRING_TAGS_SCHEMA, refChainSchema, unknownArguments, wrongTags } from '../fixtures/validation-attacks.ts';
 
-const ENGINES: [string, () => SchemaValidator][] = [
+const ENGINES: [string, (options?: EngineOptions) => SchemaValidator][] = [
   ['ajv', createAjvValidator],
   ['cfworker', createCfworkerValidator],
 ];
@@ -60,7 +60,8 @@ describe('a bounded list of problems, the first ones, and how many more', () => 
     });
 
     it(`${engine}: a 14-level $ref chain of anyOf (2^14 failures inside) is one problem`, () => {
-      const outcome = failed(make().compile(refChainSchema(14))({ x: 1 }));
+      // The lint refuses this schema (schema-cost.test.ts); with it off, the answer still stays one problem.
+      const outcome = failed(make({ lint: false }).compile(refChainSchema(14))({ x: 1 }));
       expect(outcome).toEqual({
         valid: false,
         violations: [{ pointer: '/x', keyword: 'anyOf', message: '`x` must match one of: d1 | d1', detail: 'must match one of: d1 | d1' }],
