@@ -3,10 +3,12 @@ import { pointerSegments } from './json-pointer.ts';
 
 /**
  * The most subschema applications one value of the arguments may cost (see `schemaCostProblem`).
- * Ordinary tool schemas stay far below it (the official test suite's schemas: at most a few
- * dozen); a $ref chain of anyOf alternatives passes it at 12 levels.
+ * Ordinary tool schemas stay far below it (the official test suite's schemas: at most 68; zod's
+ * and OpenAPI-style unions: under 100); a $ref chain of anyOf alternatives passes it at 8
+ * levels. Not higher: an engine may do that much work at every value of the arguments, and at
+ * the limit 1,000 wrong values already cost ajv seconds (bench/schema-cost.ts).
  */
-export const MAX_SCHEMA_APPLICATIONS = 10_000;
+export const MAX_SCHEMA_APPLICATIONS = 1_000;
 
 /** Deeper nesting, or a longer chain of $refs, is refused outright: the analysis recurses. */
 export const MAX_SCHEMA_NESTING = 1_000;
@@ -24,11 +26,15 @@ interface SchemaNode {
   inPlace: SchemaNode[];
   /** properties: each applies to a different property, so at most one of them per property. */
   eachProperty: SchemaNode[];
-  /** patternProperties, additionalProperties, unevaluatedProperties, propertyNames: any property. */
+  /** additionalProperties: the properties `properties` does not name (so never with one of those). */
+  otherProperty: SchemaNode[];
+  /** patternProperties, unevaluatedProperties, propertyNames: any property. */
   anyProperty: SchemaNode[];
   /** prefixItems (and the array form of items): one of them per item. */
   eachItem: SchemaNode[];
-  /** items, additionalItems, contains, unevaluatedItems: any item. */
+  /** items after prefixItems, additionalItems: the items past those (so never with one of those). */
+  otherItem: SchemaNode[];
+  /** contains, unevaluatedItems: any item. */
   anyItem: SchemaNode[];
   /** Applications at the value itself (0: not counted yet, -1: being counted). */
   here: number;
@@ -40,12 +46,12 @@ interface SchemaNode {
   done: boolean;
 }
 
-type EdgeKind = 'inPlace' | 'eachProperty' | 'anyProperty' | 'eachItem' | 'anyItem';
+type EdgeKind = 'inPlace' | 'eachProperty' | 'otherProperty' | 'anyProperty' | 'eachItem' | 'otherItem' | 'anyItem';
 /** Most nodes have few kinds of edges: they share this until their first edge of a kind (100,000 nodes, 500,000 arrays fewer). */
 const NO_EDGES: SchemaNode[] = [];
 
 /** A node without edges or figures yet. */
-const newNode = (path: string): SchemaNode => ({ path, inPlace: NO_EDGES, eachProperty: NO_EDGES, anyProperty: NO_EDGES, eachItem: NO_EDGES, anyItem: NO_EDGES, here: 0, property: 0, item: 0, pass: 0, done: false });
+const newNode = (path: string): SchemaNode => ({ path, inPlace: NO_EDGES, eachProperty: NO_EDGES, otherProperty: NO_EDGES, anyProperty: NO_EDGES, eachItem: NO_EDGES, otherItem: NO_EDGES, anyItem: NO_EDGES, here: 0, property: 0, item: 0, pass: 0, done: false });
 
 function addEdge(node: SchemaNode, kind: EdgeKind, child: SchemaNode): void {
   if (node[kind] === NO_EDGES) node[kind] = [child];
@@ -55,8 +61,8 @@ function addEdge(node: SchemaNode, kind: EdgeKind, child: SchemaNode): void {
 const IN_PLACE = ['not', 'if', 'then', 'else'];
 const IN_PLACE_LISTS = ['allOf', 'anyOf', 'oneOf'];
 const IN_PLACE_MAPS = ['dependentSchemas', 'dependencies'];
-const ANY_PROPERTY = ['additionalProperties', 'unevaluatedProperties', 'propertyNames'];
-const ANY_ITEM = ['additionalItems', 'contains', 'unevaluatedItems'];
+const ANY_PROPERTY = ['unevaluatedProperties', 'propertyNames'];
+const ANY_ITEM = ['contains', 'unevaluatedItems'];
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 const isSchema = (value: unknown) => typeof value === 'boolean' || isRecord(value);
@@ -132,11 +138,13 @@ class SchemaGraph {
       if (target) addEdge(node, 'inPlace', this.#nodeOf(target.schema, target.path));
     }
     map('properties', 'eachProperty');
+    one('additionalProperties', 'otherProperty');
     map('patternProperties', 'anyProperty');
     for (const key of ANY_PROPERTY) one(key, 'anyProperty');
     list('prefixItems', 'eachItem');
     if (Array.isArray(s.items)) list('items', 'eachItem');
-    else one('items', 'anyItem');
+    else one('items', 'otherItem');
+    one('additionalItems', 'otherItem');
     for (const key of ANY_ITEM) one(key, 'anyItem');
   }
 
@@ -232,7 +240,7 @@ function reachable(root: SchemaNode): SchemaNode[] {
   const stack = [root];
   while (stack.length > 0) {
     const node = stack.pop()!;
-    for (const edges of [node.inPlace, node.eachProperty, node.anyProperty, node.eachItem, node.anyItem]) {
+    for (const edges of [node.inPlace, node.eachProperty, node.otherProperty, node.anyProperty, node.eachItem, node.otherItem, node.anyItem]) {
       for (const child of edges) {
         if (seen.has(child)) continue;
         seen.add(child);
@@ -257,9 +265,8 @@ interface Pass {
 /**
  * The most applications at any single value below a node (in a property, or in an item, or
  * deeper). Applying a node applies its in-place subschemas at the same value, so their counts
- * below add up (a property or item can be reached through each of them); of `properties`, only
- * one applies per property (the largest counts); every "any property"/"any item" schema may
- * apply to the same one as well (they add). A recursive reference (back to a node still being
+ * below add up (a property or item can be reached through each of them); see `ownFigure` for a
+ * node's own property and item keywords. A recursive reference (back to a node still being
  * computed: always through a property or an item, as in-place cycles are refused before) reads
  * the previous pass's figure.
  */
@@ -278,20 +285,28 @@ function countBelow(node: SchemaNode, pass: Pass, depth: number): void {
     property = add(property, child.property);
     item = add(item, child.item);
   }
-  let eachProperty = 0;
-  for (const child of node.eachProperty) eachProperty = Math.max(eachProperty, atOrBelow(child, pass, depth + 1));
-  property = add(property, eachProperty);
-  for (const child of node.anyProperty) property = add(property, atOrBelow(child, pass, depth + 1));
-  let eachItem = 0;
-  for (const child of node.eachItem) eachItem = Math.max(eachItem, atOrBelow(child, pass, depth + 1));
-  item = add(item, eachItem);
-  for (const child of node.anyItem) item = add(item, atOrBelow(child, pass, depth + 1));
+  property = add(property, ownFigure(node.eachProperty, node.otherProperty, node.anyProperty, pass, depth + 1));
+  item = add(item, ownFigure(node.eachItem, node.otherItem, node.anyItem, pass, depth + 1));
   const worst = Math.max(property, item);
   if (worst > pass.limit) overLimit(node, worst, pass.number > 1);
   if (property !== node.property || item !== node.item) pass.changed = true;
   node.property = property;
   node.item = item;
   node.done = true;
+}
+
+/**
+ * The most applications one node's own property (or item) keywords cause at a single value:
+ * one of `each` (the largest) or the `other`s, never both, plus every `any`.
+ */
+function ownFigure(each: readonly SchemaNode[], other: readonly SchemaNode[], any: readonly SchemaNode[], pass: Pass, depth: number): number {
+  let named = 0;
+  for (const child of each) named = Math.max(named, atOrBelow(child, pass, depth));
+  let rest = 0;
+  for (const child of other) rest = add(rest, atOrBelow(child, pass, depth));
+  let figure = Math.max(named, rest);
+  for (const child of any) figure = add(figure, atOrBelow(child, pass, depth));
+  return figure;
 }
 
 /** The most applications at one value at or below a child's: its own, or deeper. */

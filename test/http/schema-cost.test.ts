@@ -23,7 +23,7 @@ const ORDINARY_SCHEMA = {
     Address: { type: 'object', properties: { city: { type: 'string' }, zip: { anyOf: [{ type: 'string' }, { type: 'null' }] } }, required: ['city'] },
     Contact: { type: 'object', properties: { name: { type: 'string' }, home: { anyOf: [{ $ref: '#/$defs/Address' }, { type: 'null' }] }, work: { anyOf: [{ $ref: '#/$defs/Address' }, { type: 'null' }] } } },
   },
-  properties: { text: { type: 'string' }, contacts: { type: 'array', items: { $ref: '#/$defs/Contact' } }, tags: NULLABLE_TAGS_SCHEMA.properties!.tags },
+  properties: { text: { type: 'string' }, contacts: { type: 'array', items: { $ref: '#/$defs/Contact' } }, tags: (NULLABLE_TAGS_SCHEMA as { properties: { tags: object } }).properties.tags },
   required: ['text'],
 };
 
@@ -34,14 +34,14 @@ describe('publishing a schema whose work multiplies', () => {
     const response = await gw.request('/v1/admin/manifests', { key: 'admin', json: manifest });
     expect(response.status).toBe(400);
     const problems = (await response.json()).error.problems as Array<{ path: string; message: string }>;
-    expect(problems.map((p) => p.path)).toEqual(['$.tools[0].input_schema.$defs.d0', '$.tools[1].input_schema.$defs.d9', '$.tools[2].input_schema.$defs.d28']);
-    for (const problem of problems) expect(problem.message).toMatch(/^validating one value against this subschema can apply 16,381 subschemas to a single value of the arguments, more than the limit of 10,000: .*; merge alternatives that lead to the same definitions, or flatten the chain$/);
+    expect(problems.map((p) => p.path)).toEqual(['$.tools[0].input_schema.$defs.d4', '$.tools[1].input_schema.$defs.d13', '$.tools[2].input_schema.$defs.d32']);
+    for (const problem of problems) expect(problem.message).toMatch(/^validating one value against this subschema can apply 1,021 subschemas to a single value of the arguments, more than the limit of 1,000: .*; merge alternatives that lead to the same definitions, or flatten the chain$/);
     expect((await gw.request('/v1/admin/manifests/2/activate', { key: 'admin', method: 'POST' })).status).toBe(404);
   });
 
-  it('accepts ordinary schemas and the longest chain under the bound (11 levels)', async () => {
+  it('accepts ordinary schemas and the longest chain under the bound (7 levels)', async () => {
     const gw = await testGateway([], keys);
-    const manifest = baseManifest({ version: '2', tools: [{ name: 'echo', executor: { kind: 'builtin' }, input_schema: ORDINARY_SCHEMA }, chainTool('c11', 11)] });
+    const manifest = baseManifest({ version: '2', tools: [{ name: 'echo', executor: { kind: 'builtin' }, input_schema: ORDINARY_SCHEMA }, chainTool('c7', 7)] });
     const response = await gw.request('/v1/admin/manifests', { key: 'admin', json: manifest });
     expect(response.status).toBe(201);
   });
@@ -73,8 +73,8 @@ for (const [engine, validator] of ENGINES) {
         { call_id: 'echo', name: 'echo', arguments: { text: 'hi', contacts: [{ name: 'a', home: null, work: { city: 'b' } }], tags: ['x', null] } },
       ]);
       expect(results.map((r) => [r.call_id, r.status])).toEqual([['wrong21', 'error'], ['right21', 'error'], ['wrong40', 'error'], ['echo', 'ok']]);
-      expect(results[0].content).toMatch(/^Tool `c21` has an invalid input schema: \$defs\.d9: validating one value against this subschema can apply 16,381 subschemas/);
-      expect(results[2].content).toMatch(/^Tool `c40` has an invalid input schema: \$defs\.d28: /);
+      expect(results[0].content).toMatch(/^Tool `c21` has an invalid input schema: \$defs\.d13: validating one value against this subschema can apply 1,021 subschemas/);
+      expect(results[2].content).toMatch(/^Tool `c40` has an invalid input schema: \$defs\.d32: /);
     });
   });
 }
