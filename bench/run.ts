@@ -19,12 +19,13 @@ import { manifestLoad } from './manifest-load.ts';
 import { mcpBench } from './mcp.ts';
 import { patternsBench } from './patterns.ts';
 import { runtimesBench } from './runtimes.ts';
+import { schemaCostBench } from './schema-cost.ts';
 import { shellClassifier } from './shell-classifier.ts';
 import { storesBench } from './stores.ts';
 import { validationCost } from './validation-cost.ts';
 import { validationWorstCase } from './validation-worst-case.ts';
 
-const MODULES: BenchModule[] = [dispatchOverhead, validationCost, validationWorstCase, httpThroughput, mcpBench, manifestLoad, applyPatchBench, grepBench, globBench, patternsBench, execRpc, execResources, execSandbox, shellClassifier, storesBench, runtimesBench];
+const MODULES: BenchModule[] = [dispatchOverhead, validationCost, validationWorstCase, schemaCostBench, httpThroughput, mcpBench, manifestLoad, applyPatchBench, grepBench, globBench, patternsBench, execRpc, execResources, execSandbox, shellClassifier, storesBench, runtimesBench];
 
 interface Report {
   node: string;

@@ -1,5 +1,6 @@
 import { checkPattern } from '../patterns/index.ts';
 import { valueAt } from './json-pointer.ts';
+import { schemaCostProblem } from './schema-cost.ts';
 import { InvalidSchemaError } from './validator.ts';
 
 /** A problem in a schema, with a dotted path from the schema's root ("" = the root). */
@@ -146,6 +147,9 @@ export function lintSchema(root: unknown, options: LintOptions = {}): SchemaProb
   };
 
   visit(root, '');
+  // How much work the schema can demand of an engine (exponential $ref/anyOf chains): schema-cost.ts.
+  const cost = schemaCostProblem(root);
+  if (cost) problems.push(cost);
   return problems;
 }
 
