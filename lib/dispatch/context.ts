@@ -1,9 +1,10 @@
 import type { AuditRecorder } from '../audit/recorder.ts';
 import type { ApprovalNotifier } from '../governance/notifier.ts';
 import type { Governor } from '../governance/policy.ts';
-import type { PatternBudget } from '../patterns/index.ts';
+import { requestPatternBudget, type PatternBudget } from '../patterns/index.ts';
 import type { ToolRegistry } from '../registry/registry.ts';
 import type { Store } from '../stores/store.ts';
+import { ValidationBudget } from '../validation/work-budget.ts';
 import type { EventSink, Logger } from './events.ts';
 import type { DispatchMetrics } from './metrics.ts';
 import type { SchemaCache } from './schema-cache.ts';
@@ -26,6 +27,14 @@ export interface CallerContext {
    * (one per HTTP request or batch; dispatchBatch and dispatchCall make one when it is missing).
    */
   patternBudget?: PatternBudget;
+  /** The validation work every call of the request may spend together (lib/validation/work-budget.ts), made like patternBudget. */
+  validationBudget?: ValidationBudget;
+}
+
+/** The caller with its request's budgets, made when missing: a request or batch cannot buy one per call. */
+export function withRequestBudgets(caller: CallerContext): CallerContext {
+  if (caller.patternBudget && caller.validationBudget) return caller;
+  return { ...caller, patternBudget: caller.patternBudget ?? requestPatternBudget(), validationBudget: caller.validationBudget ?? new ValidationBudget() };
 }
 
 /** What the pipeline runs on: one per tenant (and manifest version). */

@@ -2,7 +2,7 @@ import { hashJson } from '../idempotency/canonical-json.ts';
 import { requestPatternBudget } from '../patterns/index.ts';
 import { truncateOutput } from '../tools/truncate.ts';
 import { elapsedMs, failureResult, type CallFailure, type ToolCall, type ToolResult } from './call.ts';
-import type { CallerContext, DispatchDeps } from './context.ts';
+import { withRequestBudgets, type CallerContext, type DispatchDeps } from './context.ts';
 import { leaseMsFor } from './lease.ts';
 import { requestPatternBudgetSpent } from './pattern-budget.ts';
 import { authorizeStage } from './stages/authorize.ts';
@@ -28,7 +28,7 @@ export interface DispatchOptions {
  */
 export async function dispatchCall(deps: DispatchDeps, callCaller: CallerContext, call: ToolCall, options: DispatchOptions = {}): Promise<ToolResult> {
   const startedAt = performance.now();
-  const caller = callCaller.patternBudget ? callCaller : { ...callCaller, patternBudget: requestPatternBudget() };
+  const caller = withRequestBudgets(callCaller);
   const base = { call_id: call.call_id, name: call.name, thread_id: caller.thread_id, tenant: caller.tenant };
   deps.events?.({ type: 'tool_call.start', ...base, arguments: call.arguments });
   deps.log('tools.dispatch.started', base);
@@ -68,7 +68,7 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
   const budget = caller.patternBudget ?? requestPatternBudget();
   const overBudget = (spentBy: 'earlier calls' | 'this call') => stopped('validate', requestPatternBudgetSpent(call.name, spentBy), { args: parsed.value, definition });
   if (budget.spent) return overBudget('earlier calls');
-  const validated = validateStage(deps.schemas, definition, parsed.value, budget);
+  const validated = validateStage(deps.schemas, definition, parsed.value, budget, caller.validationBudget);
   if (budget.spent) return overBudget('this call');
   if (!validated.ok) return stopped('validate', validated.failure, { args: parsed.value, definition });
   const args = validated.value;

@@ -7,6 +7,7 @@ import type { CallerContext } from '../dispatch/context.ts';
 import type { TenantRuntime } from '../dispatch/tenant-runtime.ts';
 import type { Principal } from '../governance/api-keys.ts';
 import { requestPatternBudget, type PatternBudget } from '../patterns/index.ts';
+import { ValidationBudget } from '../validation/work-budget.ts';
 import { toMcpTools } from '../registry/formats/mcp.ts';
 import { toCallToolResult } from './call-result.ts';
 import { mcpCallIdentity } from './call-identity.ts';
@@ -30,6 +31,7 @@ export interface McpRequestContext {
 export function createMcpServer(context: McpRequestContext): Server {
   const { runtime, principal } = context;
   const patternBudget = context.patternBudget ?? requestPatternBudget();
+  const validationBudget = new ValidationBudget();
   const server = new Server(
     { name: 'toolgate', version: runtime.manifest.version, title: `toolgate: ${runtime.manifest.tenant}` },
     { capabilities: { tools: {} }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator(), instructions: runtime.manifest.description },
@@ -47,6 +49,7 @@ export function createMcpServer(context: McpRequestContext): Server {
       manifest_version: runtime.manifest.version,
       defer: context.defer,
       patternBudget,
+      validationBudget,
     };
     return toCallToolResult(await dispatchCall(runtime.deps, caller, { call_id: identity.call_id, name, arguments: args ?? {} }));
   });

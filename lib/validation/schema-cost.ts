@@ -36,6 +36,8 @@ interface SchemaNode {
   otherItem: SchemaNode[];
   /** contains, unevaluatedItems: any item. */
   anyItem: SchemaNode[];
+  /** What one application costs: 1, or with `weighEnums` 1 + the members of its enum. */
+  weight: number;
   /** Applications at the value itself (0: not counted yet, -1: being counted). */
   here: number;
   /** The most applications at one value inside a property, and inside an item (as of the last pass). */
@@ -51,7 +53,7 @@ type EdgeKind = 'inPlace' | 'eachProperty' | 'otherProperty' | 'anyProperty' | '
 const NO_EDGES: SchemaNode[] = [];
 
 /** A node without edges or figures yet. */
-const newNode = (path: string): SchemaNode => ({ path, inPlace: NO_EDGES, eachProperty: NO_EDGES, otherProperty: NO_EDGES, anyProperty: NO_EDGES, eachItem: NO_EDGES, otherItem: NO_EDGES, anyItem: NO_EDGES, here: 0, property: 0, item: 0, pass: 0, done: false });
+const newNode = (path: string): SchemaNode => ({ path, inPlace: NO_EDGES, eachProperty: NO_EDGES, otherProperty: NO_EDGES, anyProperty: NO_EDGES, eachItem: NO_EDGES, otherItem: NO_EDGES, anyItem: NO_EDGES, weight: 1, here: 0, property: 0, item: 0, pass: 0, done: false });
 
 function addEdge(node: SchemaNode, kind: EdgeKind, child: SchemaNode): void {
   if (node[kind] === NO_EDGES) node[kind] = [child];
@@ -91,8 +93,11 @@ class SchemaGraph {
   #anchors: Map<string, { schema: unknown; path: string }> | undefined;
 
   readonly root: unknown;
-  constructor(root: unknown) {
+  /** Count an enum's members as applications (each is compared with the value): the runtime figure. */
+  readonly #weighEnums: boolean;
+  constructor(root: unknown, weighEnums = false) {
     this.root = root;
+    this.#weighEnums = weighEnums;
   }
 
   readonly #unlinked: Array<{ node: SchemaNode; schema: Record<string, unknown> }> = [];
@@ -130,6 +135,7 @@ class SchemaGraph {
       const at = join(path, key);
       for (const name in value) if (Object.hasOwn(value, name) && isSchema(value[name])) addEdge(node, kind, this.#nodeOf(value[name], join(at, name)));
     };
+    if (this.#weighEnums && Array.isArray(s.enum)) node.weight = 1 + s.enum.length;
     for (const key of IN_PLACE) one(key, 'inPlace');
     for (const key of IN_PLACE_LISTS) list(key, 'inPlace');
     for (const key of IN_PLACE_MAPS) map(key, 'inPlace');
@@ -227,7 +233,7 @@ function countHere(node: SchemaNode, limit: number, depth: number): number {
   }
   if (depth > MAX_SCHEMA_NESTING) tooDeep(node);
   node.here = -1;
-  let total = 1;
+  let total = node.weight;
   for (const child of node.inPlace) total = add(total, countHere(child, limit, depth + 1));
   if (total > limit) overLimit(node, total, false);
   node.here = total;
@@ -341,12 +347,43 @@ function countAllBelow(root: SchemaNode, limit: number): void {
  */
 export function schemaCostProblem(schema: unknown, limit = MAX_SCHEMA_APPLICATIONS): SchemaCostProblem | undefined {
   try {
-    const root = new SchemaGraph(schema).node(schema, '');
-    for (const node of reachable(root)) countHere(node, limit, 0);
-    countAllBelow(root, limit);
+    analyse(new SchemaGraph(schema), limit);
     return undefined;
   } catch (error) {
     if (error instanceof Refusal) return error.problem;
     throw error;
   }
+}
+
+/** Counts every node's figures; the root's node, or a Refusal. */
+function analyse(graph: SchemaGraph, limit: number): SchemaNode {
+  const root = graph.node(graph.root, '');
+  for (const node of reachable(root)) countHere(node, limit, 0);
+  countAllBelow(root, limit);
+  return root;
+}
+
+const workPerValue = new WeakMap<object, number>();
+
+/**
+ * The most work validating one value of the arguments against this schema may take, in
+ * applications, with an enum's members counted too (an engine compares the value with each):
+ * times the number of values in the arguments, it bounds a validation's work before it starts
+ * (lib/validation/work-budget.ts). Remembered per schema object; a schema the analysis refuses
+ * (never compiled) gets Infinity.
+ */
+export function schemaWorkPerValue(schema: unknown): number {
+  if (!isRecord(schema)) return 1;
+  let figure = workPerValue.get(schema);
+  if (figure === undefined) {
+    try {
+      const root = analyse(new SchemaGraph(schema, true), Number.MAX_SAFE_INTEGER);
+      figure = Math.max(root.here, root.property, root.item);
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error;
+      figure = Infinity;
+    }
+    workPerValue.set(schema, figure);
+  }
+  return figure;
 }

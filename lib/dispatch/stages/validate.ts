@@ -2,6 +2,8 @@ import type { ToolDefinition } from '../../registry/definition.ts';
 import { withPatternBudget, type PatternBudget } from '../../patterns/index.ts';
 import type { JsonObject } from '../../registry/json.ts';
 import type { FailedValidation } from '../../validation/validator.ts';
+import { ValidationBudget, validationWork } from '../../validation/work-budget.ts';
+import type { CallFailure } from '../call.ts';
 import type { SchemaCache } from '../schema-cache.ts';
 import { fail, pass, type StageResult } from './stage.ts';
 
@@ -13,17 +15,37 @@ function unlistedLine(outcome: FailedValidation): string | undefined {
 }
 
 /**
+ * A call whose validation would cost more than its request may still spend (work-budget.ts):
+ * too many values for the schema on its own, or after the request's earlier calls.
+ */
+function validationWorkRefused(tool: string, charged: ReturnType<typeof validationWork>, work: ValidationBudget): CallFailure {
+  const details = { reason: 'validation_budget_spent', values: charged.values, work_per_value: charged.perValue, request_work: work.units };
+  if (charged.work > work.units) {
+    const values = charged.values.toLocaleString('en-US');
+    const message = `\`${tool}\` was not run: its arguments hold ${values} values, and its schema may apply up to ${charged.perValue.toLocaleString('en-US')} subschemas to each, more validation work than one request may take (${work.units.toLocaleString('en-US')}). Send fewer values (shorter arrays, fewer properties), split the work over several calls in separate requests, or have the tool's schema simplified.`;
+    return { code: 'invalid_arguments', message, details };
+  }
+  const message = `\`${tool}\` was not run: this request's earlier calls used up the validation work one request may take. Send this call again in another request.`;
+  return { code: 'error', message, details };
+}
+
+/**
  * JSON Schema validation; the message lists the violations (at most a few dozen, the first ones,
  * then how many more) so the model can fix its call in one go and the answer stays small. With a
- * request's pattern budget, the validation (not the schema's compiling, on first use) charges it.
+ * request's pattern budget, the validation (not the schema's compiling, on first use) charges it;
+ * its work is charged to the request's validation budget (one of its own when none is given)
+ * before the engine starts, as the engine cannot be stopped once it has.
  */
-export function validateStage(schemas: SchemaCache, definition: ToolDefinition, args: JsonObject, budget?: PatternBudget): StageResult<JsonObject> {
+export function validateStage(schemas: SchemaCache, definition: ToolDefinition, args: JsonObject, budget?: PatternBudget, work?: ValidationBudget): StageResult<JsonObject> {
   let compiled;
   try {
     compiled = schemas.get(definition);
   } catch (error) {
     return fail({ code: 'error', message: `Tool \`${definition.name}\` has an invalid input schema: ${(error as Error).message}` });
   }
+  const workBudget = work ?? new ValidationBudget();
+  const charged = validationWork(definition.input_schema, args);
+  if (!workBudget.tryCharge(charged.work)) return fail(validationWorkRefused(definition.name, charged, workBudget));
   let outcome;
   try {
     outcome = budget ? withPatternBudget(() => compiled(args), budget) : compiled(args);
