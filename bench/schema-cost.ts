@@ -8,7 +8,7 @@
 import type { JsonSchema } from '../lib/registry/json.ts';
 import { createAjvValidator } from '../lib/validation/ajv-engine.ts';
 import { createCfworkerValidator } from '../lib/validation/cfworker-engine.ts';
-import { schemaCostProblem, schemaWorkPerValue } from '../lib/validation/schema-cost.ts';
+import { schemaCostProblem, schemaWork } from '../lib/validation/schema-cost.ts';
 import { REQUEST_VALIDATION_WORK, validationWork } from '../lib/validation/work-budget.ts';
 import { lintSchema } from '../lib/validation/schema-lint.ts';
 import type { SchemaValidator } from '../lib/validation/validator.ts';
@@ -100,7 +100,8 @@ function measureWorstAccepted(engine: string, make: () => SchemaValidator): Figu
     const one = make().compile(schema);
     const itemsSchema = overItems(schema);
     const items = make().compile(itemsSchema);
-    const admitted = Math.floor(REQUEST_VALIDATION_WORK / schemaWorkPerValue(itemsSchema)) - 2;
+    const { root, inside } = schemaWork(itemsSchema);
+    const admitted = Math.floor((REQUEST_VALIDATION_WORK - root) / inside) - 1;
     const args = { x: Array<boolean>(admitted).fill(true) };
     if (validationWork(itemsSchema, args).work > REQUEST_VALIDATION_WORK) throw new Error('the bench admits more than a request may');
     Object.assign(figures, {

@@ -6,6 +6,7 @@ import { linearRegExpEngine, withinPatternBudget } from './linear-patterns.ts';
 import { allowedPropertiesHint, describeViolation, type RawViolation } from './messages.ts';
 import { assertSchemaLintClean, lintSchema } from './schema-lint.ts';
 import { useLinearUniqueItems } from './unique-items.ts';
+import { isUrl } from './url-format.ts';
 import { finishViolations, tooManyProblems } from './violations.ts';
 import { InvalidSchemaError, type CompiledSchema, type EngineOptions, type SchemaValidator, type ValidationOutcome } from './validator.ts';
 
@@ -98,6 +99,7 @@ export function createAjvValidator(options: EngineOptions = {}): SchemaValidator
   // code.regExp: patterns run on the linear-time matcher, so no argument can stall the process.
   const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: false, logger: false, ownProperties: true, code: { regExp: linearRegExpEngine } });
   addFormats(ajv);
+  ajv.addFormat('url', isUrl);
   useLinearUniqueItems(ajv);
   registerSchemas(ajv, options);
   const knownUris = (options.schemas ?? []).map((s) => s.uri);

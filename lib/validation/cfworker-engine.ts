@@ -1,4 +1,4 @@
-import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema';
+import { format, Validator, type OutputUnit, type Schema } from '@cfworker/json-schema';
 import type { JsonSchema } from '../registry/json.ts';
 import { foldedUnits, toRawViolation, unitLocations, type Documents, type UnitContext } from './cfworker-units.ts';
 import { schemaValueAt } from './json-pointer.ts';
@@ -6,7 +6,12 @@ import { withinPatternBudget, withLinearRegExp } from './linear-patterns.ts';
 import { allowedPropertiesHint, describeViolation } from './messages.ts';
 import { assertSchemaLintClean, lintSchema } from './schema-lint.ts';
 import { finishViolations, REJECTING_KEYWORDS, tooManyProblems, type RawReport } from './violations.ts';
+import { isUrl } from './url-format.ts';
 import { InvalidSchemaError, type CompiledSchema, type EngineOptions, type SchemaValidator } from './validator.ts';
+
+// The library's own `url` check backtracks exponentially (url-format.ts); its format table is
+// module state, shared by every Validator, so this replaces it for all of them.
+format.url = isUrl;
 
 /**
  * @cfworker/json-schema resolves refs when validating; a bad document shows up here or not at all.

@@ -10,6 +10,13 @@ import { pointerSegments } from './json-pointer.ts';
  */
 export const MAX_SCHEMA_APPLICATIONS = 1_000;
 
+/**
+ * The most property names (`properties` and `dependentRequired` keys) one tool schema may hold,
+ * over all its subschemas: ajv writes code for each, so 20,000 took 3 s to compile on the tool's
+ * first call after every publish, and at every object value both engines go through them all.
+ */
+export const MAX_PROPERTY_NAMES = 1_000;
+
 /** Deeper nesting, or a longer chain of $refs, is refused outright: the analysis recurses. */
 export const MAX_SCHEMA_NESTING = 1_000;
 
@@ -36,7 +43,7 @@ interface SchemaNode {
   otherItem: SchemaNode[];
   /** contains, unevaluatedItems: any item. */
   anyItem: SchemaNode[];
-  /** What one application costs: 1, or with `weighEnums` 1 + the members of its enum. */
+  /** What one application costs: 1, or with `weighKeywords` 1 + the names and members its keywords go through (keywordWeight). */
   weight: number;
   /** Applications at the value itself (0: not counted yet, -1: being counted). */
   here: number;
@@ -93,14 +100,16 @@ class SchemaGraph {
   #anchors: Map<string, { schema: unknown; path: string }> | undefined;
 
   readonly root: unknown;
-  /** Count an enum's members as applications (each is compared with the value): the runtime figure. */
-  readonly #weighEnums: boolean;
-  constructor(root: unknown, weighEnums = false) {
+  /** Weigh each application by its keywords' lists (keywordWeight): the runtime figure. */
+  readonly #weighKeywords: boolean;
+  constructor(root: unknown, weighKeywords = false) {
     this.root = root;
-    this.#weighEnums = weighEnums;
+    this.#weighKeywords = weighKeywords;
   }
 
   readonly #unlinked: Array<{ node: SchemaNode; schema: Record<string, unknown> }> = [];
+  /** `properties` and `dependentRequired` names over every subschema linked so far. */
+  propertyNames = 0;
 
   /** The node of a subschema, with its edges (built breadth-first, not recursively: the document may be deep). */
   node(schema: unknown, path: string): SchemaNode {
@@ -135,7 +144,8 @@ class SchemaGraph {
       const at = join(path, key);
       for (const name in value) if (Object.hasOwn(value, name) && isSchema(value[name])) addEdge(node, kind, this.#nodeOf(value[name], join(at, name)));
     };
-    if (this.#weighEnums && Array.isArray(s.enum)) node.weight = 1 + s.enum.length;
+    if (this.#weighKeywords) node.weight = keywordWeight(s);
+    this.propertyNames += sizeOf(s.properties) + sizeOf(s.dependentRequired);
     for (const key of IN_PLACE) one(key, 'inPlace');
     for (const key of IN_PLACE_LISTS) list(key, 'inPlace');
     for (const key of IN_PLACE_MAPS) map(key, 'inPlace');
@@ -198,6 +208,22 @@ function anchorsOf(root: unknown): Map<string, { schema: unknown; path: string }
     for (const [key, item] of Object.entries(value)) stack.push({ value: item, path: join(path, Array.isArray(value) ? Number(key) : key) });
   }
   return anchors;
+}
+
+const sizeOf = (value: unknown) => (Array.isArray(value) ? value.length : isRecord(value) ? Object.keys(value).length : 0);
+
+/**
+ * What applying one subschema costs an engine beyond a constant: every member of its `enum`
+ * compared with the value; on an object value every name of `properties` (both engines go
+ * through them all, present or not), of `required` (ajv builds an error per missing one), and
+ * of `dependentRequired` with its lists. A schema naming 20,000 properties applied to 10,000
+ * empty objects kept ajv busy 18 s and the eval-free engine 87 s, while counting 1 a value.
+ */
+function keywordWeight(s: Record<string, unknown>): number {
+  let weight = 1 + sizeOf(s.enum) + sizeOf(s.properties) + sizeOf(s.required);
+  const dependent = s.dependentRequired;
+  if (isRecord(dependent)) for (const name in dependent) if (Object.hasOwn(dependent, name)) weight += 1 + sizeOf(dependent[name]);
+  return weight;
 }
 
 function tooDeep(node: SchemaNode): never {
@@ -358,32 +384,43 @@ export function schemaCostProblem(schema: unknown, limit = MAX_SCHEMA_APPLICATIO
 /** Counts every node's figures; the root's node, or a Refusal. */
 function analyse(graph: SchemaGraph, limit: number): SchemaNode {
   const root = graph.node(graph.root, '');
+  if (graph.propertyNames > MAX_PROPERTY_NAMES) {
+    const names = graph.propertyNames.toLocaleString('en-US');
+    throw new Refusal({ path: '', message: `the schema names ${names} properties (in properties and dependentRequired, over all its subschemas), more than the limit of ${MAX_PROPERTY_NAMES.toLocaleString('en-US')}: split the tool, or take open-ended keys with additionalProperties or patternProperties` });
+  }
   for (const node of reachable(root)) countHere(node, limit, 0);
   countAllBelow(root, limit);
   return root;
 }
 
-const workPerValue = new WeakMap<object, number>();
+/** The most work (weighed applications, keywordWeight) one value may take: the arguments object itself, and any value inside it. */
+export interface SchemaWork {
+  root: number;
+  inside: number;
+}
+
+const workOf = new WeakMap<object, SchemaWork>();
+const REFUSED: SchemaWork = { root: Infinity, inside: Infinity };
 
 /**
  * The most work validating one value of the arguments against this schema may take, in
- * applications, with an enum's members counted too (an engine compares the value with each):
- * times the number of values in the arguments, it bounds a validation's work before it starts
- * (lib/validation/work-budget.ts). Remembered per schema object; a schema the analysis refuses
- * (never compiled) gets Infinity.
+ * applications weighed by the lists their keywords go through (keywordWeight): at the arguments
+ * object, and at any one value inside it (in a property or an item, at any depth). With the
+ * values counted, it bounds a validation's work before it starts (lib/validation/work-budget.ts).
+ * Remembered per schema object; a schema the analysis refuses (never compiled) costs Infinity.
  */
-export function schemaWorkPerValue(schema: unknown): number {
-  if (!isRecord(schema)) return 1;
-  let figure = workPerValue.get(schema);
-  if (figure === undefined) {
+export function schemaWork(schema: unknown): SchemaWork {
+  if (!isRecord(schema)) return { root: 1, inside: 1 };
+  let work = workOf.get(schema);
+  if (work === undefined) {
     try {
       const root = analyse(new SchemaGraph(schema, true), Number.MAX_SAFE_INTEGER);
-      figure = Math.max(root.here, root.property, root.item);
+      work = { root: root.here, inside: Math.max(root.property, root.item, 1) };
     } catch (error) {
       if (!(error instanceof Refusal)) throw error;
-      figure = Infinity;
+      work = REFUSED;
     }
-    workPerValue.set(schema, figure);
+    workOf.set(schema, work);
   }
-  return figure;
+  return work;
 }

@@ -1,14 +1,14 @@
-import { schemaWorkPerValue } from './schema-cost.ts';
+import { schemaWork } from './schema-cost.ts';
 
 /**
- * Validation work one request may spend, over all its calls, in subschema applications (an
- * enum's members count too): the schema's worst figure at one value (schemaWorkPerValue; the
- * publish check keeps it at 1,000 applications plus enum members) times the number of values in
- * the arguments. The engines run synchronously and cannot be interrupted, so the work is bounded
- * before they start. An application to a wrong value costs ajv and the eval-free engine about
- * 1-1.5 µs, so the worst a request can make them do is a few hundred ms (bench/schema-cost.ts),
- * what a 1 MiB body of ordinary values costs anyway; ordinary schemas (a figure of 1-20) still
- * take 12,000-250,000 values per request.
+ * Validation work one request may spend, over all its calls, in weighed subschema applications
+ * (schemaWork: an enum's members, the names of `properties`, `required` and `dependentRequired`
+ * count too): what the schema may cost at the arguments object, plus what it may cost at any one
+ * value inside them times the other values. The engines run synchronously and cannot be
+ * interrupted, so the work is bounded before they start. An application to a wrong value costs
+ * ajv and the eval-free engine about 1-1.5 µs, so the worst a request can make them do is a few
+ * hundred ms (bench/schema-cost.ts), what a 1 MiB body of ordinary values costs anyway; ordinary
+ * schemas (a figure of 1-20 inside) still take 12,000-250,000 values per request.
  */
 export const REQUEST_VALIDATION_WORK = 250_000;
 
@@ -33,11 +33,11 @@ export class ValidationBudget {
   }
 }
 
-/** The work of validating `args` against `schema`, as charged: its worst figure per value × the values. */
+/** The work of validating `args` against `schema`, as charged, with the figures behind it. */
 export function validationWork(schema: unknown, args: unknown): { work: number; values: number; perValue: number } {
-  const perValue = schemaWorkPerValue(schema);
+  const { root, inside } = schemaWork(schema);
   const values = countValues(args);
-  return { work: perValue * values, values, perValue };
+  return { work: root + inside * (values - 1), values, perValue: inside };
 }
 
 /** JSON values in `value`: itself, and each member of its objects and arrays (the body limit bounds the walk). */

@@ -133,14 +133,16 @@ describe('recursion', () => {
 describe('limits of the analysis itself', () => {
   it(`refuses a $ref chain more than ${MAX_SCHEMA_NESTING} long (the analysis recurses; no arguments need it)`, () => {
     const $defs: Record<string, JsonSchema> = { d1500: { type: 'string' } };
-    for (let i = 0; i < 1500; i++) $defs[`d${i}`] = { type: 'object', properties: { x: { $ref: `#/$defs/d${i + 1}` } } };
+    for (let i = 0; i < 1500; i++) $defs[`d${i}`] = { type: 'array', items: { $ref: `#/$defs/d${i + 1}` } };
     expect(schemaCostProblem({ $ref: '#/$defs/d0', $defs })?.message).toMatch(/more than 1,?000 levels deep/);
   });
 
-  it('stays linear on wide schemas: 100,000 properties and a 100,000-branch anyOf of shared refs', () => {
+  it('stays linear on wide schemas: 100,000 items, 100,000 properties and a 100,000-branch anyOf of shared refs', () => {
+    const prefixItems = Array.from({ length: 100_000 }, () => ({ $ref: '#/$defs/shared' }));
+    expect(schemaCostProblem({ type: 'array', prefixItems, $defs: { shared: { type: 'string' } } })).toBeUndefined();
     const properties: Record<string, JsonSchema> = {};
     for (let i = 0; i < 100_000; i++) properties[`p${i}`] = { $ref: '#/$defs/shared' };
-    expect(schemaCostProblem({ type: 'object', properties, $defs: { shared: { type: 'string' } } })).toBeUndefined();
+    expect(schemaCostProblem({ type: 'object', properties, $defs: { shared: { type: 'string' } } })?.message).toContain('names 100,000 properties');
     const branches = Array.from({ length: 100_000 }, () => ({ $ref: '#/$defs/shared' }));
     expect(schemaCostProblem({ anyOf: branches, $defs: { shared: { type: 'string' } } })?.message).toContain('can apply 200,001 subschemas');
   });
