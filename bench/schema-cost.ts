@@ -44,16 +44,17 @@ function ordinarySchema(i: number): JsonSchema {
 
 /**
  * One 1 MiB schema whose recursion grows with depth (at nesting n, `b` applies n times): it
- * never settles, so the analysis makes its full 66 passes; padded with properties to the size.
+ * never settles, so the analysis makes its full 66 passes; padded with array items to the size.
  */
 function slowestSchema(bytes: number): JsonSchema {
-  const properties: Record<string, JsonSchema> = {};
+  // Items rather than properties: a schema names at most 1,000 properties.
+  const prefixItems: JsonSchema[] = [];
   const schema = {
-    $defs: { a: { type: 'object', properties, additionalProperties: { anyOf: [{ $ref: '#/$defs/a' }, { $ref: '#/$defs/b' }] } }, b: { type: 'object', additionalProperties: { $ref: '#/$defs/b' } } },
+    $defs: { a: { type: 'array', prefixItems, items: { anyOf: [{ $ref: '#/$defs/a' }, { $ref: '#/$defs/b' }] } }, b: { type: 'array', items: { $ref: '#/$defs/b' } } },
     $ref: '#/$defs/a',
   };
-  for (let i = 0; JSON.stringify(properties).length < bytes; i++) {
-    for (let k = 0; k < 1000; k++) properties[`p${i * 1000 + k}`] = { type: 'object', properties: { x: { $ref: '#/$defs/a' } } };
+  while (JSON.stringify(prefixItems).length < bytes) {
+    for (let k = 0; k < 1000; k++) prefixItems.push({ type: 'array', prefixItems: [{ $ref: '#/$defs/a' }] });
   }
   return schema;
 }
