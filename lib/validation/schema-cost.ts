@@ -17,6 +17,32 @@ export const MAX_SCHEMA_APPLICATIONS = 1_000;
  */
 export const MAX_PROPERTY_NAMES = 1_000;
 
+/**
+ * The most checks that read a whole value (WHOLE_VALUE_KEYWORDS) one value may get, counted per
+ * path like applications: their cost grows with the value (a string's length, an object's keys,
+ * an array's items), which the request's validation budget does not count, so repeating them is
+ * what multiplies it (999 × `minProperties` in an allOf kept both engines 21 s on one 90,000-key
+ * object; 999 × `minLength` 5 s on a 1 MB string). Ordinary schemas apply one or two.
+ */
+export const MAX_WHOLE_VALUE_CHECKS = 16;
+
+/**
+ * The most subschemas one tool schema may hold (counted once each, as reached from its root):
+ * ajv writes code for each, and 30,000 `prefixItems` took it 8 s to compile, on the tool's first
+ * call after every publish.
+ */
+export const MAX_SUBSCHEMAS = 2_000;
+
+/**
+ * Keywords whose check reads the whole value, in time growing with its size; `const` and `enum`
+ * too when they hold an object or array (compared deeply). A scalar `const` (the titled-choices
+ * `oneOf: [{const, title}, ...]` form) costs at most its own length, which the schema bounds.
+ */
+const WHOLE_VALUE_KEYWORDS = ['minLength', 'maxLength', 'pattern', 'format', 'uniqueItems', 'minProperties', 'maxProperties'];
+const isStructure = (value: unknown) => value !== null && typeof value === 'object';
+const readsWholeValue = (s: Record<string, unknown>) =>
+  WHOLE_VALUE_KEYWORDS.some((key) => key in s) || isStructure(s.const) || (Array.isArray(s.enum) && s.enum.some(isStructure));
+
 /** Deeper nesting, or a longer chain of $refs, is refused outright: the analysis recurses. */
 export const MAX_SCHEMA_NESTING = 1_000;
 
@@ -47,6 +73,9 @@ interface SchemaNode {
   weight: number;
   /** Applications at the value itself (0: not counted yet, -1: being counted). */
   here: number;
+  /** Whether this subschema reads the whole value (WHOLE_VALUE_KEYWORDS), and how many such checks apply at it, per path. */
+  readsWhole: boolean;
+  wholeChecks: number;
   /** The most applications at one value inside a property, and inside an item (as of the last pass). */
   property: number;
   item: number;
@@ -60,7 +89,7 @@ type EdgeKind = 'inPlace' | 'eachProperty' | 'otherProperty' | 'anyProperty' | '
 const NO_EDGES: SchemaNode[] = [];
 
 /** A node without edges or figures yet. */
-const newNode = (path: string): SchemaNode => ({ path, inPlace: NO_EDGES, eachProperty: NO_EDGES, otherProperty: NO_EDGES, anyProperty: NO_EDGES, eachItem: NO_EDGES, otherItem: NO_EDGES, anyItem: NO_EDGES, weight: 1, here: 0, property: 0, item: 0, pass: 0, done: false });
+const newNode = (path: string): SchemaNode => ({ path, inPlace: NO_EDGES, eachProperty: NO_EDGES, otherProperty: NO_EDGES, anyProperty: NO_EDGES, eachItem: NO_EDGES, otherItem: NO_EDGES, anyItem: NO_EDGES, weight: 1, here: 0, readsWhole: false, wholeChecks: 0, property: 0, item: 0, pass: 0, done: false });
 
 function addEdge(node: SchemaNode, kind: EdgeKind, child: SchemaNode): void {
   if (node[kind] === NO_EDGES) node[kind] = [child];
@@ -95,6 +124,10 @@ class Refusal extends Error {
  */
 class SchemaGraph {
   readonly #nodes = new Map<object, SchemaNode>();
+  /** Subschemas reached so far. */
+  get size(): number {
+    return this.#nodes.size;
+  }
   /** A boolean schema applies nothing further: one shared leaf. */
   readonly #leaf: SchemaNode = newNode('');
   #anchors: Map<string, { schema: unknown; path: string }> | undefined;
@@ -146,6 +179,7 @@ class SchemaGraph {
     };
     if (this.#weighKeywords) node.weight = keywordWeight(s);
     this.propertyNames += sizeOf(s.properties) + sizeOf(s.dependentRequired);
+    node.readsWhole = readsWholeValue(s);
     for (const key of IN_PLACE) one(key, 'inPlace');
     for (const key of IN_PLACE_LISTS) list(key, 'inPlace');
     for (const key of IN_PLACE_MAPS) map(key, 'inPlace');
@@ -260,8 +294,19 @@ function countHere(node: SchemaNode, limit: number, depth: number): number {
   if (depth > MAX_SCHEMA_NESTING) tooDeep(node);
   node.here = -1;
   let total = node.weight;
-  for (const child of node.inPlace) total = add(total, countHere(child, limit, depth + 1));
+  let whole = node.readsWhole ? 1 : 0;
+  for (const child of node.inPlace) {
+    total = add(total, countHere(child, limit, depth + 1));
+    whole = add(whole, child.wholeChecks);
+  }
   if (total > limit) overLimit(node, total, false);
+  if (whole > MAX_WHOLE_VALUE_CHECKS) {
+    throw new Refusal({
+      path: node.path,
+      message: `validating one value against this subschema can run ${whole.toLocaleString('en-US')} checks that read the whole value (${WHOLE_VALUE_KEYWORDS.join(', ')}, const or enum of objects or arrays), more than the limit of ${MAX_WHOLE_VALUE_CHECKS}: each costs time growing with the value's size; state each such keyword once per place, not in many allOf/anyOf branches or $refs to the same definition`,
+    });
+  }
+  node.wholeChecks = whole;
   node.here = total;
   return total;
 }
@@ -384,6 +429,9 @@ export function schemaCostProblem(schema: unknown, limit = MAX_SCHEMA_APPLICATIO
 /** Counts every node's figures; the root's node, or a Refusal. */
 function analyse(graph: SchemaGraph, limit: number): SchemaNode {
   const root = graph.node(graph.root, '');
+  if (graph.size > MAX_SUBSCHEMAS) {
+    throw new Refusal({ path: '', message: `the schema holds ${graph.size.toLocaleString('en-US')} subschemas, more than the limit of ${MAX_SUBSCHEMAS.toLocaleString('en-US')}: split the tool, or share repeated parts through $defs and $ref` });
+  }
   if (graph.propertyNames > MAX_PROPERTY_NAMES) {
     const names = graph.propertyNames.toLocaleString('en-US');
     throw new Refusal({ path: '', message: `the schema names ${names} properties (in properties and dependentRequired, over all its subschemas), more than the limit of ${MAX_PROPERTY_NAMES.toLocaleString('en-US')}: split the tool, or take open-ended keys with additionalProperties or patternProperties` });

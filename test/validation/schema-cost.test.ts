@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { JsonSchema } from '../../lib/registry/json.ts';
 import { createAjvValidator } from '../../lib/validation/ajv-engine.ts';
 import { createCfworkerValidator } from '../../lib/validation/cfworker-engine.ts';
-import { MAX_SCHEMA_APPLICATIONS, MAX_SCHEMA_NESTING, schemaCostProblem } from '../../lib/validation/schema-cost.ts';
+import { MAX_SCHEMA_APPLICATIONS, MAX_SCHEMA_NESTING, MAX_SUBSCHEMAS, MAX_WHOLE_VALUE_CHECKS, schemaCostProblem } from '../../lib/validation/schema-cost.ts';
 import { lintSchema } from '../../lib/validation/schema-lint.ts';
 import { InvalidSchemaError, type SchemaValidator } from '../../lib/validation/validator.ts';
 import { corpusExists, loadSuite } from '../../scripts/conformance-lib.ts';
@@ -131,19 +131,25 @@ describe('recursion', () => {
 });
 
 describe('limits of the analysis itself', () => {
-  it(`refuses a $ref chain more than ${MAX_SCHEMA_NESTING} long (the analysis recurses; no arguments need it)`, () => {
+  it(`refuses subschemas nested more than ${MAX_SCHEMA_NESTING} deep (the analysis recurses; no arguments need it)`, () => {
+    // A $ref chain that long holds more subschemas than a schema may (2,000); nesting holds one a level.
+    let nested: JsonSchema = { type: 'string' };
+    for (let i = 0; i < 1100; i++) nested = { type: 'array', items: nested };
+    expect(schemaCostProblem(nested)?.message).toMatch(/more than 1,?000 levels deep/);
     const $defs: Record<string, JsonSchema> = { d1500: { type: 'string' } };
     for (let i = 0; i < 1500; i++) $defs[`d${i}`] = { type: 'array', items: { $ref: `#/$defs/d${i + 1}` } };
-    expect(schemaCostProblem({ $ref: '#/$defs/d0', $defs })?.message).toMatch(/more than 1,?000 levels deep/);
+    expect(schemaCostProblem({ $ref: '#/$defs/d0', $defs })?.message).toMatch(/^the schema holds 3,00\d subschemas, more than the limit of 2,000/);
   });
 
   it('stays linear on wide schemas: 100,000 items, 100,000 properties and a 100,000-branch anyOf of shared refs', () => {
-    const prefixItems = Array.from({ length: 100_000 }, () => ({ $ref: '#/$defs/shared' }));
+    // One subschema object used 100,000 times: one node (a schema holds at most 2,000), 100,000 edges.
+    const shared = { $ref: '#/$defs/shared' };
+    const prefixItems = Array<JsonSchema>(100_000).fill(shared);
     expect(schemaCostProblem({ type: 'array', prefixItems, $defs: { shared: { type: 'string' } } })).toBeUndefined();
     const properties: Record<string, JsonSchema> = {};
-    for (let i = 0; i < 100_000; i++) properties[`p${i}`] = { $ref: '#/$defs/shared' };
+    for (let i = 0; i < 100_000; i++) properties[`p${i}`] = shared;
     expect(schemaCostProblem({ type: 'object', properties, $defs: { shared: { type: 'string' } } })?.message).toContain('names 100,000 properties');
-    const branches = Array.from({ length: 100_000 }, () => ({ $ref: '#/$defs/shared' }));
+    const branches = Array<JsonSchema>(100_000).fill(shared);
     expect(schemaCostProblem({ anyOf: branches, $defs: { shared: { type: 'string' } } })?.message).toContain('can apply 200,001 subschemas');
   });
 
@@ -183,5 +189,37 @@ describe('ordinary schemas pass', () => {
     const figures = loadSuite().flatMap((file) => file.groups.map((group) => ({ group: `${file.keyword} / ${group.description}`, problem: schemaCostProblem(group.schema) })));
     expect(figures.length).toBeGreaterThan(400);
     expect(figures.filter((f) => f.problem)).toEqual([]);
+  });
+});
+
+describe('checks that read the whole value, and the subschemas a schema holds', () => {
+  // The second review's attacks: each check costs time growing with the value, which the request's
+  // budget does not count, so many of them at one value multiplied it (999 × minProperties kept
+  // both engines 21 s on one 90,000-key object, 999 × minLength 5 s on a 1 MB string).
+  it(`refuses more than ${MAX_WHOLE_VALUE_CHECKS} at one value, counted per path`, () => {
+    for (const check of [{ minProperties: 1 }, { maxProperties: 1e9 }, { minLength: 1 }, { maxLength: 1e7 }, { format: 'email' }, { pattern: '^a' }, { uniqueItems: true }, { const: [0, 0] }, { enum: [{ a: 1 }] }]) {
+      expect(schemaCostProblem({ allOf: Array(16).fill(check) })).toBeUndefined();
+      expect(schemaCostProblem({ allOf: Array(17).fill(check) })?.message).toMatch(/^validating one value against this subschema can run 17 checks that read the whole value .* more than the limit of 16/);
+    }
+    const sharedConst = { $defs: { c: { const: Array(2400).fill(0) } }, allOf: Array(499).fill({ $ref: '#/$defs/c' }) };
+    expect(schemaCostProblem(sharedConst)?.message).toContain('can run 499 checks');
+    // Inside a property, the path says where.
+    expect(schemaCostProblem({ type: 'object', properties: { s: { anyOf: Array(20).fill({ type: 'string', maxLength: 9 }) } } })?.path).toBe('properties.s');
+  });
+
+  it('accepts what ordinary schemas do: a few checks on a string, titled choices of scalar consts, nullable unions', () => {
+    expect(MAX_WHOLE_VALUE_CHECKS).toBe(16);
+    const titled = { oneOf: Array.from({ length: 500 }, (_, i) => ({ const: `choice-${i}`, title: `Choice ${i}` })) };
+    const string = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[a-z]+$', format: 'hostname' };
+    const nullable = { anyOf: [{ type: 'string', maxLength: 20, format: 'date' }, { type: 'null' }] };
+    expect(schemaCostProblem({ type: 'object', properties: { titled, string, nullable, e: { enum: ['a', 'b', 'c'] } } })).toBeUndefined();
+  });
+
+  it(`refuses a schema of more than ${MAX_SUBSCHEMAS} subschemas (ajv compiled 30,000 prefixItems in 8 s), counting a shared one once`, () => {
+    const distinct = { type: 'array', prefixItems: Array.from({ length: 30_000 }, () => ({ type: 'string', minLength: 1 })) };
+    expect(schemaCostProblem(distinct)).toEqual({ path: '', message: 'the schema holds 30,001 subschemas, more than the limit of 2,000: split the tool, or share repeated parts through $defs and $ref' });
+    const item = { type: 'string', minLength: 1 };
+    expect(schemaCostProblem({ type: 'array', prefixItems: Array(30_000).fill(item) })).toBeUndefined();
+    expect(schemaCostProblem({ type: 'array', prefixItems: Array.from({ length: 1_999 }, () => ({ type: 'string' })) })).toBeUndefined();
   });
 });
