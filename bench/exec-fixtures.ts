@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalExecutionEnvironment } from '../lib/exec/local.ts';
 import { RemoteExecutionEnvironment } from '../lib/exec/remote.ts';
-import { probeCommandSandbox } from '../lib/exec/sandbox-probe.ts';
+import { probeCommandSandbox } from '../lib/exec/local-sandbox-probe.ts';
 import { startExecServer } from '../lib/exec/server.ts';
 import type { ToolExecutionContext } from '../lib/registry/executor.ts';
 

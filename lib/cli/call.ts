@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ToolRouter } from '../dispatch/router.ts';
 import { LocalExecutionEnvironment } from '../exec/local.ts';
-import { probeCommandSandbox } from '../exec/sandbox-probe.ts';
+import { probeCommandSandbox } from '../exec/local-sandbox-probe.ts';
 import { editFileTool } from '../tools/coding/edit-file.ts';
 import { codingToolsFor } from '../tools/profiles.ts';
 

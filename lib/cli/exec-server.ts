@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { jsonLineLogger } from '../dispatch/events.ts';
 import type { CommandSandbox } from '../exec/command-sandbox.ts';
 import { DEFAULT_COMMAND_LIMITS, type CommandLimits } from '../exec/command-limits.ts';
-import { probeCommandSandbox, type SandboxSettings } from '../exec/sandbox-probe.ts';
+import { probeCommandSandbox, type SandboxSettings } from '../exec/local-sandbox-probe.ts';
 import { DEFAULT_FILE_OPERATIONS_AT_ONCE, startExecServer, type ExecServerOptions } from '../exec/server.ts';
 
 export const EXEC_SECRET_VARIABLE = 'TOOLGATE_EXEC_SECRET';

@@ -3,7 +3,7 @@ import { ExecEnvironmentError, type GlobMatch } from './environment.ts';
 import type { CompiledGlob, GlobFilter } from './glob.ts';
 import { GLOB_MATCH_TIMEOUT_MS } from './limits.ts';
 import { childPathOf, openChild, pathOf, release, type Place } from './local-places.ts';
-import { filterInSlices } from './sliced-filter.ts';
+import { filterInSlices } from './local-sliced-filter.ts';
 
 /** A regular file found under a search folder. */
 export interface FoundFile {

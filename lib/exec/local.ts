@@ -27,7 +27,7 @@ export interface LocalExecutionEnvironmentOptions {
   /** readFile refuses larger files (invalid_request); default MAX_READ_FILE_BYTES (32 MiB). */
   maxReadBytes?: number;
   /**
-   * How commands are confined (see command-sandbox.ts and sandbox-probe.ts): a BubblewrapSandbox,
+   * How commands are confined (see command-sandbox.ts and local-sandbox-probe.ts): a BubblewrapSandbox,
    * UnsandboxedCommands (an explicit choice), or by default none, so commands are refused.
    */
   sandbox?: CommandSandbox;
@@ -44,7 +44,7 @@ export interface LocalExecutionEnvironmentOptions {
  * exec-server serves it). File operations cannot leave the root, even racing a folder swapped
  * for a symlink (see PathSandbox); grep runs ripgrep (see local-grep.ts). Commands run in the
  * sandbox given as an option, which sees the root and the system folders and nothing else of
- * the host (see bubblewrap.ts); without one they are refused.
+ * the host (see local-bubblewrap.ts); without one they are refused.
  */
 export class LocalExecutionEnvironment implements ExecutionEnvironment {
   readonly #paths: PathSandbox;

@@ -7,7 +7,7 @@ import { ExecEnvironmentError, type ExecutionEnvironment } from './environment.t
 import { LocalExecutionEnvironment } from './local.ts';
 import { nodeBase64 } from './node-base64.ts';
 import { isObject, parseRpcIdentity, parseRpcRequest, REFUSAL_CODES, RPC_PATH, RpcRequestError, type RpcMethod, type RpcRequestIdentity, type RpcResponseBody } from './rpc-protocol.ts';
-import { probeCommandSandbox } from './sandbox-probe.ts';
+import { probeCommandSandbox } from './local-sandbox-probe.ts';
 import { RequestAdmission, signatureRefusal, type Refusal } from './server-admission.ts';
 import { BodyBudget, discardRest, readBody } from './server-body.ts';
 import { hostsServed, originRefusal } from './server-origins.ts';

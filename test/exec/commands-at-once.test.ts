@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CommandsAtOnce, defaultCommandsAtOnce } from '../../lib/exec/commands-at-once.ts';
+import { CommandsAtOnce, defaultCommandsAtOnce } from '../../lib/exec/local-commands-at-once.ts';
 import { LocalExecutionEnvironment } from '../../lib/exec/local.ts';
 import { RemoteExecutionEnvironment } from '../../lib/exec/remote.ts';
 import { startExecServer } from '../../lib/exec/server.ts';

@@ -2,8 +2,8 @@ import { readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { answer, assemble, jumpIfAnyBit, jumpIfEqual, label, load, SECCOMP_DATA, SECCOMP_RET } from '../../lib/exec/bpf.ts';
-import { bubblewrapArguments } from '../../lib/exec/bubblewrap.ts';
-import { writeSeccompFilter } from '../../lib/exec/sandbox-seccomp.ts';
+import { bubblewrapArguments } from '../../lib/exec/local-bubblewrap.ts';
+import { writeSeccompFilter } from '../../lib/exec/local-sandbox-seccomp.ts';
 import { setuidFilterFor } from '../../lib/exec/setuid-filter.ts';
 
 /**

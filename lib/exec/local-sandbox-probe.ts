@@ -2,15 +2,15 @@ import { spawn, type StdioOptions } from 'node:child_process';
 import { accessSync, closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
-import { bubblewrapArguments, systemMounts, type BubblewrapLayout } from './bubblewrap.ts';
-import { detectCgroups } from './cgroups.ts';
+import { bubblewrapArguments, systemMounts, type BubblewrapLayout } from './local-bubblewrap.ts';
+import { detectCgroups } from './local-cgroups.ts';
 import { SANDBOX_PATH } from './command-env.ts';
-import { copyAllowedEtc } from './sandbox-etc.ts';
-import { SECCOMP_FILTER_FD, writeSeccompFilter } from './sandbox-seccomp.ts';
+import { copyAllowedEtc } from './local-sandbox-etc.ts';
+import { SECCOMP_FILTER_FD, writeSeccompFilter } from './local-sandbox-seccomp.ts';
 import { checkCommandLimits, DEFAULT_COMMAND_LIMITS, type CommandLimits } from './command-limits.ts';
-import { BubblewrapSandbox } from './bubblewrap-sandbox.ts';
+import { BubblewrapSandbox } from './local-bubblewrap-sandbox.ts';
 import { RefusedCommands, UnsandboxedCommands, type CommandSandbox } from './command-sandbox.ts';
-import { CommandsAtOnce, defaultCommandsAtOnce } from './commands-at-once.ts';
+import { CommandsAtOnce, defaultCommandsAtOnce } from './local-commands-at-once.ts';
 
 /** What the exec-server's operator decides about commands (its CLI flags). */
 export interface SandboxSettings {
@@ -19,7 +19,7 @@ export interface SandboxSettings {
   /** Commands may use the network when the manifest asks (--allow-network). */
   allowNetwork?: boolean;
   limits?: Partial<CommandLimits>;
-  /** Commands run at once, at most (--max-commands); default defaultCommandsAtOnce (commands-at-once.ts). */
+  /** Commands run at once, at most (--max-commands); default defaultCommandsAtOnce (local-commands-at-once.ts). */
   maxCommands?: number;
   /** Memory of all commands together (--limit-memory-total); default maxCommands × limits.memory_bytes. */
   memoryAllCommandsBytes?: number;

@@ -1,11 +1,11 @@
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
-import { SECCOMP_FILTER_FD } from './sandbox-seccomp.ts';
+import { SECCOMP_FILTER_FD } from './local-sandbox-seccomp.ts';
 
 /**
  * What a command sees under bubblewrap, and the bwrap arguments that build it. Nothing of the
  * host is visible unless named here:
  * - the system folders read-only (/usr and the /bin, /sbin, /lib* links or folders beside it);
- * - at /etc, a copy of an allowlist of its entries (see sandbox-etc.ts);
+ * - at /etc, a copy of an allowlist of its entries (see local-sandbox-etc.ts);
  * - a fresh /proc of the call's own pid namespace, with the kernel's writable knobs read-only
  *   (/proc/sys, /proc/sysrq-trigger: uid 0 writes core_pattern without any capability) and the
  *   files that leak host state masked, as Docker does;
@@ -37,7 +37,7 @@ export interface BubblewrapLayout {
   /** The operator's additional read-only folders (--read-only-path), mounted after /tmp so they may lie under it. */
   readOnlyPaths: readonly string[];
   /**
-   * The compiled seccomp filter that refuses setuid and setgid modes (sandbox-seccomp.ts), or
+   * The compiled seccomp filter that refuses setuid and setgid modes (local-sandbox-seccomp.ts), or
    * undefined on an architecture without one. bwrap reads it on SECCOMP_FILTER_FD, which whoever
    * starts bwrap opens on this file.
    */
@@ -62,7 +62,7 @@ const PROC_READ_ONLY = ['sys', 'sysrq-trigger', 'bus', 'fs', 'irq'];
 const PROC_MASKED_FILES = ['kcore', 'keys', 'key-users', 'timer_list', 'timer_stats', 'sched_debug', 'latency_stats'];
 const PROC_MASKED_FOLDERS = ['acpi', 'scsi', 'asound'];
 
-/** The call-independent mounts, from what exists on this host; `etcCopy` is the copy of the allowed /etc entries (sandbox-etc.ts). */
+/** The call-independent mounts, from what exists on this host; `etcCopy` is the copy of the allowed /etc entries (local-sandbox-etc.ts). */
 export function systemMounts(etcCopy: string): string[] {
   const args: string[] = [];
   for (const folder of SYSTEM_FOLDERS) {

@@ -2,14 +2,14 @@ import { realpathSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { constants } from 'node:os';
 import { dirname } from 'node:path';
-import { bubblewrapArguments, type BubblewrapLayout, type SandboxedCall } from './bubblewrap.ts';
-import type { CallOutcome, CgroupSupport } from './cgroups.ts';
+import { bubblewrapArguments, type BubblewrapLayout, type SandboxedCall } from './local-bubblewrap.ts';
+import type { CallOutcome, CgroupSupport } from './local-cgroups.ts';
 import { commandEnvironment } from './command-env.ts';
 import type { CommandLimits } from './command-limits.ts';
 import { networkRefused, type CommandRequest, type CommandSandbox, type ProcessSpec, type SandboxReport, type ServerEnv, type StartProcess } from './command-sandbox.ts';
 import { ExecEnvironmentError, type ExecResult } from './environment.ts';
 import { isInside } from './local-paths.ts';
-import { SECCOMP_FILTER_FD } from './sandbox-seccomp.ts';
+import { SECCOMP_FILTER_FD } from './local-sandbox-seccomp.ts';
 
 const CPU_HARD_LIMIT_EXTRA_SECONDS = 2;
 
@@ -17,19 +17,19 @@ export interface BubblewrapSandboxOptions {
   layout: BubblewrapLayout;
   limits: CommandLimits;
   cgroups: CgroupSupport;
-  /** The memory of all calls together (see cgroups.ts), for /healthz; enforced where cgroups.enforcedAllCalls says. */
+  /** The memory of all calls together (see local-cgroups.ts), for /healthz; enforced where cgroups.enforcedAllCalls says. */
   memoryAllCallsBytes?: number;
   /** The operator started the server with --allow-network. */
   allowNetwork: boolean;
   /** Where LANG, LC_*, TERM and TZ come from; default process.env. */
   serverEnv?: ServerEnv;
-  /** The folder mounted as /etc (sandbox-etc.ts), removed on close. */
+  /** The folder mounted as /etc (local-sandbox-etc.ts), removed on close. */
   etcCopy?: string;
-  /** For /healthz: whether commands can make setuid or setgid files (sandbox-seccomp.ts). */
+  /** For /healthz: whether commands can make setuid or setgid files (local-sandbox-seccomp.ts). */
   setuidFiles: string;
 }
 
-/** Every command under bubblewrap (see bubblewrap.ts), in a cgroup of its own, with rlimits. */
+/** Every command under bubblewrap (see local-bubblewrap.ts), in a cgroup of its own, with rlimits. */
 export class BubblewrapSandbox implements CommandSandbox {
   readonly #options: BubblewrapSandboxOptions;
   readonly #serverEnv: ServerEnv;
@@ -118,7 +118,7 @@ export class BubblewrapSandbox implements CommandSandbox {
   async close(): Promise<void> {
     await this.#options.cgroups.close();
     if (this.#options.etcCopy) await rm(this.#options.etcCopy, { recursive: true, force: true });
-    // The filter sits alone in a private folder of its own (sandbox-seccomp.ts).
+    // The filter sits alone in a private folder of its own (local-sandbox-seccomp.ts).
     const filter = this.#options.layout.seccompFilter;
     if (filter) await rm(dirname(filter), { recursive: true, force: true });
   }
