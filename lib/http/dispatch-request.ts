@@ -1,6 +1,7 @@
 import type { ToolCall } from '../dispatch/call.ts';
 import { CallFormatError, isCallFormat, PROVIDER_FORMATS, type CallFormat } from '../dispatch/formats/index.ts';
 import { assignCallId } from './call-ids.ts';
+import { unknownDispatchFields } from './dispatch-fields.ts';
 import { CALL_ID, THREAD_ID } from './identifiers.ts';
 
 export interface DispatchRequest {
@@ -23,15 +24,18 @@ export const MAX_CALLS_PER_REQUEST = 128;
 export async function parseDispatchRequest(body: unknown, idempotencyKey: string | undefined): Promise<ParsedDispatchRequest> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return { ok: false, message: 'the body must be a JSON object' };
   const fields = body as Record<string, unknown>;
+  if (fields.format !== undefined && fields.format !== 'toolgate' && !isCallFormat(fields.format)) {
+    return { ok: false, message: `format must be one of toolgate, openai, anthropic, gemini (got ${JSON.stringify(fields.format)})` };
+  }
+  const format = isCallFormat(fields.format) ? fields.format : undefined;
+  // Before anything else: a misnamed field (`threadId`, `calls[0].id`) is named, not dropped or reported as missing.
+  const unknown = unknownDispatchFields(fields, format);
+  if (unknown !== undefined) return { ok: false, message: unknown };
   if (typeof fields.thread_id !== 'string' || !THREAD_ID.pattern.test(fields.thread_id)) {
     return { ok: false, message: `thread_id is required: ${THREAD_ID.describe}` };
   }
   if (fields.parallel !== undefined && typeof fields.parallel !== 'boolean') return { ok: false, message: 'parallel must be true or false' };
   if (fields.tenant !== undefined && typeof fields.tenant !== 'string') return { ok: false, message: 'tenant must be a string' };
-  if (fields.format !== undefined && fields.format !== 'toolgate' && !isCallFormat(fields.format)) {
-    return { ok: false, message: `format must be one of toolgate, openai, anthropic, gemini (got ${JSON.stringify(fields.format)})` };
-  }
-  const format = isCallFormat(fields.format) ? fields.format : undefined;
   let calls: ToolCall[];
   try {
     calls = format ? await PROVIDER_FORMATS[format].readCalls(fields, fields.thread_id) : await readOwnCalls(fields.calls, idempotencyKey);

@@ -13,11 +13,13 @@ import { builtinsForUncheckedManifest } from '../../tools/tenant-tools.ts';
 import type { SchemaValidator } from '../../validation/validator.ts';
 import { requireScope } from '../auth.ts';
 import type { GatewayEnv } from '../env.ts';
-import { errorResponse, readJsonBody, readJsonObject } from '../errors.ts';
+import { errorResponse, readJsonBody } from '../errors.ts';
 import { KEY_NAME, MANIFEST_VERSION } from '../identifiers.ts';
 import { identifierParam, identifierQuery } from '../params.ts';
+import { readEmptyBody, readKnownObject } from '../strict-body.ts';
 
 const MAX_SCOPES = 50;
+const KEY_FIELDS = { fields: ['principal', 'scopes'], hints: { tenant: "a key is created in the tenant of the admin key that asks for it; tenant is not a field" } };
 
 function lifecycleError(c: Context, error: unknown) {
   if (!(error instanceof ManifestLifecycleError)) throw error;
@@ -36,7 +38,7 @@ export function adminRoutes(store: Store, tenants: TenantDirectory, validator: S
   const tenantOf = (c: Context<GatewayEnv>) => c.get('principal').tenant;
 
   routes.post('/keys', async (c) => {
-    const read = await readJsonObject(c);
+    const read = await readKnownObject(c, KEY_FIELDS);
     if (!read.ok) return read.response;
     const body = read.body;
     if (typeof body.principal !== 'string' || !KEY_NAME.pattern.test(body.principal)) return errorResponse(c, 400, 'invalid_request', `principal must be ${KEY_NAME.describe}`);
@@ -88,6 +90,8 @@ export function adminRoutes(store: Store, tenants: TenantDirectory, validator: S
   });
 
   routes.post('/manifests/rollback', async (c) => {
+    const read = await readEmptyBody(c, 'rollback takes no body: it returns to the version active before; to make a given version active, POST /v1/admin/manifests/VERSION/activate');
+    if (!read.ok) return read.response;
     try {
       const moved = await rollbackManifest(store, audit, tenantOf(c), actor(c));
       tenants.invalidate?.(tenantOf(c));
@@ -99,6 +103,8 @@ export function adminRoutes(store: Store, tenants: TenantDirectory, validator: S
 
   routes.post('/manifests/:version/activate', async (c) => {
     const version = identifierParam(c, 'version', MANIFEST_VERSION, 'version');
+    const read = await readEmptyBody(c, 'activate takes no body: the version to make active is in the path');
+    if (!read.ok) return read.response;
     try {
       const moved = await activateManifest(store, audit, tenantOf(c), version, actor(c));
       tenants.invalidate?.(tenantOf(c));

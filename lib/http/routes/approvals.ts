@@ -9,14 +9,16 @@ import { approvalView } from '../approval-view.ts';
 import { requireScope } from '../auth.ts';
 import { deferFor } from '../defer.ts';
 import type { GatewayEnv } from '../env.ts';
-import { errorResponse, readJsonObject } from '../errors.ts';
+import { errorResponse } from '../errors.ts';
 import { APPROVAL_ID } from '../identifiers.ts';
 import { choiceQuery, cursorQuery, identifierParam, integerQuery } from '../params.ts';
+import { readKnownObject } from '../strict-body.ts';
 
 const STATES: ApprovalState[] = ['pending', 'approved', 'rejected', 'expired', 'executed', 'interrupted'];
 const READ_SCOPES = ['approvals:read', 'approvals:decide'];
 const PAGE = { min: 1, max: 200, default: 50 };
 const MAX_REASON = 2000;
+const DECISION_FIELDS = { fields: ['decision', 'reason'] };
 
 /** GET /v1/approvals, GET /v1/approvals/:id, POST /v1/approvals/:id — always within the caller's tenant. */
 export function approvalRoutes(store: Store, env: Readonly<Record<string, string | undefined>>) {
@@ -50,7 +52,7 @@ export function approvalRoutes(store: Store, env: Readonly<Record<string, string
     if (!existing || existing.tenant !== principal.tenant) return errorResponse(c, 404, 'not_found', `approval "${id}" not found`);
     // An interrupted approved call settles first, so a late decision is told what became of it.
     await currentApproval(c.get('runtime').deps, deferFor(c))(existing);
-    const read = await readJsonObject(c);
+    const read = await readKnownObject(c, DECISION_FIELDS);
     if (!read.ok) return read.response;
     const body = read.body;
     if (body.decision !== 'approve' && body.decision !== 'reject') return errorResponse(c, 400, 'invalid_request', 'decision must be "approve" or "reject"');

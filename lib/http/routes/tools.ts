@@ -3,13 +3,15 @@ import { GeminiSchemaError, exportTools, TOOL_FORMATS } from '../../registry/for
 import { parseStage } from '../../dispatch/stages/parse.ts';
 import { validateStage } from '../../dispatch/stages/validate.ts';
 import type { GatewayEnv } from '../env.ts';
-import { errorResponse, readJsonBody } from '../errors.ts';
+import { errorResponse } from '../errors.ts';
 import { TOOL_NAME } from '../identifiers.ts';
 import { InputError } from '../input-error.ts';
 import { choiceQuery, identifierParam } from '../params.ts';
+import { readKnownObject } from '../strict-body.ts';
 
 const MAX_TAGS = 50;
 const MAX_TAG_LENGTH = 200;
+const VALIDATE_FIELDS = { fields: ['arguments'] };
 
 /** `?tag=a&tag=b` or `?tag=a,b`: tools carrying any of them; bounded so a filter stays a filter. */
 function tagsQuery(c: Context): string[] {
@@ -49,11 +51,10 @@ export function toolRoutes() {
     const name = identifierParam(c, 'name', TOOL_NAME, 'tool name');
     const tool = runtime.registry.get(name);
     if (!tool) return errorResponse(c, 404, 'not_found', `tool "${name}" not found`);
-    const read = await readJsonBody(c);
+    const read = await readKnownObject(c, VALIDATE_FIELDS);
     if (!read.ok) return read.response;
-    const body = read.body as Record<string, unknown> | null;
-    const raw = body !== null && typeof body === 'object' && 'arguments' in body ? body.arguments : body;
-    const parsed = parseStage(raw);
+    if (!Object.hasOwn(read.body, 'arguments')) return errorResponse(c, 400, 'invalid_request', 'arguments is required: send {"arguments": {...}}, the arguments to check');
+    const parsed = parseStage(read.body.arguments);
     const outcome = parsed.ok ? validateStage(runtime.deps.schemas, tool.definition, parsed.value) : parsed;
     return c.json(outcome.ok ? { valid: true } : { valid: false, error: outcome.failure });
   });
