@@ -60,7 +60,8 @@ interface ProviderBody {
  * Each `format` a dispatch body may name, but toolgate's own. Typed so that a format added to
  * CALL_FORMATS without an entry here does not compile (`responses` is listed ahead of its format).
  */
-export const PROVIDER_BODIES: Readonly<Record<CallFormat | 'responses', ProviderBody>> = {
+export type ProviderBodyFormat = CallFormat | 'responses';
+export const PROVIDER_BODIES: Readonly<Record<ProviderBodyFormat, ProviderBody>> = {
   openai: {
     label: "OpenAI's",
     calls: ['tool_calls', 'message'],
@@ -80,21 +81,24 @@ export const PROVIDER_BODIES: Readonly<Record<CallFormat | 'responses', Provider
 };
 
 const TOOLGATE_BODY = toolgateBody();
+const PROVIDER_KNOWN = Object.fromEntries(Object.keys(PROVIDER_BODIES).map((f) => [f, providerBody(f as ProviderBodyFormat)])) as Record<ProviderBodyFormat, KnownFields>;
 const TOOLGATE_CALL: KnownFields = { fields: OWN_CALL_FIELDS };
 
 /** The 400 message for a dispatch body with unknown fields (top level, and each of toolgate's own calls), if it has any. */
-export function unknownDispatchFields(body: Record<string, unknown>, format: CallFormat | undefined): string | undefined {
-  if (format !== undefined) return describeUnknownFields(findUnknownFields(body, providerBody(format)));
+export function unknownDispatchFields(body: Record<string, unknown>, format: ProviderBodyFormat | undefined): string | undefined {
+  if (format !== undefined) return describeUnknownFields(findUnknownFields(body, PROVIDER_KNOWN[format]));
   const found: UnknownField[] = findUnknownFields(body, TOOLGATE_BODY);
   if (Array.isArray(body.calls)) {
     for (const [i, call] of body.calls.entries()) {
-      if (call !== null && typeof call === 'object' && !Array.isArray(call)) found.push(...findUnknownFields(call as Record<string, unknown>, TOOLGATE_CALL, `calls[${i}]`));
+      if (call === null || typeof call !== 'object' || Array.isArray(call)) continue;
+      // One by one: spreading 100,000 keys into push() would overflow the stack.
+      for (const field of findUnknownFields(call as Record<string, unknown>, TOOLGATE_CALL, `calls[${i}]`)) found.push(field);
     }
   }
   return describeUnknownFields(found);
 }
 
-function providerBody(format: CallFormat): KnownFields {
+function providerBody(format: ProviderBodyFormat): KnownFields {
   const provider = PROVIDER_BODIES[format];
   return {
     fields: [...ENVELOPE_FIELDS, ...provider.fields],

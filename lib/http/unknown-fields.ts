@@ -37,41 +37,58 @@ export interface KnownFields {
   hints?: Readonly<Record<string, string>>;
 }
 
-/** One unknown key of an object: where it is, and what to say about it. */
-export interface UnknownField {
-  path: string;
-  message: string;
-}
+/** One unknown key of an object. Its path and hint are worked out only when a message shows them (a body may hold 100,000 keys). */
+export class UnknownField {
+  readonly #key: string;
+  readonly #base: string;
+  readonly #known: KnownFields;
 
-/** The unknown keys of `value` (an object at `base`, '' for the body itself), each with its hint. */
-export function findUnknownFields(value: Record<string, unknown>, known: KnownFields, base = ''): UnknownField[] {
-  const allowed = new Set(known.fields);
-  const found: UnknownField[] = [];
-  for (const key of Object.keys(value)) {
-    if (allowed.has(key)) continue;
-    const path = fieldPath(base, key);
-    found.push({ path, message: `${path}: unknown field; ${hintFor(key, known, allowed)}` });
+  constructor(key: string, base: string, known: KnownFields) {
+    this.#key = key;
+    this.#base = base;
+    this.#known = known;
   }
-  return found;
+
+  get path(): string {
+    return fieldPath(this.#base, this.#key);
+  }
+
+  describe(): string {
+    return `${this.path}: unknown field; ${hintFor(this.#key, this.#known)}`;
+  }
 }
 
-/** One message for all the unknown fields found: the first in full, the next few by path. */
+/** The unknown keys of `value` (an object at `base`, '' for the body itself). */
+export function findUnknownFields(value: Record<string, unknown>, known: KnownFields, base = ''): UnknownField[] {
+  const allowed = allowedSet(known);
+  return Object.keys(value).filter((key) => !allowed.has(key)).map((key) => new UnknownField(key, base, known));
+}
+
+const allowedSets = new WeakMap<KnownFields, ReadonlySet<string>>();
+
+function allowedSet(known: KnownFields): ReadonlySet<string> {
+  let set = allowedSets.get(known);
+  if (!set) allowedSets.set(known, (set = new Set(known.fields)));
+  return set;
+}
+
+/** One message for all the unknown fields found: the first with its hint, the next few by path. */
 export function describeUnknownFields(found: readonly UnknownField[]): string | undefined {
   if (found.length === 0) return undefined;
   const [first, ...rest] = found;
-  if (rest.length === 0) return first.message;
+  if (rest.length === 0) return first.describe();
   const listed = rest.slice(0, MAX_LISTED).map((f) => f.path);
   const more = rest.length > MAX_LISTED ? `, and ${rest.length - MAX_LISTED} more` : '';
-  return `${first.message} (also unknown: ${listed.join(', ')}${more})`;
+  return `${first.describe()} (also unknown: ${listed.join(', ')}${more})`;
 }
 
-function hintFor(key: string, known: KnownFields, allowed: ReadonlySet<string>): string {
+function hintFor(key: string, known: KnownFields): string {
   const own = known.hints && Object.hasOwn(known.hints, key) ? known.hints[key] : undefined;
   if (own !== undefined) return own;
   const listed = known.otherwise ?? `the fields are ${known.fields.join(', ')}`;
   if (key.length > MAX_SHOWN_KEY) return listed;
   const name = normalize(key);
-  const misnamed = MISNAMINGS.find((m) => allowed.has(m.field) && m.names.includes(name));
+  const misnamed = MISNAMINGS.find((m) => known.fields.includes(m.field) && m.names.includes(name));
   if (misnamed) return misnamed.hint;
   const near = nearestField(name, known.fields);
   return near !== undefined ? `did you mean ${near}?` : listed;
