@@ -5,6 +5,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ClaimOutcome, CommitOutcome, CommitRequest, StateRecord, TransitionExpectation, TransitionOutcome } from '../../lib/stores/store.ts';
+import { unknownDispatchFields } from '../../lib/http/dispatch-fields.ts';
 import { MemoryStore } from '../../lib/stores/memory.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { baseManifest, validManifest } from '../helpers/manifests.ts';
@@ -233,6 +234,13 @@ describe('messages stay bounded', () => {
     expect(error.message).toBe('field_0: unknown field; the fields are thread_id, format, parallel, tenant, calls (also unknown: field_1, field_2, field_3, field_4, field_5, and 4994 more)');
     const huge = await (await post('/v1/dispatch', 'agent', { thread_id: 'th', calls: [], ['k'.repeat(200_000)]: 1 })).json();
     expect(huge.error.message).toBe(`["${'k'.repeat(64)}"…]: unknown field; the fields are thread_id, format, parallel, tenant, calls`);
+  });
+
+  it('a call with 300,000 unknown keys is one short message, not a stack overflow', () => {
+    const call = Object.fromEntries(Array.from({ length: 300_000 }, (_, i) => [`k${i}`, 0]));
+    expect(unknownDispatchFields({ thread_id: 'th', calls: [call] }, undefined)).toBe(
+      'calls[0].k0: unknown field; the fields are call_id, name, arguments (also unknown: calls[0].k1, calls[0].k2, calls[0].k3, calls[0].k4, calls[0].k5, and 299994 more)',
+    );
   });
 
   it('control and bidi characters in a key are escaped', async () => {
