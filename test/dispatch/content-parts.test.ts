@@ -13,9 +13,8 @@ import { ContentOutput, type ContentPart } from '../../lib/registry/content-part
 import { ContentShapeError, readToolResultBody } from '../../lib/registry/content-read.ts';
 import { encodeJson } from '../../lib/stores/dynamodb-json.ts';
 import { truncateTextParts } from '../../lib/tools/truncate.ts';
+import { PNG_1X1 } from '../helpers/content.ts';
 
-/** A real 1×1 PNG. */
-export const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 const JPEG_HEAD = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46, 0, 1]).toString('base64');
 const PDF = Buffer.from('%PDF-1.4\n%%EOF\n').toString('base64');
 /** Random bytes: base64 of them barely compresses, like a real screenshot. */
