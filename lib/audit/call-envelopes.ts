@@ -1,6 +1,7 @@
 import { sha256Hex } from '../idempotency/canonical-json.ts';
 import type { ToolDefinition } from '../registry/definition.ts';
 import type { JsonObject, JsonValue } from '../registry/json.ts';
+import { auditedContent, type AuditedContentInput } from './content-digest.ts';
 import type { EnvelopeDraft } from './envelope.ts';
 import { redactSensitive } from './redact.ts';
 
@@ -27,12 +28,14 @@ export interface CallRecord {
     replayed?: boolean;
     error?: { code: string; message: string };
   };
-  /** The full, untruncated output (or error message). */
+  /** The full, untruncated output (or error message); with content parts, their text rendering. */
   output: string;
+  /** The content parts and structured content, when the tool answered them: audited as hashes and sizes for binary parts. */
+  output_content?: AuditedContentInput;
 }
 
 /** What is known of a call before it runs: enough for its request and decision envelopes. */
-export type CallStart = Omit<CallRecord, 'result' | 'output'>;
+export type CallStart = Omit<CallRecord, 'result' | 'output' | 'output_content'>;
 
 /** The request, decision and result envelopes of one call. Sensitive arguments are hashed. */
 export async function callEnvelopes(call: CallRecord): Promise<EnvelopeDraft[]> {
@@ -49,7 +52,7 @@ export async function callStartEnvelopes(call: CallStart): Promise<EnvelopeDraft
 }
 
 export async function callResultEnvelope(call: CallRecord): Promise<EnvelopeDraft> {
-  return { ...envelopeBase(call), type: 'tool.call.result', data: { ...(call.result as unknown as JsonObject), ...(await auditedOutput(call.output)) } };
+  return { ...envelopeBase(call), type: 'tool.call.result', data: { ...(call.result as unknown as JsonObject), ...(await auditedOutput(call.output)), ...(call.output_content ? await auditedContent(call.output_content) : {}) } };
 }
 
 function envelopeBase(call: CallStart) {

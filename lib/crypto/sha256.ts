@@ -26,3 +26,8 @@ export function useSha256(sha256: Sha256): void {
 export async function sha256Hex(text: string): Promise<string> {
   return implementation(text);
 }
+
+/** SHA-256 of bytes as hex (binary content parts: audit keeps their hash, not their bytes). */
+export async function sha256BytesHex(bytes: Uint8Array): Promise<string> {
+  return toHex(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
+}

@@ -1,8 +1,11 @@
+import { auditedContent } from '../audit/content-digest.ts';
 import type { Approval } from '../governance/approval.ts';
 import { decideApproval, type Decision, type DecisionOutcome } from '../governance/approvals.ts';
 import { executingChange } from '../idempotency/execution.ts';
 import type { ToolResult } from './call.ts';
-import { elapsedMs, failureResult } from './call.ts';
+import { failureResult } from './call.ts';
+import type { CheckedContent } from './content-check.ts';
+import { okResult } from './ok-result.ts';
 import type { DispatchDeps } from './context.ts';
 import { concludeApproval } from './approval-conclusion.ts';
 import { notifySettled } from './approval-notice.ts';
@@ -12,7 +15,6 @@ import { settleExpired } from './parked-call.ts';
 import { approvalEnvelope, parkedCallRequest, resultEnvelope, settleParkedCall } from './settle.ts';
 import { executeStage } from './stages/execute.ts';
 import { validateStage } from './stages/validate.ts';
-import { truncateOutput } from '../tools/truncate.ts';
 
 export type DecideOutcome = { ok: true; approval: Approval; result: ToolResult } | Extract<DecisionOutcome, { ok: false }>;
 
@@ -60,8 +62,8 @@ async function runApprovedCall(deps: DispatchDeps, approval: Approval, by: strin
     return stored ?? failureResult(call, { code: 'in_progress', message: `This call of \`${approval.tool}\` is already running.` }, startedAt);
   }
   deps.events?.({ type: 'tool_call.start', ...call, thread_id: approval.thread_id, tenant: approval.tenant, arguments: approval.arguments });
-  const { result, output } = await executeApproved(deps, approval, env, timeoutMs, startedAt);
-  await settleParkedCall(deps, approval, result, [resultEnvelope(approval, result, output)], { state: 'executing', owner });
+  const { result, output, content } = await executeApproved(deps, approval, env, timeoutMs, startedAt);
+  await settleParkedCall(deps, approval, result, [resultEnvelope(approval, result, output, content ? await auditedContent(content) : undefined)], { state: 'executing', owner });
   deps.events?.({ type: 'tool_call.end', ...call, thread_id: approval.thread_id, tenant: approval.tenant, result, output });
   deps.metrics?.observe(result);
   return result;
@@ -83,7 +85,7 @@ async function startApprovedCall(deps: DispatchDeps, approval: Approval, by: str
 }
 
 /** The execute and truncate stages for an approved call; the tool may have changed since it was parked. */
-async function executeApproved(deps: DispatchDeps, approval: Approval, env: Readonly<Record<string, string | undefined>>, timeoutMs: number, startedAt: number): Promise<{ result: ToolResult; output: string }> {
+async function executeApproved(deps: DispatchDeps, approval: Approval, env: Readonly<Record<string, string | undefined>>, timeoutMs: number, startedAt: number): Promise<{ result: ToolResult; output: string; content?: CheckedContent }> {
   const call = { call_id: approval.call_id, name: approval.tool };
   const failed = (failure: Parameters<typeof failureResult>[1]) => {
     const result = failureResult(call, failure, startedAt);
@@ -96,7 +98,5 @@ async function executeApproved(deps: DispatchDeps, approval: Approval, env: Read
   const context = { call_id: approval.call_id, thread_id: approval.thread_id, tenant: approval.tenant, principal: approval.requested_by, env };
   const executed = await executeStage(executor, validated.value, context, timeoutMs);
   if (!executed.ok) return failed(executed.failure);
-  const { text, client_call } = executed.value;
-  const { content, truncated } = truncateOutput(text, executor.definition.output);
-  return { result: { ...call, status: 'ok', is_error: false, content, truncated, ...(client_call ? { client_call } : {}), duration_ms: elapsedMs(startedAt) }, output: text };
+  return { result: okResult(call, executed.value, executor.definition.output, startedAt), output: executed.value.text, content: executed.value.content };
 }

@@ -1,4 +1,6 @@
 import type { ClientCall } from '../registry/client-call.ts';
+import type { ContentPart } from '../registry/content-parts.ts';
+import type { JsonObject } from '../registry/json.ts';
 import type { CallStatus, ErrorCode } from '../registry/errors.ts';
 
 /** A tool call in toolgate's own shape. `arguments` is an object or a JSON string. */
@@ -20,8 +22,15 @@ export interface ToolResult {
   name: string;
   status: CallStatus;
   is_error: boolean;
-  /** What the model reads: the (truncated) output, or the error message. */
+  /** What the model reads: the (truncated) output, or the error message. With content parts, their text rendering. */
   content: string;
+  /**
+   * The output as content parts (text truncated, binary parts checked and capped), present when
+   * one string cannot carry it: the tool answered an image, audio, a resource or structured content.
+   */
+  content_parts?: ContentPart[];
+  /** The tool's structured result (MCP `structuredContent`), when it gave one. */
+  structured_content?: JsonObject;
   truncated: boolean;
   error?: CallFailure;
   duration_ms: number;

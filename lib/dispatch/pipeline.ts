@@ -1,9 +1,9 @@
 import { hashJson } from '../idempotency/canonical-json.ts';
 import { requestPatternBudget } from '../patterns/index.ts';
-import { truncateOutput } from '../tools/truncate.ts';
-import { elapsedMs, failureResult, type CallFailure, type ToolCall, type ToolResult } from './call.ts';
+import { failureResult, type CallFailure, type ToolCall, type ToolResult } from './call.ts';
 import { withRequestBudgets, type CallerContext, type DispatchDeps } from './context.ts';
 import { leaseMsFor } from './lease.ts';
+import { okResult } from './ok-result.ts';
 import { requestPatternBudgetSpent } from './pattern-budget.ts';
 import { authorizeStage } from './stages/authorize.ts';
 import { beginStage, type TraceBeforeRun } from './stages/begin.ts';
@@ -110,8 +110,6 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
     const result = failureResult(call, executed.failure, startedAt);
     return { ...trace, result, output: result.content };
   }
-  const { text, client_call } = executed.value;
-  const { content, truncated } = truncateOutput(text, definition.output);
-  const result: ToolResult = { call_id: call.call_id, name: call.name, status: 'ok', is_error: false, content, truncated, ...(client_call ? { client_call } : {}), duration_ms: elapsedMs(startedAt) };
-  return { ...trace, result, output: text };
+  const result = okResult(call, executed.value, definition.output, startedAt);
+  return { ...trace, result, output: executed.value.text, ...(executed.value.content ? { output_content: executed.value.content } : {}) };
 }

@@ -1,6 +1,7 @@
 import type { EnvelopeDraft } from '../audit/envelope.ts';
 import type { Approval } from '../governance/approval.ts';
 import { completionChange, type ClaimRequest } from '../idempotency/claim.ts';
+import type { JsonObject } from '../registry/json.ts';
 import type { ToolResult } from './call.ts';
 import type { DispatchDeps } from './context.ts';
 
@@ -46,7 +47,8 @@ export function approvalEnvelope(approval: Approval, principal: string): Envelop
   };
 }
 
-export function resultEnvelope(approval: Approval, result: ToolResult, output: string): EnvelopeDraft {
+/** `content` is what audit keeps of the call's content parts (see auditedContent), when it had any. */
+export function resultEnvelope(approval: Approval, result: ToolResult, output: string, content?: JsonObject): EnvelopeDraft {
   return {
     type: 'tool.call.result',
     call_id: approval.call_id,
@@ -54,6 +56,6 @@ export function resultEnvelope(approval: Approval, result: ToolResult, output: s
     principal: approval.requested_by,
     args_hash: approval.args_hash,
     ...(approval.manifest_version ? { manifest_version: approval.manifest_version } : {}),
-    data: { status: result.status, is_error: result.is_error, truncated: result.truncated, duration_ms: result.duration_ms, output, ...(result.error ? { error: { code: result.error.code, message: result.error.message } } : {}) },
+    data: { status: result.status, is_error: result.is_error, truncated: result.truncated, duration_ms: result.duration_ms, output, ...(result.error ? { error: { code: result.error.code, message: result.error.message } } : {}), ...content },
   };
 }

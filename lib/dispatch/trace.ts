@@ -2,6 +2,7 @@ import type { ToolDefinition } from '../registry/definition.ts';
 import type { JsonObject } from '../registry/json.ts';
 import type { AuditHead } from '../stores/store.ts';
 import type { ToolResult } from './call.ts';
+import type { CheckedContent } from './content-check.ts';
 import type { HeldClaim } from './stages/claim.ts';
 
 /** What the stages learned about one call, for the record stage and the end event. */
@@ -9,6 +10,8 @@ export interface CallTrace {
   result: ToolResult;
   /** The full output (or error message), for the end event and audit. */
   output: string;
+  /** The checked content parts and structured content, untruncated, when the tool answered them (audit keeps binary parts' hash and size). */
+  output_content?: CheckedContent;
   raw_arguments: unknown;
   definition?: ToolDefinition;
   args?: JsonObject;

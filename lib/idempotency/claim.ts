@@ -2,6 +2,7 @@ import type { ToolResult } from '../dispatch/call.ts';
 import type { JsonObject } from '../registry/json.ts';
 import type { ClaimOutcome, CommitRequest, StateRecord } from '../stores/store.ts';
 import { EXECUTING, executionDeadline, isAbandonedExecution } from './execution.ts';
+import { storableResult } from './stored-result.ts';
 
 export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -71,7 +72,7 @@ export function parkedRecord(request: ClaimRequest, approvalId: string, approval
 
 /** The record change that stores the result the model saw under the claimed key (only while the lease is ours). */
 export function completionChange(request: ClaimRequest, owner: string | undefined, result: ToolResult, now: number, from: 'in_progress' | 'executing' | 'parked' = 'in_progress'): NonNullable<CommitRequest['record']> {
-  const { replayed: _replayed, ...stored } = result;
+  const { replayed: _replayed, ...stored } = storableResult(result);
   return {
     key: request.key,
     expect: { state: from, ...(owner ? { owner } : {}) },

@@ -8,7 +8,9 @@ import type { ToolResult } from '../dispatch/call.ts';
  */
 export function toCallToolResult(result: ToolResult) {
   return {
-    content: [{ type: 'text' as const, text: result.content }],
+    // Content parts as MCP content blocks (their shapes are MCP's), or the text as one block.
+    content: result.content_parts ?? [{ type: 'text' as const, text: result.content }],
+    ...(result.structured_content !== undefined ? { structuredContent: result.structured_content } : {}),
     isError: result.is_error,
     _meta: {
       'toolgate/status': result.status,

@@ -19,6 +19,8 @@ export interface ToolDefinition {
   name: string;
   description: string;
   input_schema: JsonSchema;
+  /** JSON Schema of the tool's structured content (MCP `outputSchema`), when it declares one. */
+  output_schema?: JsonSchema;
   tier: ToolTier;
   scopes: string[];
   tags: string[];

@@ -1,4 +1,5 @@
 import type { ClientCallOutput } from './client-call.ts';
+import type { ContentOutput } from './content-parts.ts';
 import type { ToolDefinition, ToolDefinitionInput } from './definition.ts';
 import { defineTool } from './definition.ts';
 import type { JsonObject, JsonValue } from './json.ts';
@@ -22,10 +23,11 @@ export interface ToolExecutionContext {
 }
 
 /**
- * An executor's answer: text for the model, JSON that is serialised for it, or a
- * ClientCallOutput when the agent's client runs the tool instead.
+ * An executor's answer: text for the model, JSON that is serialised for it, a ContentOutput
+ * (content parts: images, audio, resources, plus structured content), or a ClientCallOutput
+ * when the agent's client runs the tool instead.
  */
-export type ToolOutput = string | JsonValue | ClientCallOutput;
+export type ToolOutput = string | JsonValue | ContentOutput | ClientCallOutput;
 
 /** One tool: its definition and how to run it. */
 export interface ToolExecutor {

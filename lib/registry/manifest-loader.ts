@@ -104,6 +104,7 @@ function checkTools(tools: unknown[], options: CheckOptions): ManifestProblem[] 
     }
     problems.push(...checkExecutor(tool, name, path, options));
     if (tool.input_schema !== undefined) problems.push(...checkInputSchema(tool.input_schema, `${path}.input_schema`, options.validator));
+    if (tool.output_schema !== undefined) problems.push(...checkOutputSchema(tool.output_schema, `${path}.output_schema`, options.validator));
   });
   return problems;
 }
@@ -126,6 +127,13 @@ function checkExecutor(tool: JsonObject, name: string, path: string, options: Ch
 function checkInputSchema(schema: unknown, path: string, validator: SchemaValidator): ManifestProblem[] {
   if (!isJsonObject(schema)) return [];
   if (schema.type !== 'object') return [{ path: `${path}.type`, message: 'must be "object": tool arguments are a JSON object' }];
+  return validator.check(schema).map((p) => ({ path: joinPath(path, p.path), message: p.message }));
+}
+
+/** MCP's outputSchema describes structuredContent, which is always a JSON object. */
+function checkOutputSchema(schema: unknown, path: string, validator: SchemaValidator): ManifestProblem[] {
+  if (!isJsonObject(schema)) return [];
+  if (schema.type !== 'object') return [{ path: `${path}.type`, message: 'must be "object": structured content is a JSON object' }];
   return validator.check(schema).map((p) => ({ path: joinPath(path, p.path), message: p.message }));
 }
 

@@ -10,6 +10,7 @@ export function definitionFromManifest(entry: ManifestTool, base: ToolDefinition
     name: entry.name,
     description: entry.description ?? base?.description ?? '',
     input_schema: entry.input_schema ?? base?.input_schema ?? { type: 'object' },
+    ...(entry.output_schema ?? base?.output_schema ? { output_schema: entry.output_schema ?? base?.output_schema } : {}),
     tier: entry.tier ?? base?.tier ?? 'write',
     scopes: entry.scopes ?? base?.scopes ?? [],
     tags: entry.tags ?? base?.tags ?? [],

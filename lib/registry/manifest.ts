@@ -10,6 +10,7 @@ export interface ManifestTool {
   name: string;
   description?: string;
   input_schema?: JsonSchema;
+  output_schema?: JsonSchema;
   tier?: ToolTier;
   scopes?: string[];
   tags?: string[];

@@ -125,6 +125,7 @@ function pinOne(spec: McpImport, tool: Tool, label: string): ManifestTool {
     description: tool.description ?? tool.title ?? '',
     // A copy as it is now: a later change upstream reaches the manifest only through another import.
     input_schema: JSON.parse(JSON.stringify(tool.inputSchema)) as JsonSchema,
+    ...(tool.outputSchema ? { output_schema: JSON.parse(JSON.stringify(tool.outputSchema)) as JsonSchema } : {}),
     tier: spec.tiers?.[tool.name] ?? spec.tier ?? 'write',
     ...(spec.scopes ? { scopes: [...spec.scopes] } : {}),
     ...(spec.timeout_ms !== undefined ? { timeout_ms: spec.timeout_ms } : {}),

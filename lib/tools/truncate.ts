@@ -1,4 +1,5 @@
 import type { OutputLimits } from '../registry/definition.ts';
+import type { ContentPart } from '../registry/content-parts.ts';
 
 /** What a tool without limits of its own gets. */
 export const DEFAULT_OUTPUT_LIMITS: Required<Pick<OutputLimits, 'max_chars' | 'mode'>> = {
@@ -37,4 +38,57 @@ export function truncateOutput(output: string, limits: OutputLimits = {}): { con
   let content = truncateChars(output, maxChars, mode);
   if (limits.max_lines !== undefined) content = truncateLines(content, limits.max_lines);
   return { content, truncated: content !== output };
+}
+
+/**
+ * Per-item caps that share a budget: items that fit their fair share keep everything, the
+ * budget they leave is split evenly among the longer ones (short parts stay whole).
+ */
+export function shareBudget(sizes: number[], budget: number): number[] {
+  const caps = sizes.slice();
+  const order = sizes.map((size, i) => ({ size, i })).sort((a, b) => a.size - b.size);
+  let remaining = budget;
+  for (const [k, { size, i }] of order.entries()) {
+    const fair = Math.max(1, Math.floor(remaining / (order.length - k)));
+    caps[i] = Math.min(size, fair);
+    remaining = Math.max(0, remaining - caps[i]);
+  }
+  return caps;
+}
+
+/**
+ * The tool's limits applied to the text of content parts (text parts and embedded text
+ * resources) as one budget; images, audio and other binary parts are left alone (they are
+ * size-capped elsewhere: lib/dispatch/content-check.ts).
+ */
+export function truncateTextParts(parts: ContentPart[], limits: OutputLimits = {}): { parts: ContentPart[]; truncated: boolean } {
+  const maxChars = limits.max_chars ?? DEFAULT_OUTPUT_LIMITS.max_chars;
+  const mode = limits.mode ?? DEFAULT_OUTPUT_LIMITS.mode;
+  const slots = parts.flatMap((part, i) => (textOf(part) === undefined ? [] : [i]));
+  let texts = slots.map((i) => textOf(parts[i]!)!);
+  const charCaps = shareBudget(texts.map((t) => t.length), maxChars);
+  texts = texts.map((text, k) => truncateChars(text, charCaps[k]!, mode));
+  if (limits.max_lines !== undefined) {
+    const lineCaps = shareBudget(texts.map((t) => t.split('\n').length), limits.max_lines);
+    texts = texts.map((text, k) => truncateLines(text, lineCaps[k]!));
+  }
+  let truncated = false;
+  const out = parts.slice();
+  slots.forEach((i, k) => {
+    if (texts[k] === textOf(parts[i]!)) return;
+    truncated = true;
+    out[i] = withText(parts[i]!, texts[k]!);
+  });
+  return { parts: out, truncated };
+}
+
+function textOf(part: ContentPart): string | undefined {
+  if (part.type === 'text') return part.text;
+  if (part.type === 'resource' && 'text' in part.resource) return part.resource.text;
+  return undefined;
+}
+
+function withText(part: ContentPart, text: string): ContentPart {
+  if (part.type === 'resource' && 'text' in part.resource) return { ...part, resource: { ...part.resource, text } };
+  return { type: 'text', text };
 }

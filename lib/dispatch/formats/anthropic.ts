@@ -1,8 +1,9 @@
+import { anthropicToolResultContent } from './anthropic-content.ts';
 import { asRecord, requireArray, requireString, type ProviderFormat } from './provider-format.ts';
 
 /**
  * Messages API: `tool_use` blocks from `content` (or `message.content`) in; one user message
- * holding a `tool_result` block per result out.
+ * holding a `tool_result` block per result out (image and PDF parts as image and document blocks).
  */
 export const anthropicFormat: ProviderFormat = {
   readCalls(body) {
@@ -17,7 +18,7 @@ export const anthropicFormat: ProviderFormat = {
     return [
       {
         role: 'user',
-        content: results.map((r) => ({ type: 'tool_result', tool_use_id: r.call_id, content: r.content, is_error: r.is_error })),
+        content: results.map((r) => ({ type: 'tool_result', tool_use_id: r.call_id, content: anthropicToolResultContent(r), is_error: r.is_error })),
       },
     ];
   },

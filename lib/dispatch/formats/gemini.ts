@@ -1,5 +1,6 @@
 import { canonicalJson, sha256Hex } from '../../idempotency/canonical-json.ts';
 import type { ToolCall } from '../call.ts';
+import { textWithNotes } from './content-render.ts';
 import { asRecord, requireArray, requireString, type ProviderFormat } from './provider-format.ts';
 
 /** Gemini often sends no call id: derive one from the thread, position, name and arguments, so a retry gets the same id. */
@@ -36,7 +37,7 @@ export const geminiFormat: ProviderFormat = {
           functionResponse: {
             ...(generated.has(r.call_id) ? {} : { id: r.call_id }),
             name: r.name,
-            response: r.is_error ? { error: { code: r.status, message: r.content } } : { output: r.content },
+            response: r.is_error ? { error: { code: r.status, message: r.content } } : { output: textWithNotes(r, 'function responses carry text only here') },
           },
         })),
       },

@@ -1,8 +1,9 @@
+import { textWithNotes } from './content-render.ts';
 import { asRecord, requireArray, requireString, type ProviderFormat } from './provider-format.ts';
 
 /**
  * Chat Completions: `tool_calls` (or `message.tool_calls`) with JSON-string arguments in;
- * one `role: "tool"` message per result out.
+ * one `role: "tool"` message per result out (text only: a binary part becomes a note).
  */
 export const openaiFormat: ProviderFormat = {
   readCalls(body) {
@@ -14,6 +15,6 @@ export const openaiFormat: ProviderFormat = {
     });
   },
   writeResults(results) {
-    return results.map((r) => ({ role: 'tool', tool_call_id: r.call_id, content: r.content }));
+    return results.map((r) => ({ role: 'tool', tool_call_id: r.call_id, content: textWithNotes(r, 'chat-completions tool messages carry text only') }));
   },
 };

@@ -1,19 +1,31 @@
 import { ClientCallOutput, clientCallInstruction, type ClientCall } from '../../registry/client-call.ts';
+import { ContentOutput } from '../../registry/content-parts.ts';
+import { contentText } from '../../registry/content-text.ts';
 import { ToolError } from '../../registry/errors.ts';
+import { checkContent, type CheckedContent } from '../content-check.ts';
 import type { ToolExecutionContext, ToolExecutor, ToolOutput } from '../../registry/executor.ts';
 import type { JsonObject } from '../../registry/json.ts';
 import { fail, pass, type StageResult } from './stage.ts';
 
 class TimeoutSignal extends Error {}
 
-/** What a call produced: the text for the model, and the call itself when the client is to run it. */
+/**
+ * What a call produced: the full text for the model (with content parts, their text rendering),
+ * the checked content parts when the tool answered them, and the call itself when the client is
+ * to run it.
+ */
 export interface ExecutedOutput {
   text: string;
+  content?: CheckedContent;
   client_call?: ClientCall;
 }
 
 function executedOutput(output: ToolOutput | undefined): ExecutedOutput {
   if (output instanceof ClientCallOutput) return { text: clientCallInstruction(output.client_call.name), client_call: output.client_call };
+  if (output instanceof ContentOutput) {
+    const content = checkContent(output);
+    return { text: contentText(content.parts, content.structured), content };
+  }
   if (output === undefined) return { text: '' };
   return { text: typeof output === 'string' ? output : JSON.stringify(output) };
 }

@@ -47,5 +47,6 @@ function auditRecordOf(caller: CallerContext, trace: CallTrace): CallRecord {
       ...(result.error ? { error: { code: result.error.code, message: result.error.message } } : {}),
     },
     output: trace.output,
+    ...(trace.output_content ? { output_content: trace.output_content } : {}),
   };
 }

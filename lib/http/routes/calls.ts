@@ -1,5 +1,7 @@
 import { Hono } from 'hono';
 import { failureResult, type ToolResult } from '../../dispatch/call.ts';
+import { recordClientResult } from '../../dispatch/client-result.ts';
+import { CALL_FORMATS, isCallFormat, PROVIDER_FORMATS } from '../../dispatch/formats/index.ts';
 import { settleAbandonedCall } from '../../dispatch/indeterminate.ts';
 import { parkedCallFailure } from '../../dispatch/parked-call.ts';
 import { isAbandonedExecution } from '../../idempotency/execution.ts';
@@ -7,7 +9,7 @@ import { idempotencyKeyFor } from '../../idempotency/keys.ts';
 import type { Store } from '../../stores/store.ts';
 import { deferFor } from '../defer.ts';
 import type { GatewayEnv } from '../env.ts';
-import { errorResponse } from '../errors.ts';
+import { errorResponse, readJsonObject } from '../errors.ts';
 import { CALL_ID, THREAD_ID } from '../identifiers.ts';
 import { identifierParam, identifierQuery, secondsQuery } from '../params.ts';
 
@@ -41,6 +43,26 @@ export function callRoutes(store: Store) {
       if (settled || Date.now() + POLL_MS > deadline) return c.json({ call_id, thread_id, status: result.status, result });
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
+  });
+  /**
+   * POST /v1/calls/:call_id/result: a client tool's output, from the client that ran it:
+   * `{thread_id, content: [...], structuredContent?, isError?, format?}` (MCP's CallToolResult
+   * plus the thread, and a provider format to get the messages to append).
+   */
+  routes.post('/:call_id/result', async (c) => {
+    const call_id = identifierParam(c, 'call_id', CALL_ID, 'call id');
+    const read = await readJsonObject(c);
+    if (!read.ok) return read.response;
+    const { thread_id, format } = read.body;
+    if (typeof thread_id !== 'string' || !THREAD_ID.pattern.test(thread_id)) return errorResponse(c, 400, 'invalid_request', `thread_id is required: ${THREAD_ID.describe}`);
+    if (format !== undefined && format !== 'toolgate' && !isCallFormat(format)) return errorResponse(c, 400, 'invalid_request', `format must be one of toolgate, ${CALL_FORMATS.join(', ')} (got ${JSON.stringify(format)})`);
+    const principal = c.get('principal');
+    const caller = { tenant: principal.tenant, thread_id, principal: principal.principal, scopes: new Set(principal.scopes) };
+    const outcome = await recordClientResult(c.get('runtime').deps, caller, call_id, read.body);
+    if (!outcome.ok) return errorResponse(c, outcome.status, outcome.code, outcome.message);
+    const { result } = outcome;
+    const messages = isCallFormat(format) ? PROVIDER_FORMATS[format].writeResults([result], [{ call_id, name: result.name }]) : undefined;
+    return c.json({ call_id, thread_id, status: result.status, result, ...(messages ? { messages } : {}) });
   });
   return routes;
 }

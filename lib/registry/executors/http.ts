@@ -1,6 +1,9 @@
 import { resolveSecret, SECRET_REFERENCE, type ResolveSecret } from '../../crypto/secrets.ts';
 import { signBody } from '../../crypto/signed-request.ts';
 import { egressRefusal, type Fetch } from '../../egress/fetch.ts';
+import type { ContentOutput } from '../content-parts.ts';
+import { ContentShapeError, readToolResultBody, type ReadToolResult } from '../content-read.ts';
+import { errorText } from '../content-text.ts';
 import type { ToolDefinition } from '../definition.ts';
 import { ToolError } from '../errors.ts';
 import type { ToolExecutionContext, ToolExecutor, ToolOutput } from '../executor.ts';
@@ -31,7 +34,8 @@ const ERROR_BODY_CHARS = 500;
 /**
  * A tenant's own tool behind an HTTPS endpoint. toolgate POSTs
  * `{tool, arguments, call_id, thread_id, tenant}` signed with HMAC-SHA256 over
- * `timestamp + "." + body`; a 2xx JSON or text answer is the result.
+ * `timestamp + "." + body`; a 2xx JSON or text answer is the result, and an answer of type
+ * CONTENT_PARTS_MEDIA_TYPE is content parts (images, audio, resources, structured content).
  */
 export class HttpToolExecutor implements ToolExecutor {
   readonly name: string;
@@ -68,14 +72,42 @@ export class HttpToolExecutor implements ToolExecutor {
       const redirect = response.status >= 300 && response.status < 400 ? ` (a redirect${redirectTarget(response)}, which toolgate does not follow)` : '';
       throw new ToolError('error', `Tool \`${this.name}\` answered HTTP ${response.status}${redirect}${excerpt ? `: ${excerpt}` : ''}`, { status: response.status });
     }
-    if (!(response.headers.get('content-type') ?? '').includes('json')) return text;
+    const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    if (mediaType === CONTENT_PARTS_MEDIA_TYPE) return this.#contentParts(text);
+    if (!mediaType.includes('json')) return text;
     try {
       return JSON.parse(text) as ToolOutput;
     } catch {
       return text;
     }
   }
+
+  /** A body that says it is content parts must be exactly that: a bad one is an error result naming the field. */
+  #contentParts(text: string): ContentOutput {
+    const refuse = (problem: string) => new ToolError('error', `Tool \`${this.name}\` answered ${CONTENT_PARTS_MEDIA_TYPE} that toolgate cannot read: ${problem}. The tool's endpoint must answer {"content": [...], "structuredContent"?, "isError"?} (MCP's CallToolResult).`);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw refuse('the body is not JSON');
+    }
+    let read: ReadToolResult;
+    try {
+      read = readToolResultBody(body);
+    } catch (error) {
+      if (error instanceof ContentShapeError) throw refuse(error.message);
+      throw error;
+    }
+    if (read.isError) throw new ToolError('error', errorText(read.output.content, read.output.structured) || `Tool \`${this.name}\` reported an error without a message`);
+    return read.output;
+  }
 }
+
+/**
+ * The media type an http tool answers with to return content parts: the body is an MCP
+ * CallToolResult, `{"content": [...], "structuredContent"?: {...}, "isError"?: bool}`.
+ */
+export const CONTENT_PARTS_MEDIA_TYPE = 'application/vnd.toolgate.tool-result+json';
 
 function redirectTarget(response: Response): string {
   const location = response.headers.get('location');

@@ -1,6 +1,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolveSecret } from '../../crypto/secrets.ts';
 import type { Fetch } from '../../egress/fetch.ts';
+import type { ContentOutput } from '../content-parts.ts';
+import { ContentShapeError } from '../content-read.ts';
+import { errorText } from '../content-text.ts';
 import type { ToolDefinition } from '../definition.ts';
 import { ToolError } from '../errors.ts';
 import type { ToolExecutionContext, ToolExecutor, ToolOutput } from '../executor.ts';
@@ -11,7 +14,7 @@ import { confinedAccess } from './confined.ts';
 import type { ExecutorKind } from './kind.ts';
 import { sharedMcpSessionPool, type McpSessionPool, type PooledSession } from './mcp-session-pool.ts';
 import { checkMcpExecutor } from './mcp-check.ts';
-import { mcpResultText } from './mcp-result.ts';
+import { mcpResultOutput } from './mcp-result.ts';
 
 export interface McpExecutorConfig {
   /** The upstream's Streamable HTTP endpoint. */
@@ -62,9 +65,19 @@ export class McpToolExecutor implements ToolExecutor {
 
   async execute(args: JsonObject, context: ToolExecutionContext): Promise<ToolOutput> {
     const result = await this.#callUpstream(args, context);
-    const text = mcpResultText(result);
-    if (result.isError) throw new ToolError('error', text || `upstream tool "${this.#config.tool}" at ${this.#config.url} reported an error without a message`, { upstream: this.#config.url });
-    return text;
+    let output: ContentOutput;
+    try {
+      output = mcpResultOutput(result);
+    } catch (error) {
+      if (!(error instanceof ContentShapeError)) throw error;
+      throw new ToolError('error', `upstream tool "${this.#config.tool}" at ${this.#config.url} answered a result toolgate cannot read: ${error.message}`, { upstream: this.#config.url });
+    }
+    if (result.isError) {
+      const text = errorText(output.content, output.structured);
+      throw new ToolError('error', text || `upstream tool "${this.#config.tool}" at ${this.#config.url} reported an error without a message`, { upstream: this.#config.url });
+    }
+    // The blocks and structured content as they came: the execute stage checks and caps them.
+    return output;
   }
 
   async #callUpstream(args: JsonObject, context: ToolExecutionContext): Promise<CallToolResult> {

@@ -6,6 +6,8 @@ export function toMcpTools(definitions: ToolDefinition[]) {
     name: d.name,
     description: d.description,
     inputSchema: d.input_schema,
+    // Clients check structured content against it (MCP: a tool with an outputSchema answers structuredContent).
+    ...(d.output_schema !== undefined ? { outputSchema: d.output_schema } : {}),
     annotations: {
       readOnlyHint: d.tier === 'read',
       destructiveHint: d.tier !== 'read',
