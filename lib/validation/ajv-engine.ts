@@ -2,7 +2,6 @@ import { Ajv } from 'ajv/dist/ajv.js';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import draft06MetaSchema from 'ajv/dist/refs/json-schema-draft-06.json' with { type: 'json' };
-import formatsPlugin from 'ajv-formats';
 import type { JsonSchema } from '../registry/json.ts';
 import { foldedAjvErrors } from './ajv-folding.ts';
 import { linearRegExpEngine, withinPatternBudget } from './linear-patterns.ts';
@@ -10,17 +9,12 @@ import { allowedPropertiesHint, describeViolation, type RawViolation } from './m
 import { DRAFT_URIS, draftOf, draftToCompile, type SchemaDraft } from './schema-drafts.ts';
 import { assertSchemaLintClean, lintSchema } from './schema-lint.ts';
 import { useLinearUniqueItems } from './unique-items.ts';
-import { isUrl } from './url-format.ts';
+import { STRING_FORMATS } from './formats.ts';
 import { finishViolations, tooManyProblems } from './violations.ts';
 import { InvalidSchemaError, type CompiledSchema, type EngineOptions, type SchemaValidator, type ValidationOutcome } from './validator.ts';
 
-// ajv-formats is CommonJS: depending on the loader the plugin is the module or its default.
 /** Any of ajv's classes: they share the core's API. */
 export type AjvCore = Ajv | Ajv2019 | Ajv2020;
-
-type FormatsPlugin = (ajv: AjvCore) => AjvCore;
-const addFormats = ((formatsPlugin as unknown as { default?: FormatsPlugin }).default ??
-  formatsPlugin) as unknown as FormatsPlugin;
 
 /** ajv's keyword names where they differ from the eval-free engine's, so both report alike. */
 function keywordOf(error: ErrorObject): string {
@@ -78,7 +72,7 @@ function newAjv(family: AjvFamily): AjvCore {
 function registerSchemas(ajv: AjvCore, family: AjvFamily, options: EngineOptions): void {
   for (const { uri, schema } of options.schemas ?? []) {
     const declares = typeof schema === 'object' && schema.$schema !== undefined;
-    const draft = draftToCompile(schema);
+    const draft = draftOf(schema);
     if (declares && (draft === undefined || familyOf(draft) !== family)) continue;
     try {
       ajv.addSchema(schema as object, uri);
@@ -96,8 +90,8 @@ interface AjvInstance {
 
 function newInstance(family: AjvFamily, options: EngineOptions, knownUris: readonly string[]): AjvInstance {
   const ajv = newAjv(family);
-  addFormats(ajv);
-  ajv.addFormat('url', isUrl);
+  // The eval-free engine's checks, so both engines accept and refuse the same strings.
+  for (const [name, check] of Object.entries(STRING_FORMATS)) ajv.addFormat(name, check);
   useLinearUniqueItems(ajv);
   registerSchemas(ajv, family, options);
   return { ajv, reserved: new Set([...Object.keys(ajv.schemas), ...Object.keys(ajv.refs), ...knownUris]) };
@@ -166,12 +160,12 @@ export function createAjvValidator(options: EngineOptions = {}): SchemaValidator
     engine: 'ajv',
     // The lint, not ajv's meta-schema: compiling the draft 2020-12 meta-schema costs ~80 ms on a
     // cold start, and the same checks on both engines give the same problems everywhere.
-    check: (schema: JsonSchema) => lintSchema(schema, { knownUris }),
+    check: (schema: JsonSchema) => lintSchema(schema, { knownUris, defaultDraft: options.defaultDraft }),
     compile(schema: JsonSchema): CompiledSchema {
       // The same lint as the eval-free engine, so a schema is refused (with the same paths)
       // whichever engine the runtime picked; it also refuses a `$schema` naming no known draft.
-      if (options.lint !== false) assertSchemaLintClean(schema, { knownUris });
-      const draft = draftToCompile(schema);
+      if (options.lint !== false) assertSchemaLintClean(schema, { knownUris, defaultDraft: options.defaultDraft });
+      const draft = draftToCompile(schema, options.defaultDraft);
           const { ajv, reserved } = instanceFor(familyOf(draft));
       let validate: ValidateFunction;
       try {

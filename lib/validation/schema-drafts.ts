@@ -40,9 +40,9 @@ function declared(schema: unknown): unknown {
  * The draft a schema's root declares, DEFAULT_DRAFT when it declares none, or undefined when its
  * `$schema` is not one of the supported drafts (`schemaDraftProblem` says why).
  */
-export function draftOf(schema: unknown): SchemaDraft | undefined {
+export function draftOf(schema: unknown, defaultDraft: SchemaDraft = DEFAULT_DRAFT): SchemaDraft | undefined {
   const uri = declared(schema);
-  if (uri === undefined) return DEFAULT_DRAFT;
+  if (uri === undefined) return defaultDraft;
   return typeof uri === 'string' ? BY_URI.get(normalized(uri)) : undefined;
 }
 
@@ -65,8 +65,8 @@ export const hasTupleItems = (draft: SchemaDraft) => draft !== '2020-12';
  * The draft to validate a schema by, for an engine about to compile it. The lint reports an
  * unknown `$schema` at publish; this refuses it again for a schema stored before that check.
  */
-export function draftToCompile(schema: unknown): SchemaDraft {
-  const draft = draftOf(schema);
+export function draftToCompile(schema: unknown, defaultDraft?: SchemaDraft): SchemaDraft {
+  const draft = draftOf(schema, defaultDraft);
   if (draft === undefined) throw new InvalidSchemaError(`$schema: ${schemaDraftProblem(declared(schema))}`);
   return draft;
 }

@@ -1,7 +1,7 @@
 import { checkPattern } from '../patterns/index.ts';
 import { valueAt } from './json-pointer.ts';
 import { schemaCostProblem } from './schema-cost.ts';
-import { DEFAULT_DRAFT, draftOf, hasTupleItems, schemaDraftProblem } from './schema-drafts.ts';
+import { DEFAULT_DRAFT, draftOf, hasTupleItems, schemaDraftProblem, type SchemaDraft } from './schema-drafts.ts';
 import { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS } from './subschemas.ts';
 import { InvalidSchemaError } from './validator.ts';
 
@@ -35,6 +35,8 @@ function patternProblem(source: unknown): string | undefined {
 export interface LintOptions {
   /** Absolute URIs of documents registered with the engine: `$ref`s into them resolve too. */
   knownUris?: readonly string[];
+  /** The draft of a schema without `$schema` (EngineOptions.defaultDraft; 2020-12). */
+  defaultDraft?: SchemaDraft;
 }
 
 /**
@@ -78,7 +80,7 @@ export function lintSchema(root: unknown, options: LintOptions = {}): SchemaProb
   const problem = (path: string, message: string) => problems.push({ path, message });
   let anchors: Set<string> | undefined;
   const knownAnchors = () => (anchors ??= anchorsOf(root));
-  const draft = draftOf(root);
+  const draft = draftOf(root, options.defaultDraft);
   // Walked by its draft where known; an unknown one is reported below, and walked as the default.
   const tuples = hasTupleItems(draft ?? DEFAULT_DRAFT);
   const visitList = (list: unknown, path: string) => {
@@ -132,7 +134,7 @@ export function lintSchema(root: unknown, options: LintOptions = {}): SchemaProb
     if ('multipleOf' in s && !(typeof s.multipleOf === 'number' && s.multipleOf > 0)) problem(join(path, 'multipleOf'), 'must be a number greater than 0');
     if ('$schema' in s) {
       // Engines read the draft at the root only: a subschema cannot switch to another one.
-      const issue = path === '' ? schemaDraftProblem(s.$schema) : draftOf({ $schema: s.$schema }) === draft ? undefined : 'a subschema cannot declare another draft than the schema\'s root: remove this $schema (the whole schema is validated by the root\'s)';
+      const issue = path === '' ? schemaDraftProblem(s.$schema) : draftOf({ $schema: s.$schema }, options.defaultDraft) === draft ? undefined : 'a subschema cannot declare another draft than the schema\'s root: remove this $schema (the whole schema is validated by the root\'s)';
       if (issue) problem(join(path, '$schema'), issue);
     }
     if (Array.isArray(s.items) && !tuples) problem(join(path, 'items'), 'must be a JSON Schema (an object or a boolean); for a tuple use prefixItems, as draft 2020-12 does (an array of schemas here is draft-07 and 2019-09 syntax)');
