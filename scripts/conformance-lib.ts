@@ -225,4 +225,4 @@ export function disagreements(suite: readonly SuiteFile[], a: EngineReport, b: E
   return found;
 }
 
-export const corpusExists = (root: string = corpusRoot) => existsSync(join(root, 'tests', DRAFT_2020_12.folder));
+export const corpusExists = (folder: string = DRAFT_2020_12.folder, root: string = corpusRoot) => existsSync(join(root, 'tests', folder));
