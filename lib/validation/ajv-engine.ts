@@ -1,19 +1,20 @@
+import { Ajv } from 'ajv/dist/ajv.js';
+import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import formatsPlugin from 'ajv-formats';
+import draft06MetaSchema from 'ajv/dist/refs/json-schema-draft-06.json' with { type: 'json' };
 import type { JsonSchema } from '../registry/json.ts';
 import { foldedAjvErrors } from './ajv-folding.ts';
 import { linearRegExpEngine, withinPatternBudget } from './linear-patterns.ts';
 import { allowedPropertiesHint, describeViolation, type RawViolation } from './messages.ts';
+import { DRAFT_URIS, draftOf, draftToCompile, type SchemaDraft } from './schema-drafts.ts';
 import { assertSchemaLintClean, lintSchema } from './schema-lint.ts';
 import { useLinearUniqueItems } from './unique-items.ts';
-import { isUrl } from './url-format.ts';
+import { STRING_FORMATS } from './formats.ts';
 import { finishViolations, tooManyProblems } from './violations.ts';
 import { InvalidSchemaError, type CompiledSchema, type EngineOptions, type SchemaValidator, type ValidationOutcome } from './validator.ts';
 
-// ajv-formats is CommonJS: depending on the loader the plugin is the module or its default.
-type FormatsPlugin = (ajv: Ajv2020) => Ajv2020;
-const addFormats = ((formatsPlugin as unknown as { default?: FormatsPlugin }).default ??
-  formatsPlugin) as unknown as FormatsPlugin;
+/** Any of ajv's classes: they share the core's API. */
+export type AjvCore = Ajv | Ajv2019 | Ajv2020;
 
 /** ajv's keyword names where they differ from the eval-free engine's, so both report alike. */
 function keywordOf(error: ErrorObject): string {
@@ -41,14 +42,68 @@ function toRawViolation(error: ErrorObject): RawViolation {
   };
 }
 
-function registerSchemas(ajv: Ajv2020, options: EngineOptions): void {
+/**
+ * ajv's vocabulary is per class, not per `$schema`: one instance per class, each knowing its
+ * drafts' meta-schemas. Draft-06 is draft-07 without if/then/else, so the draft-07 class serves
+ * both (with the draft-06 meta-schema added).
+ */
+type AjvFamily = 'draft-07' | '2019-09' | '2020-12';
+const familyOf = (draft: SchemaDraft): AjvFamily => (draft === 'draft-06' ? 'draft-07' : draft);
+
+// verbose: errors carry the schema value and the data, which the messages quote.
+// ownProperties: without it an argument named "constructor" or "toString" counts as present
+// (inherited from Object.prototype), unlike in the eval-free engine and JSON Schema.
+// code.regExp: patterns run on the linear-time matcher, so no argument can stall the process.
+const AJV_OPTIONS = { allErrors: true, verbose: true, strict: false, logger: false as const, ownProperties: true, code: { regExp: linearRegExpEngine } };
+
+function newAjv(family: AjvFamily): AjvCore {
+  if (family === '2020-12') return new Ajv2020(AJV_OPTIONS);
+  if (family === '2019-09') return new Ajv2019(AJV_OPTIONS);
+  // Before 2019-09 a `$ref` replaces its schema: the keywords beside it are ignored.
+  const ajv = new Ajv({ ...AJV_OPTIONS, ignoreKeywordsWithRef: true });
+  ajv.addMetaSchema(draft06MetaSchema);
+  return ajv;
+}
+
+/**
+ * Registered documents go to the instances of their own draft; one that declares none, to
+ * every instance (a shared definition serves schemas of any draft).
+ */
+function registerSchemas(ajv: AjvCore, family: AjvFamily, options: EngineOptions): void {
   for (const { uri, schema } of options.schemas ?? []) {
+    const declares = typeof schema === 'object' && schema.$schema !== undefined;
+    const draft = draftOf(schema);
+    if (declares && (draft === undefined || familyOf(draft) !== family)) continue;
     try {
       ajv.addSchema(schema as object, uri);
     } catch (error) {
       throw new InvalidSchemaError(`${uri}: ${(error as Error).message}`);
     }
   }
+}
+
+/** One ajv instance of a family, set up as every validation needs it, and the keys no tenant schema may take. */
+interface AjvInstance {
+  ajv: AjvCore;
+  reserved: ReadonlySet<string>;
+}
+
+function newInstance(family: AjvFamily, options: EngineOptions, knownUris: readonly string[]): AjvInstance {
+  const ajv = newAjv(family);
+  // The eval-free engine's checks, so both engines accept and refuse the same strings.
+  for (const [name, check] of Object.entries(STRING_FORMATS)) ajv.addFormat(name, check);
+  useLinearUniqueItems(ajv);
+  registerSchemas(ajv, family, options);
+  return { ajv, reserved: new Set([...Object.keys(ajv.schemas), ...Object.keys(ajv.refs), ...knownUris]) };
+}
+
+/**
+ * The schema as ajv looks its `$schema` up: spelled as ajv registered the meta-schema (a copy of
+ * the root when it was spelled otherwise, e.g. https for draft-07, or 2020-12 with a "#").
+ */
+function withCanonicalSchemaUri(schema: JsonSchema, draft: SchemaDraft): JsonSchema {
+  if (typeof schema !== 'object' || schema.$schema === undefined || schema.$schema === DRAFT_URIS[draft]) return schema;
+  return { ...schema, $schema: DRAFT_URIS[draft] };
 }
 
 /**
@@ -58,7 +113,7 @@ function registerSchemas(ajv: Ajv2020, options: EngineOptions): void {
  * or a registered document: one tenant's schema must not unseat what every tenant relies on,
  * so a clash with those stays an error.
  */
-function forgetEarlierCopy(ajv: Ajv2020, schema: JsonSchema, reserved: ReadonlySet<string>): void {
+function forgetEarlierCopy(ajv: AjvCore, schema: JsonSchema, reserved: ReadonlySet<string>): void {
   const id = typeof schema === 'object' ? schema.$id : undefined;
   if (typeof id !== 'string') return;
   const key = id.replace(/#$/, '');
@@ -93,30 +148,29 @@ function validateWith(validate: ValidateFunction, schema: JsonSchema, data: unkn
 
 /** The compiled engine: fast, but needs code generation (refused on Cloudflare Workers). */
 export function createAjvValidator(options: EngineOptions = {}): SchemaValidator {
-  // verbose: errors carry the schema value and the data, which the messages quote.
-  // ownProperties: without it an argument named "constructor" or "toString" counts as present
-  // (inherited from Object.prototype), unlike in the eval-free engine and JSON Schema.
-  // code.regExp: patterns run on the linear-time matcher, so no argument can stall the process.
-  const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: false, logger: false, ownProperties: true, code: { regExp: linearRegExpEngine } });
-  addFormats(ajv);
-  ajv.addFormat('url', isUrl);
-  useLinearUniqueItems(ajv);
-  registerSchemas(ajv, options);
   const knownUris = (options.schemas ?? []).map((s) => s.uri);
-  const reserved = new Set([...Object.keys(ajv.schemas), ...Object.keys(ajv.refs), ...knownUris]);
+  // Made on first use: most gateways only ever meet one or two drafts.
+  const instances = new Map<AjvFamily, AjvInstance>();
+  const instanceFor = (family: AjvFamily) => {
+    let instance = instances.get(family);
+    if (!instance) instances.set(family, (instance = newInstance(family, options, knownUris)));
+    return instance;
+  };
   return {
     engine: 'ajv',
     // The lint, not ajv's meta-schema: compiling the draft 2020-12 meta-schema costs ~80 ms on a
     // cold start, and the same checks on both engines give the same problems everywhere.
-    check: (schema: JsonSchema) => lintSchema(schema, { knownUris }),
+    check: (schema: JsonSchema) => lintSchema(schema, { knownUris, defaultDraft: options.defaultDraft }),
     compile(schema: JsonSchema): CompiledSchema {
       // The same lint as the eval-free engine, so a schema is refused (with the same paths)
-      // whichever engine the runtime picked.
-      if (options.lint !== false) assertSchemaLintClean(schema, { knownUris });
+      // whichever engine the runtime picked; it also refuses a `$schema` naming no known draft.
+      if (options.lint !== false) assertSchemaLintClean(schema, { knownUris, defaultDraft: options.defaultDraft });
+      const draft = draftToCompile(schema, options.defaultDraft);
+          const { ajv, reserved } = instanceFor(familyOf(draft));
       let validate: ValidateFunction;
       try {
         forgetEarlierCopy(ajv, schema, reserved);
-        validate = ajv.compile(schema as object | boolean as never);
+        validate = ajv.compile(withCanonicalSchemaUri(schema, draft) as object | boolean as never);
       } catch (error) {
         throw new InvalidSchemaError((error as Error).message);
       }

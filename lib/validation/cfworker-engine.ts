@@ -1,25 +1,28 @@
-import { format, Validator, type OutputUnit, type Schema } from '@cfworker/json-schema';
+import { Validator, type OutputUnit, type Schema, type SchemaDraft as LibraryDraft } from '@cfworker/json-schema';
 import type { JsonSchema } from '../registry/json.ts';
 import { foldedUnits, toRawViolation, unitLocations, type Documents, type UnitContext } from './cfworker-units.ts';
 import { schemaValueAt } from './json-pointer.ts';
 import { withinPatternBudget, withLinearRegExp } from './linear-patterns.ts';
 import { allowedPropertiesHint, describeViolation } from './messages.ts';
+import { draftView } from './draft-view.ts';
+// The format checks both engines share (amends the library's table, which every Validator reads).
+import './formats.ts';
+import { draftToCompile, type SchemaDraft } from './schema-drafts.ts';
 import { assertSchemaLintClean, lintSchema } from './schema-lint.ts';
 import { finishViolations, REJECTING_KEYWORDS, tooManyProblems, type RawReport } from './violations.ts';
-import { isUrl } from './url-format.ts';
 import { InvalidSchemaError, type CompiledSchema, type EngineOptions, type SchemaValidator } from './validator.ts';
 
-// The library's own `url` check backtracks exponentially (url-format.ts); its format table is
-// module state, shared by every Validator, so this replaces it for all of them.
-format.url = isUrl;
+/** The library's name for a draft: it has no draft-06 mode, and draft-07's rules are draft-06's plus if/then/else. */
+const LIBRARY_DRAFTS: Readonly<Record<SchemaDraft, LibraryDraft>> = { 'draft-06': '7', 'draft-07': '7', '2019-09': '2019-09', '2020-12': '2020-12' };
 
 /**
  * @cfworker/json-schema resolves refs when validating; a bad document shows up here or not at all.
  * `shortCircuit` stops at the first failure of each keyword (what the library calls it).
  */
 function buildValidator(schema: JsonSchema, options: EngineOptions, shortCircuit = false): Validator {
+  const draft = draftToCompile(schema, options.defaultDraft);
   try {
-    const validator = new Validator(schema as Schema | boolean, '2020-12', shortCircuit);
+    const validator = new Validator(draftView(schema, draft) as Schema | boolean, LIBRARY_DRAFTS[draft], shortCircuit);
     for (const resource of options.schemas ?? []) validator.addSchema(resource.schema as Schema, resource.uri);
     return validator;
   } catch (error) {
@@ -82,11 +85,11 @@ export function createCfworkerValidator(options: EngineOptions = {}): SchemaVali
   const documents: Documents = new Map((options.schemas ?? []).map((s) => [s.uri, s.schema]));
   return {
     engine: 'cfworker',
-    check: (schema: JsonSchema) => lintSchema(schema, { knownUris }),
+    check: (schema: JsonSchema) => lintSchema(schema, { knownUris, defaultDraft: options.defaultDraft }),
     compile(schema: JsonSchema): CompiledSchema {
       // Without the lint this engine would accept a broken schema silently (or throw while
       // validating an unresolvable $ref), so it is on unless a measuring harness turns it off.
-      if (options.lint !== false) assertSchemaLintClean(schema, { knownUris });
+      if (options.lint !== false) assertSchemaLintClean(schema, { knownUris, defaultDraft: options.defaultDraft });
       const validator = buildValidator(schema, options);
       let firstProblems: Validator | undefined;
       return (data) => withinPatternBudget(() => {

@@ -11,7 +11,7 @@ import { pointerSegments } from './json-pointer.ts';
 export const MAX_SCHEMA_APPLICATIONS = 1_000;
 
 /**
- * The most property names (`properties` and `dependentRequired` keys) one tool schema may hold,
+ * The most property names (`properties`, `dependentRequired` and `dependencies` keys) one tool schema may hold,
  * over all its subschemas: ajv writes code for each, so 20,000 took 3 s to compile on the tool's
  * first call after every publish, and at every object value both engines go through them all.
  */
@@ -55,7 +55,7 @@ export interface SchemaCostProblem {
 /** One subschema, with the subschemas it applies: at the same place, or to parts of the value. */
 interface SchemaNode {
   path: string;
-  /** allOf, anyOf, oneOf, not, if/then/else, dependentSchemas, $ref: the same value again. */
+  /** allOf, anyOf, oneOf, not, if/then/else, dependentSchemas, dependencies (schema form), $ref: the same value again. */
   inPlace: SchemaNode[];
   /** properties: each applies to a different property, so at most one of them per property. */
   eachProperty: SchemaNode[];
@@ -141,7 +141,7 @@ class SchemaGraph {
   }
 
   readonly #unlinked: Array<{ node: SchemaNode; schema: Record<string, unknown> }> = [];
-  /** `properties` and `dependentRequired` names over every subschema linked so far. */
+  /** `properties`, `dependentRequired` and `dependencies` names over every subschema linked so far. */
   propertyNames = 0;
 
   /** The node of a subschema, with its edges (built breadth-first, not recursively: the document may be deep). */
@@ -178,7 +178,7 @@ class SchemaGraph {
       for (const name in value) if (Object.hasOwn(value, name) && isSchema(value[name])) addEdge(node, kind, this.#nodeOf(value[name], join(at, name)));
     };
     if (this.#weighKeywords) node.weight = keywordWeight(s);
-    this.propertyNames += sizeOf(s.properties) + sizeOf(s.dependentRequired);
+    this.propertyNames += sizeOf(s.properties) + sizeOf(s.dependentRequired) + sizeOf(s.dependencies);
     node.readsWhole = readsWholeValue(s);
     for (const key of IN_PLACE) one(key, 'inPlace');
     for (const key of IN_PLACE_LISTS) list(key, 'inPlace');
@@ -255,8 +255,10 @@ const sizeOf = (value: unknown) => (Array.isArray(value) ? value.length : isReco
  */
 function keywordWeight(s: Record<string, unknown>): number {
   let weight = 1 + sizeOf(s.enum) + sizeOf(s.properties) + sizeOf(s.required);
-  const dependent = s.dependentRequired;
-  if (isRecord(dependent)) for (const name in dependent) if (Object.hasOwn(dependent, name)) weight += 1 + sizeOf(dependent[name]);
+  // `dependencies` (draft-07) holds lists of names as `dependentRequired` does, or subschemas (in-place edges).
+  for (const dependent of [s.dependentRequired, s.dependencies]) {
+    if (isRecord(dependent)) for (const name in dependent) if (Object.hasOwn(dependent, name)) weight += 1 + (Array.isArray(dependent[name]) ? sizeOf(dependent[name]) : 0);
+  }
   return weight;
 }
 
@@ -434,7 +436,7 @@ function analyse(graph: SchemaGraph, limit: number): SchemaNode {
   }
   if (graph.propertyNames > MAX_PROPERTY_NAMES) {
     const names = graph.propertyNames.toLocaleString('en-US');
-    throw new Refusal({ path: '', message: `the schema names ${names} properties (in properties and dependentRequired, over all its subschemas), more than the limit of ${MAX_PROPERTY_NAMES.toLocaleString('en-US')}: split the tool, or take open-ended keys with additionalProperties or patternProperties` });
+    throw new Refusal({ path: '', message: `the schema names ${names} properties (in properties, dependentRequired and dependencies, over all its subschemas), more than the limit of ${MAX_PROPERTY_NAMES.toLocaleString('en-US')}: split the tool, or take open-ended keys with additionalProperties or patternProperties` });
   }
   for (const node of reachable(root)) countHere(node, limit, 0);
   countAllBelow(root, limit);

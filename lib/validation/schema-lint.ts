@@ -1,6 +1,8 @@
 import { checkPattern } from '../patterns/index.ts';
 import { valueAt } from './json-pointer.ts';
 import { schemaCostProblem } from './schema-cost.ts';
+import { DEFAULT_DRAFT, draftOf, hasTupleItems, schemaDraftProblem, type SchemaDraft } from './schema-drafts.ts';
+import { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS } from './subschemas.ts';
 import { InvalidSchemaError } from './validator.ts';
 
 /** A problem in a schema, with a dotted path from the schema's root ("" = the root). */
@@ -10,9 +12,6 @@ export interface SchemaProblem {
 }
 
 const TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'];
-const SCHEMA_KEYWORDS = ['items', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'additionalItems'];
-const SCHEMA_LIST_KEYWORDS = ['prefixItems', 'allOf', 'anyOf', 'oneOf'];
-const SCHEMA_MAP_KEYWORDS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
 const COUNT_KEYWORDS = ['minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties', 'minContains', 'maxContains'];
 const NUMBER_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'];
 
@@ -36,6 +35,8 @@ function patternProblem(source: unknown): string | undefined {
 export interface LintOptions {
   /** Absolute URIs of documents registered with the engine: `$ref`s into them resolve too. */
   knownUris?: readonly string[];
+  /** The draft of a schema without `$schema` (EngineOptions.defaultDraft; 2020-12). */
+  defaultDraft?: SchemaDraft;
 }
 
 /**
@@ -68,7 +69,8 @@ function resolves(root: unknown, ref: string, knownUris: readonly string[], anch
 }
 
 /**
- * Structural checks of a JSON Schema (draft 2020-12) that both engines rely on. The compiled
+ * Structural checks of a JSON Schema (the draft its `$schema` declares, 2020-12 when none) that
+ * both engines rely on. The compiled
  * engine also rejects what ajv rejects; the interpreted engine would otherwise accept nonsense
  * silently, so this is where "bad schema" errors with paths come from.
  */
@@ -78,6 +80,13 @@ export function lintSchema(root: unknown, options: LintOptions = {}): SchemaProb
   const problem = (path: string, message: string) => problems.push({ path, message });
   let anchors: Set<string> | undefined;
   const knownAnchors = () => (anchors ??= anchorsOf(root));
+  const draft = draftOf(root, options.defaultDraft);
+  // Walked by its draft where known; an unknown one is reported below, and walked as the default.
+  const tuples = hasTupleItems(draft ?? DEFAULT_DRAFT);
+  const visitList = (list: unknown, path: string) => {
+    if (!Array.isArray(list) || list.length === 0) problem(path, 'must be a non-empty array of schemas');
+    else list.forEach((item, i) => visit(item, join(path, i)));
+  };
 
   const visit = (schema: unknown, path: string): void => {
     if (typeof schema === 'boolean') return;
@@ -123,13 +132,19 @@ export function lintSchema(root: unknown, options: LintOptions = {}): SchemaProb
     }
     if ('dependentRequired' in s && !isStringListMap(s.dependentRequired)) problem(join(path, 'dependentRequired'), 'must map property names to arrays of property names');
     if ('multipleOf' in s && !(typeof s.multipleOf === 'number' && s.multipleOf > 0)) problem(join(path, 'multipleOf'), 'must be a number greater than 0');
-    for (const key of SCHEMA_KEYWORDS) if (key in s) visit(s[key], join(path, key));
-    for (const key of SCHEMA_LIST_KEYWORDS) {
-      if (!(key in s)) continue;
-      const list = s[key];
-      if (!Array.isArray(list) || list.length === 0) problem(join(path, key), 'must be a non-empty array of schemas');
-      else list.forEach((item, i) => visit(item, join(join(path, key), i)));
+    if ('$schema' in s) {
+      // Engines read the draft at the root only: a subschema cannot switch to another one.
+      const issue = path === '' ? schemaDraftProblem(s.$schema) : draftOf({ $schema: s.$schema }, options.defaultDraft) === draft ? undefined : 'a subschema cannot declare another draft than the schema\'s root: remove this $schema (the whole schema is validated by the root\'s)';
+      if (issue) problem(join(path, '$schema'), issue);
     }
+    if (Array.isArray(s.items) && !tuples) problem(join(path, 'items'), 'must be a JSON Schema (an object or a boolean); for a tuple use prefixItems, as draft 2020-12 does (an array of schemas here is draft-07 and 2019-09 syntax)');
+    for (const key of SCHEMA_KEYWORDS) {
+      if (!(key in s)) continue;
+      if (key === 'items' && Array.isArray(s.items)) {
+        if (tuples) visitList(s.items, join(path, key));
+      } else visit(s[key], join(path, key));
+    }
+    for (const key of SCHEMA_LIST_KEYWORDS) if (key in s) visitList(s[key], join(path, key));
     for (const key of SCHEMA_MAP_KEYWORDS) {
       if (!(key in s)) continue;
       const map = s[key];
@@ -138,6 +153,11 @@ export function lintSchema(root: unknown, options: LintOptions = {}): SchemaProb
         continue;
       }
       for (const [name, sub] of Object.entries(map)) {
+        // `dependencies` maps a name to a subschema, or to the names it requires.
+        if (key === 'dependencies' && Array.isArray(sub)) {
+          if (sub.some((v) => typeof v !== 'string')) problem(join(join(path, key), name), 'must be a schema, or an array of property names');
+          continue;
+        }
         const keyIssue = key === 'patternProperties' ? patternProblem(name) : undefined;
         // The key itself is the pattern: its path names it, bracketed (it is rarely an identifier).
         if (keyIssue) problem(`${join(path, key)}[${JSON.stringify(name)}]`, keyIssue);

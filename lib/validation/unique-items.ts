@@ -1,4 +1,4 @@
-import type { Ajv2020 } from 'ajv/dist/2020.js';
+import type { AjvCore } from './ajv-engine.ts';
 import type { SchemaValidateFunction } from 'ajv/dist/types/index.js';
 import { canonicalJson } from '../idempotency/canonical-json.ts';
 
@@ -30,7 +30,7 @@ const uniqueItems: SchemaValidateFunction = (schema: unknown, data: unknown) => 
 };
 
 /** Replaces ajv's `uniqueItems` (quadratic for objects and arrays) with the linear check above. */
-export function useLinearUniqueItems(ajv: Ajv2020): void {
+export function useLinearUniqueItems(ajv: AjvCore): void {
   ajv.removeKeyword('uniqueItems');
   ajv.addKeyword({ keyword: 'uniqueItems', type: 'array', schemaType: 'boolean', errors: true, validate: uniqueItems });
 }

@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../registry/json.ts';
+import type { SchemaDraft } from './schema-drafts.ts';
 
 /** One rule the arguments broke, in engine-neutral form. */
 export interface Violation {
@@ -70,4 +71,9 @@ export interface EngineOptions {
    * own $defs), and the conformance suite needs the engines' own behaviour.
    */
   lint?: boolean;
+  /**
+   * The draft of a schema that declares no `$schema` (default 2020-12). Only measuring harnesses
+   * change it: the official suite's draft-07 schemas leave the draft to the harness.
+   */
+  defaultDraft?: SchemaDraft;
 }

@@ -68,6 +68,21 @@ describe('manifest loader', () => {
     ]);
   });
 
+  it('checks each input schema by the draft its $schema declares; an unknown $schema is a problem at its path (both engines)', () => {
+    const draft07 = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { t: { type: 'array', items: [{ type: 'string' }] } } };
+    const tools = [
+      httpTool({ input_schema: draft07 }),
+      httpTool({ name: 'p', input_schema: { $schema: 'https://example.com/custom-meta', type: 'object' } }),
+      httpTool({ name: 'q', input_schema: { type: 'object', properties: { t: { items: [{ type: 'string' }] } } } }),
+    ];
+    for (const options of [loaderOptions(), loaderOptions({ validator: createCfworkerValidator() })]) {
+      expect(problemsOf(baseManifest({ tools }), options)).toEqual([
+        { path: '$.tools[1].input_schema.$schema', message: expect.stringMatching(/^unknown JSON Schema draft "https:\/\/example.com\/custom-meta": declare one of /) },
+        { path: '$.tools[2].input_schema.properties.t.items', message: expect.stringContaining('for a tuple use prefixItems') },
+      ]);
+    }
+  });
+
   it('refuses secrets written inline, in executors, headers and the execution environment', () => {
     const tools = [httpTool({ executor: { kind: 'http', url: 'https://user:pw@tools.example.com/x', secret: 'hunter2', headers: { Authorization: 'Bearer abc', 'X-Trace': 'on' } } })];
     const manifest = { ...baseManifest({ tools }), execution_environment: { url: 'https://exec.example.com', secret: 'plain' } };

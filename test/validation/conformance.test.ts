@@ -1,11 +1,11 @@
 /**
- * Both validation engines against the official JSON-Schema-Test-Suite (draft 2020-12), in the
- * keyword groups the product relies on. scripts/conformance.ts prints the whole picture; this
+ * Both validation engines against the official JSON-Schema-Test-Suite (drafts 2020-12 and 7), in
+ * the keyword groups the product relies on, and the engines' agreement. scripts/conformance.ts prints the whole picture; this
  * file pins what must hold. Measured as scripts/conformance-lib.ts builds the engines: the
  * product's factories with the suite's remotes registered and the tool-schema lint off.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { corpusExists, corpusRoot, ENGINES, loadRemotes, loadSuite, measureFile, type KeywordResult, type SuiteFile } from '../../scripts/conformance-lib.ts';
+import { corpusExists, corpusRoot, disagreements, DRAFT_2020_12, ENGINES, loadRemotes, loadSuite, measureEngine, measureFile, SUITE_DRAFTS, type KeywordResult, type SuiteFile } from '../../scripts/conformance-lib.ts';
 import { lintSchema } from '../../lib/validation/schema-lint.ts';
 import type { EngineName } from '../../lib/validation/validator.ts';
 
@@ -114,4 +114,101 @@ describe.skipIf(!exists)('JSON-Schema-Test-Suite draft 2020-12: the keywords too
       });
     }
   }
+});
+
+const DRAFT_7 = SUITE_DRAFTS[1];
+
+/** Draft-07's files of the suite whose every test must pass (besides what the lint refuses). */
+const RELIED_ON_DRAFT_7 = [
+  'type', 'properties', 'required', 'additionalProperties', 'enum', 'const', 'items', 'additionalItems',
+  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength',
+  'pattern', 'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties', 'anyOf', 'oneOf',
+  'allOf', 'not', 'ref', 'definitions', 'boolean_schema', 'if-then-else', 'dependencies', 'contains',
+  'patternProperties', 'propertyNames', 'default', 'format', 'infinite-loop-detection',
+];
+
+/** Draft-07 groups the lint refuses, for the reasons given for 2020-12 above (refs outside the document, nested $id, "__proto__"). */
+const REFUSED_BY_LINT_DRAFT_7: Record<string, string[]> = {
+  definitions: ['validate definition against metaschema'],
+  properties: ['properties whose names are Javascript object property names'],
+  required: ['required properties whose names are Javascript object property names'],
+  ref: [
+    '$ref prevents a sibling $id from changing the base uri',
+    'remote ref, containing refs itself',
+    'Recursive references between schemas',
+    // Draft-07 anchors are `$id: "#foo"`: a nested $id, which tool schemas do not use.
+    'Location-independent identifier',
+    'Reference an anchor with a non-relative URI',
+    'Location-independent identifier with base URI change in subschema',
+    'refs with relative uris and defs',
+    'relative refs with absolute uris and defs',
+    '$id must be resolved against nearest parent, not just immediate parent',
+    'simple URN base URI with $ref via the URN',
+    'URN base URI with URN and JSON pointer ref',
+    'URN base URI with URN and anchor ref',
+    'ref to if',
+    'ref to then',
+    'ref to else',
+    'ref with absolute-path-reference',
+  ],
+};
+
+describe.skipIf(!exists || !corpusExists(DRAFT_7.folder))('JSON-Schema-Test-Suite draft 7: the keywords toolgate relies on', () => {
+  let files: SuiteFile[] = [];
+  const results = new Map<EngineName, Map<string, KeywordResult>>();
+
+  beforeAll(() => {
+    files = loadSuite(DRAFT_7).filter((f) => RELIED_ON_DRAFT_7.includes(f.keyword));
+    const remotes = loadRemotes(DRAFT_7);
+    for (const engine of ENGINES) {
+      results.set(engine, new Map(files.map((f) => [f.keyword, measureFile(engine, f, remotes, DRAFT_7.draft)])));
+    }
+  });
+
+  it('finds every relied-on keyword file', () => {
+    expect(files.map((f) => f.keyword).sort()).toEqual([...RELIED_ON_DRAFT_7].sort());
+  });
+
+  it('excludes exactly the groups the tool-schema lint refuses (read as draft-07)', () => {
+    const refused = files.flatMap((f) => f.groups.filter((g) => lintSchema(g.schema, { defaultDraft: DRAFT_7.draft }).length > 0).map((g) => `${f.keyword} / ${g.description}`));
+    const listed = Object.entries(REFUSED_BY_LINT_DRAFT_7).flatMap(([keyword, groups]) => groups.map((g) => `${keyword} / ${g}`));
+    expect(refused.sort()).toEqual(listed.sort());
+  });
+
+  for (const engine of ENGINES) {
+    for (const keyword of RELIED_ON_DRAFT_7) {
+      it(`${engine}: ${keyword}`, () => {
+        const file = files.find((f) => f.keyword === keyword);
+        const result = results.get(engine)?.get(keyword);
+        if (!file || !result) throw new Error(`${keyword}.json was not measured`);
+        const refused = REFUSED_BY_LINT_DRAFT_7[keyword] ?? [];
+        expect(result.passed + result.failed).toBe(file.groups.reduce((n, g) => n + g.tests.length, 0));
+        expect(result.failures.filter((f) => !refused.includes(f.group)).map((f) => `${f.group} / ${f.test}`)).toEqual([]);
+      });
+    }
+  }
+});
+
+/**
+ * Where the engines' verdicts differ on a schema the lint accepts, the same manifest would behave
+ * differently per runtime. Draft 7, the whole suite: only optional float-overflow (ajv's
+ * multipleOf overflows to Infinity). Draft 2020-12, the relied-on keywords: none (both engines
+ * still differ in corners of unevaluatedItems/unevaluatedProperties, which scripts/conformance.ts
+ * lists).
+ */
+describe.skipIf(!exists || !corpusExists(DRAFT_7.folder))('the engines agree', () => {
+  const agreementOf = (draft: typeof DRAFT_7, keep: (file: SuiteFile) => boolean) => {
+    const suite = loadSuite(draft).filter(keep);
+    const remotes = loadRemotes(draft);
+    const [a, b] = ENGINES.map((engine) => measureEngine(engine, suite, remotes, draft.draft));
+    return disagreements(suite, a, b).filter((d) => d.lintAccepts).map((d) => `${d.keyword} / ${d.group} / ${d.test}`);
+  };
+
+  it('draft 7: on every test of the suite whose schema the lint accepts, but optional float overflow', () => {
+    expect(agreementOf(DRAFT_7, () => true)).toEqual(['optional/float-overflow / all integers are multiples of 0.5, if overflow is handled / valid if optional overflow handling is implemented']);
+  });
+
+  it('draft 2020-12: on every test of the relied-on keywords and of the format checks', () => {
+    expect(agreementOf(DRAFT_2020_12, (f) => RELIED_ON.includes(f.keyword) || f.keyword.startsWith('optional/format/'))).toEqual([]);
+  });
 });
