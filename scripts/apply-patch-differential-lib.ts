@@ -99,7 +99,7 @@ export function runCodex(codex: string, patchCase: PatchCase): Promise<Outcome> 
 }
 
 function refusalOf(error: ApplyPatchError): ToolgateOutcome['refusal'] {
-  if (error.kind === 'refused_move') return 'move_onto_itself';
+  if (error.kind === 'move_onto_itself') return 'move_onto_itself';
   const cause = error.cause;
   return cause instanceof ExecEnvironmentError && cause.code === 'outside_root' ? 'outside_root' : undefined;
 }

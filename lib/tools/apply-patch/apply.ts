@@ -24,6 +24,7 @@ interface AffectedPaths {
 
 export async function applyOperations(operations: readonly PatchOperation[], fs: PatchFileSystem): Promise<string> {
   if (operations.length === 0) throw new ApplyPatchError('no_changes', 'No files were modified.');
+  refuseMovesOntoThemselves(operations);
   const affected: AffectedPaths = { added: [], modified: [], deleted: [] };
   for (const operation of operations) {
     if (operation.type === 'add') {
@@ -37,6 +38,34 @@ export async function applyOperations(operations: readonly PatchOperation[], fs:
     }
   }
   return formatSummary(affected);
+}
+
+/** The path's `/`-separated names with `.`, empty names and `name/..` taken out, by text alone. */
+function lexicalPath(path: string): string {
+  const names: string[] = [];
+  for (const name of path.split('/')) {
+    if (name === '' || name === '.') continue;
+    if (name === '..' && names.length > 0 && names[names.length - 1] !== '..') names.pop();
+    else names.push(name);
+  }
+  return `${path.startsWith('/') ? '/' : ''}${names.join('/')}`;
+}
+
+/**
+ * Codex writes a moved file to its new path and then removes the old one, so a move onto the
+ * same file deletes it while reporting success. toolgate refuses such a patch before applying
+ * any of it (a deliberate difference; the paths are compared by text).
+ */
+function refuseMovesOntoThemselves(operations: readonly PatchOperation[]): void {
+  for (const operation of operations) {
+    if (operation.type !== 'update' || operation.movePath === null) continue;
+    if (lexicalPath(operation.movePath) !== lexicalPath(operation.path)) continue;
+    throw new ApplyPatchError(
+      'move_onto_itself',
+      `Refused: '*** Move to: ${operation.movePath}' names the file being updated (${operation.path}), ` +
+        "and moving a file onto itself would delete it. To edit the file in place, leave out the '*** Move to:' line; nothing was changed",
+    );
+  }
 }
 
 /** Codex lists added, then modified, then deleted paths, whatever the patch order. */
@@ -217,20 +246,22 @@ function computeReplacements(source: SourceText, path: string, chunks: readonly 
       }
       lineIndex = found + 1;
     }
-    const replacement =
-      chunk.oldLines.length === 0
-        ? appendAtEnd(texts, chunk, source.preferredEnding)
-        : locate(source, texts, chunk, lineIndex);
-    if (replacement === null) {
+    if (chunk.oldLines.length === 0) {
+      // Nothing to find: Codex appends, and the next chunk is still sought from here.
+      replacements.push(appendAtEnd(texts, chunk, source.preferredEnding));
+      continue;
+    }
+    const match = locate(texts, chunk, lineIndex);
+    if (match === null) {
       throw new ApplyPatchError(
         'context_not_found',
         `Failed to find expected lines in ${path}:\n${chunk.oldLines.join('\n')}`,
       );
     }
-    replacements.push(replacement);
-    lineIndex = replacement.start + replacement.oldLength;
+    replacements.push(...editsOf(match.diff, match.start, source.preferredEnding));
+    lineIndex = match.start + match.oldLength;
   }
-  // Stable, so chunks inserting at the same place keep their patch order.
+  // Stable, so edits at the same place keep their patch order.
   return replacements.sort((a, b) => a.start - b.start);
 }
 
@@ -240,23 +271,26 @@ function appendAtEnd(texts: readonly string[], chunk: UpdateChunk, ending: LineE
   return { start, oldLength: 0, lines: chunk.newLines.map((text) => ({ text, ending })) };
 }
 
-function locate(
-  source: SourceText,
-  texts: readonly string[],
-  chunk: UpdateChunk,
-  lineIndex: number,
-): Replacement | null {
+interface Match {
+  start: number;
+  /** The lines matched: context and removed. */
+  oldLength: number;
+  /** The chunk's lines as matched (without a final blank line the file did not have). */
+  diff: readonly ChunkLine[];
+}
+
+function locate(texts: readonly string[], chunk: UpdateChunk, lineIndex: number): Match | null {
   let diff: readonly ChunkLine[] = chunk.lines;
-  let found = seekSequence(texts, chunk.oldLines, lineIndex, chunk.isEndOfFile);
+  let pattern = chunk.oldLines;
+  let found = seekSequence(texts, pattern, lineIndex, chunk.isEndOfFile);
   // A trailing empty old line often stands for the file's final newline, which is not a line
   // here: retry without it (and without a matching empty new line).
-  if (found === null && chunk.oldLines[chunk.oldLines.length - 1] === '') {
+  if (found === null && pattern[pattern.length - 1] === '') {
     diff = withoutFinalBlank(chunk.lines);
-    const pattern = diff.filter((line) => line.kind !== 'add').map((line) => line.text);
+    pattern = diff.filter((line) => line.kind !== 'add').map((line) => line.text);
     found = seekSequence(texts, pattern, lineIndex, chunk.isEndOfFile);
   }
-  if (found === null) return null;
-  return buildReplacement(source, diff, found);
+  return found === null ? null : { start: found, oldLength: pattern.length, diff };
 }
 
 function withoutFinalBlank(lines: readonly ChunkLine[]): readonly ChunkLine[] {
@@ -267,19 +301,31 @@ function withoutFinalBlank(lines: readonly ChunkLine[]): readonly ChunkLine[] {
 }
 
 /**
- * Walks the chunk over the matched lines: context lines keep the file's own line (text and
- * ending, even when matched fuzzily), removed lines go, added lines take the preferred ending.
+ * The chunk's edits over the matched lines, one per run of removed and added lines between
+ * context lines, as Codex makes them: context lines are not rewritten (they keep the file's
+ * own text and ending, even when matched fuzzily), and an edit lands exactly where its run is,
+ * which decides the order when another chunk inserts at the same place.
  */
-function buildReplacement(source: SourceText, diff: readonly ChunkLine[], start: number): Replacement {
-  const lines: SourceLine[] = [];
+function editsOf(diff: readonly ChunkLine[], start: number, ending: LineEnding): Replacement[] {
+  const edits: Replacement[] = [];
   let cursor = start;
+  let run: Replacement | null = null;
   for (const line of diff) {
-    if (line.kind === 'add') {
-      lines.push({ text: line.text, ending: source.preferredEnding });
-    } else {
-      if (line.kind === 'context') lines.push(source.lines[cursor]);
+    if (line.kind === 'context') {
+      run = null;
       cursor++;
+      continue;
+    }
+    if (run === null) {
+      run = { start: cursor, oldLength: 0, lines: [] };
+      edits.push(run);
+    }
+    if (line.kind === 'delete') {
+      run.oldLength++;
+      cursor++;
+    } else {
+      run.lines.push({ text: line.text, ending });
     }
   }
-  return { start, oldLength: cursor - start, lines };
+  return edits;
 }

@@ -4,7 +4,7 @@
  * its `@@` header, and a patch wrapped in a `<<EOF ... EOF` heredoc is unwrapped. Error texts
  * are the ones Codex's apply_patch prints, since models are trained on them.
  */
-import { trimWhitespace } from './seek-sequence.ts';
+import { trimWhitespace, trimWhitespaceEnd } from './seek-sequence.ts';
 
 const BEGIN_PATCH = '*** Begin Patch';
 const END_PATCH = '*** End Patch';
@@ -22,7 +22,8 @@ export type ApplyPatchErrorKind =
   | 'invalid_hunk'
   | 'no_changes'
   | 'context_not_found'
-  | 'io_error';
+  | 'io_error'
+  | 'move_onto_itself';
 
 /** Any failure of apply_patch; `message` is the exact text the model should see. */
 export class ApplyPatchError extends Error {
@@ -198,14 +199,18 @@ function parseUpdateFile(
   return { operation: { type: 'update', path, movePath, chunks }, consumed };
 }
 
-/** Reads the optional `@@` header; only the first chunk of an update may go without one. */
+/**
+ * Reads the optional `@@` header; only the first chunk of an update may go without one. Codex
+ * ignores whitespace after the header (`@@  ` is an empty header, `@@ foo\t` seeks `foo`).
+ */
 function parseChunkHeader(
   line: string,
   lineNumber: number,
   allowMissingHeader: boolean,
 ): { changeContext: string | null; consumed: number } {
-  if (line === EMPTY_CONTEXT_HEADER) return { changeContext: null, consumed: 1 };
-  if (line.startsWith(CONTEXT_HEADER)) return { changeContext: line.slice(CONTEXT_HEADER.length), consumed: 1 };
+  const header = trimWhitespaceEnd(line);
+  if (header === EMPTY_CONTEXT_HEADER) return { changeContext: null, consumed: 1 };
+  if (header.startsWith(CONTEXT_HEADER)) return { changeContext: header.slice(CONTEXT_HEADER.length), consumed: 1 };
   if (!allowMissingHeader) {
     throw invalidHunk(`Expected update hunk to start with a @@ context marker, got: '${line}'`, lineNumber);
   }
