@@ -40,6 +40,14 @@ export async function applyOperations(operations: readonly PatchOperation[], fs:
   return formatSummary(affected);
 }
 
+/**
+ * The path Codex touches for a path in a patch: it drops tabs and carriage returns anywhere in
+ * it (`*** Add File:\u0020\tnotes.md` writes notes.md), while its summary shows the path as written.
+ */
+function fileSystemPath(path: string): string {
+  return path.replace(/[\t\r]/g, '');
+}
+
 /** The path's `/`-separated names with `.`, empty names and `name/..` taken out, by text alone. */
 function lexicalPath(path: string): string {
   const names: string[] = [];
@@ -59,7 +67,7 @@ function lexicalPath(path: string): string {
 function refuseMovesOntoThemselves(operations: readonly PatchOperation[]): void {
   for (const operation of operations) {
     if (operation.type !== 'update' || operation.movePath === null) continue;
-    if (lexicalPath(operation.movePath) !== lexicalPath(operation.path)) continue;
+    if (lexicalPath(fileSystemPath(operation.movePath)) !== lexicalPath(fileSystemPath(operation.path))) continue;
     throw new ApplyPatchError(
       'move_onto_itself',
       `Refused: '*** Move to: ${operation.movePath}' names the file being updated (${operation.path}), ` +
@@ -81,20 +89,35 @@ function formatSummary({ added, modified, deleted }: AffectedPaths): string {
 
 const encoder = new TextEncoder();
 
+/** Environment codes that mean the path itself was refused (not an OS failure). */
+const REFUSED_PATH_CODES: readonly unknown[] = ['outside_root', 'invalid_path', 'invalid_request'];
+
+/**
+ * `: <why>` when the environment refused the path (outside the root, say), so the model learns
+ * the reason as it does for reads; empty for other failures, which keep Codex's bare wording.
+ * Recognised by name and code, since an error rebuilt by an RPC client would fail `instanceof`.
+ */
+function refusalReason(cause: unknown): string {
+  if (!(cause instanceof Error) || cause.name !== 'ExecEnvironmentError') return '';
+  return REFUSED_PATH_CODES.includes((cause as Error & { code?: unknown }).code) ? `: ${cause.message}` : '';
+}
+
 async function writeText(fs: PatchFileSystem, path: string, text: string): Promise<void> {
   try {
     await fs.writeFile(path, encoder.encode(text));
   } catch (cause) {
-    throw new ApplyPatchError('io_error', `Failed to write file ${path}`, { cause });
+    throw new ApplyPatchError('io_error', `Failed to write file ${path}${refusalReason(cause)}`, { cause });
   }
 }
 
 async function addFile(operation: AddFileOperation, fs: PatchFileSystem): Promise<void> {
-  await writeText(fs, operation.path, operation.contents);
+  await writeText(fs, fileSystemPath(operation.path), operation.contents);
 }
 
-async function deleteFile(path: string, fs: PatchFileSystem): Promise<void> {
-  const failure = (cause?: unknown) => new ApplyPatchError('io_error', `Failed to delete file ${path}`, { cause });
+async function deleteFile(displayPath: string, fs: PatchFileSystem): Promise<void> {
+  const path = fileSystemPath(displayPath);
+  const failure = (cause?: unknown) =>
+    new ApplyPatchError('io_error', `Failed to delete file ${path}${refusalReason(cause)}`, { cause });
   try {
     // Codex deletes with remove_file, which refuses directories; the port's deleteFile might not.
     const stat = await fs.stat(path);
@@ -107,19 +130,21 @@ async function deleteFile(path: string, fs: PatchFileSystem): Promise<void> {
 
 /** Applies the chunks, writes the result (to the move target if any); returns the path to report. */
 async function updateFile(operation: UpdateFileOperation, fs: PatchFileSystem): Promise<string> {
-  const source = await readTextToUpdate(fs, operation.path);
-  const updated = joinLines(applyChunks(source, operation.path, operation.chunks));
-  const destination = operation.movePath ?? operation.path;
-  await writeText(fs, destination, updated);
-  // Codex writes the target, then removes the original; a move onto itself must not delete it.
-  if (operation.movePath !== null && operation.movePath !== operation.path) {
-    try {
-      await fs.deleteFile(operation.path);
-    } catch (cause) {
-      throw new ApplyPatchError('io_error', `Failed to remove original ${operation.path}`, { cause });
-    }
+  const path = fileSystemPath(operation.path);
+  const source = await readTextToUpdate(fs, path);
+  const updated = joinLines(applyChunks(source, path, operation.chunks));
+  if (operation.movePath === null) {
+    await writeText(fs, path, updated);
+    return operation.path;
   }
-  return destination;
+  // Codex writes the target, then removes the original (a move onto itself was refused up front).
+  await writeText(fs, fileSystemPath(operation.movePath), updated);
+  try {
+    await fs.deleteFile(path);
+  } catch (cause) {
+    throw new ApplyPatchError('io_error', `Failed to remove original ${path}${refusalReason(cause)}`, { cause });
+  }
+  return operation.movePath;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -136,12 +136,27 @@ export function parsePatch(patchText: string): ParsedPatch {
   let lineNumber = 2;
   let rest = body;
   while (rest.length > 0) {
+    // A doubled `*** End Patch` is tolerated; an end marker with more after it is not the end.
+    if (isEndPatch(rest[0])) {
+      if (rest.length > 1) throw invalidPatch("The last line of the patch must be '*** End Patch'");
+      break;
+    }
     const { operation, consumed } = parseOperation(rest, lineNumber);
     operations.push(operation);
     lineNumber += consumed;
     rest = rest.slice(consumed);
   }
   return { operations };
+}
+
+function isEndPatch(line: string): boolean {
+  return trimWhitespace(line) === END_PATCH;
+}
+
+/** A line that ends an update: the next operation's header or the end marker (padding allowed). */
+function endsUpdate(line: string): boolean {
+  const trimmed = trimWhitespace(line);
+  return trimmed === END_PATCH || [ADD_FILE, DELETE_FILE, UPDATE_FILE].some((marker) => trimmed.startsWith(marker));
 }
 
 function parseOperation(lines: string[], lineNumber: number): { operation: PatchOperation; consumed: number } {
@@ -176,20 +191,17 @@ function parseUpdateFile(
 ): { operation: UpdateFileOperation; consumed: number } {
   let consumed = 1;
   let movePath: string | null = null;
-  if (lines.length > 1 && lines[1].startsWith(MOVE_TO)) {
-    movePath = lines[1].slice(MOVE_TO.length);
+  // Whitespace after the new path is dropped (not before it: `*** Move to:  a` names ` a`).
+  const moveLine = lines.length > 1 ? trimWhitespaceEnd(lines[1]) : '';
+  if (moveLine.startsWith(MOVE_TO)) {
+    movePath = moveLine.slice(MOVE_TO.length);
     consumed++;
   }
 
+  // Every line up to the next operation belongs to a chunk: a blank line is an empty context
+  // line (Codex skips blank lines only after `*** End of File`, see parseChunk).
   const chunks: UpdateChunk[] = [];
-  while (consumed < lines.length) {
-    const line = lines[consumed];
-    // Blank lines between chunks are tolerated; a `*` line starts the next operation.
-    if (trimWhitespace(line) === '') {
-      consumed++;
-      continue;
-    }
-    if (line.startsWith('*')) break;
+  while (consumed < lines.length && !endsUpdate(lines[consumed])) {
     const parsed = parseChunk(lines.slice(consumed), lineNumber + consumed, chunks.length === 0);
     chunks.push(parsed.chunk);
     consumed += parsed.consumed;
@@ -229,7 +241,7 @@ function parseChunk(
   let isEndOfFile = false;
   let consumed = 0;
   for (const line of lines.slice(header.consumed)) {
-    if (line === END_OF_FILE) {
+    if (trimWhitespaceEnd(line) === END_OF_FILE) {
       if (consumed === 0) throw invalidHunk(EMPTY_CHUNK, lineNumber + 1);
       isEndOfFile = true;
       consumed++;
@@ -249,6 +261,11 @@ function parseChunk(
     }
     chunkLines.push(chunkLine);
     consumed++;
+  }
+
+  // Blank lines after `*** End of File` are skipped.
+  if (isEndOfFile) {
+    while (header.consumed + consumed < lines.length && trimWhitespace(lines[header.consumed + consumed]) === '') consumed++;
   }
 
   const chunk: UpdateChunk = {
