@@ -290,10 +290,9 @@ function computeReplacements(source: SourceText, path: string, chunks: readonly 
   return replacements.sort((a, b) => a.start - b.start);
 }
 
-/** A chunk with nothing to find goes at the end of the file (before a final blank line, as Codex does). */
+/** A chunk with nothing to find goes at the very end of the file, after a final blank line too. */
 function appendAtEnd(texts: readonly string[], chunk: UpdateChunk, ending: LineEnding): Replacement {
-  const start = texts.length > 0 && texts[texts.length - 1] === '' ? texts.length - 1 : texts.length;
-  return { start, oldLength: 0, lines: chunk.newLines.map((text) => ({ text, ending })) };
+  return { start: texts.length, oldLength: 0, lines: chunk.newLines.map((text) => ({ text, ending })) };
 }
 
 interface Match {
@@ -318,11 +317,22 @@ function locate(texts: readonly string[], chunk: UpdateChunk, lineIndex: number)
   return found === null ? null : { start: found, oldLength: pattern.length, diff };
 }
 
+/**
+ * The chunk without its last old line (an empty one), and without its last new line when that
+ * is empty too, as Codex trims its old and new lines apart: a context line that stays in the
+ * new lines only becomes an added line.
+ */
 function withoutFinalBlank(lines: readonly ChunkLine[]): readonly ChunkLine[] {
   const lastOld = lines.findLastIndex((line) => line.kind !== 'add');
   const lastNew = lines.findLastIndex((line) => line.kind !== 'delete');
   const dropNew = lastNew >= 0 && lines[lastNew].text === '';
-  return lines.filter((_, index) => index !== lastOld && !(dropNew && index === lastNew));
+  return lines.flatMap((line, index): ChunkLine[] => {
+    const inOld = line.kind !== 'add' && index !== lastOld;
+    const inNew = line.kind !== 'delete' && !(dropNew && index === lastNew);
+    if (inOld && inNew) return [line];
+    if (inOld) return [{ kind: 'delete', text: line.text }];
+    return inNew ? [{ kind: 'add', text: line.text }] : [];
+  });
 }
 
 /**
