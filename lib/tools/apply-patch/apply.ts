@@ -24,6 +24,7 @@ interface AffectedPaths {
 
 export async function applyOperations(operations: readonly PatchOperation[], fs: PatchFileSystem): Promise<string> {
   if (operations.length === 0) throw new ApplyPatchError('no_changes', 'No files were modified.');
+  refuseMovesOntoThemselves(operations);
   const affected: AffectedPaths = { added: [], modified: [], deleted: [] };
   for (const operation of operations) {
     if (operation.type === 'add') {
@@ -39,6 +40,42 @@ export async function applyOperations(operations: readonly PatchOperation[], fs:
   return formatSummary(affected);
 }
 
+/**
+ * The path Codex touches for a path in a patch: it drops tabs and carriage returns anywhere in
+ * it (`*** Add File:\u0020\tnotes.md` writes notes.md), while its summary shows the path as written.
+ */
+function fileSystemPath(path: string): string {
+  return path.replace(/[\t\r]/g, '');
+}
+
+/** The path's `/`-separated names with `.`, empty names and `name/..` taken out, by text alone. */
+function lexicalPath(path: string): string {
+  const names: string[] = [];
+  for (const name of path.split('/')) {
+    if (name === '' || name === '.') continue;
+    if (name === '..' && names.length > 0 && names[names.length - 1] !== '..') names.pop();
+    else names.push(name);
+  }
+  return `${path.startsWith('/') ? '/' : ''}${names.join('/')}`;
+}
+
+/**
+ * Codex writes a moved file to its new path and then removes the old one, so a move onto the
+ * same file deletes it while reporting success. toolgate refuses such a patch before applying
+ * any of it (a deliberate difference; the paths are compared by text).
+ */
+function refuseMovesOntoThemselves(operations: readonly PatchOperation[]): void {
+  for (const operation of operations) {
+    if (operation.type !== 'update' || operation.movePath === null) continue;
+    if (lexicalPath(fileSystemPath(operation.movePath)) !== lexicalPath(fileSystemPath(operation.path))) continue;
+    throw new ApplyPatchError(
+      'move_onto_itself',
+      `Refused: '*** Move to: ${operation.movePath}' names the file being updated (${operation.path}), ` +
+        "and moving a file onto itself would delete it. To edit the file in place, leave out the '*** Move to:' line; nothing was changed",
+    );
+  }
+}
+
 /** Codex lists added, then modified, then deleted paths, whatever the patch order. */
 function formatSummary({ added, modified, deleted }: AffectedPaths): string {
   const lines = [
@@ -52,20 +89,35 @@ function formatSummary({ added, modified, deleted }: AffectedPaths): string {
 
 const encoder = new TextEncoder();
 
+/** Environment codes that mean the path itself was refused (not an OS failure). */
+const REFUSED_PATH_CODES: readonly unknown[] = ['outside_root', 'invalid_path', 'invalid_request'];
+
+/**
+ * `: <why>` when the environment refused the path (outside the root, say), so the model learns
+ * the reason as it does for reads; empty for other failures, which keep Codex's bare wording.
+ * Recognised by name and code, since an error rebuilt by an RPC client would fail `instanceof`.
+ */
+function refusalReason(cause: unknown): string {
+  if (!(cause instanceof Error) || cause.name !== 'ExecEnvironmentError') return '';
+  return REFUSED_PATH_CODES.includes((cause as Error & { code?: unknown }).code) ? `: ${cause.message}` : '';
+}
+
 async function writeText(fs: PatchFileSystem, path: string, text: string): Promise<void> {
   try {
     await fs.writeFile(path, encoder.encode(text));
   } catch (cause) {
-    throw new ApplyPatchError('io_error', `Failed to write file ${path}`, { cause });
+    throw new ApplyPatchError('io_error', `Failed to write file ${path}${refusalReason(cause)}`, { cause });
   }
 }
 
 async function addFile(operation: AddFileOperation, fs: PatchFileSystem): Promise<void> {
-  await writeText(fs, operation.path, operation.contents);
+  await writeText(fs, fileSystemPath(operation.path), operation.contents);
 }
 
-async function deleteFile(path: string, fs: PatchFileSystem): Promise<void> {
-  const failure = (cause?: unknown) => new ApplyPatchError('io_error', `Failed to delete file ${path}`, { cause });
+async function deleteFile(displayPath: string, fs: PatchFileSystem): Promise<void> {
+  const path = fileSystemPath(displayPath);
+  const failure = (cause?: unknown) =>
+    new ApplyPatchError('io_error', `Failed to delete file ${path}${refusalReason(cause)}`, { cause });
   try {
     // Codex deletes with remove_file, which refuses directories; the port's deleteFile might not.
     const stat = await fs.stat(path);
@@ -78,19 +130,21 @@ async function deleteFile(path: string, fs: PatchFileSystem): Promise<void> {
 
 /** Applies the chunks, writes the result (to the move target if any); returns the path to report. */
 async function updateFile(operation: UpdateFileOperation, fs: PatchFileSystem): Promise<string> {
-  const source = await readTextToUpdate(fs, operation.path);
-  const updated = joinLines(applyChunks(source, operation.path, operation.chunks));
-  const destination = operation.movePath ?? operation.path;
-  await writeText(fs, destination, updated);
-  // Codex writes the target, then removes the original; a move onto itself must not delete it.
-  if (operation.movePath !== null && operation.movePath !== operation.path) {
-    try {
-      await fs.deleteFile(operation.path);
-    } catch (cause) {
-      throw new ApplyPatchError('io_error', `Failed to remove original ${operation.path}`, { cause });
-    }
+  const path = fileSystemPath(operation.path);
+  const source = await readTextToUpdate(fs, path);
+  const updated = joinLines(applyChunks(source, path, operation.chunks));
+  if (operation.movePath === null) {
+    await writeText(fs, path, updated);
+    return operation.path;
   }
-  return destination;
+  // Codex writes the target, then removes the original (a move onto itself was refused up front).
+  await writeText(fs, fileSystemPath(operation.movePath), updated);
+  try {
+    await fs.deleteFile(path);
+  } catch (cause) {
+    throw new ApplyPatchError('io_error', `Failed to remove original ${path}${refusalReason(cause)}`, { cause });
+  }
+  return operation.movePath;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -217,69 +271,96 @@ function computeReplacements(source: SourceText, path: string, chunks: readonly 
       }
       lineIndex = found + 1;
     }
-    const replacement =
-      chunk.oldLines.length === 0
-        ? appendAtEnd(texts, chunk, source.preferredEnding)
-        : locate(source, texts, chunk, lineIndex);
-    if (replacement === null) {
+    if (chunk.oldLines.length === 0) {
+      // Nothing to find: Codex appends, and the next chunk is still sought from here.
+      replacements.push(appendAtEnd(texts, chunk, source.preferredEnding));
+      continue;
+    }
+    const match = locate(texts, chunk, lineIndex);
+    if (match === null) {
       throw new ApplyPatchError(
         'context_not_found',
         `Failed to find expected lines in ${path}:\n${chunk.oldLines.join('\n')}`,
       );
     }
-    replacements.push(replacement);
-    lineIndex = replacement.start + replacement.oldLength;
+    replacements.push(...editsOf(match.diff, match.start, source.preferredEnding));
+    lineIndex = match.start + match.oldLength;
   }
-  // Stable, so chunks inserting at the same place keep their patch order.
+  // Stable, so edits at the same place keep their patch order.
   return replacements.sort((a, b) => a.start - b.start);
 }
 
-/** A chunk with nothing to find goes at the end of the file (before a final blank line, as Codex does). */
+/** A chunk with nothing to find goes at the very end of the file, after a final blank line too. */
 function appendAtEnd(texts: readonly string[], chunk: UpdateChunk, ending: LineEnding): Replacement {
-  const start = texts.length > 0 && texts[texts.length - 1] === '' ? texts.length - 1 : texts.length;
-  return { start, oldLength: 0, lines: chunk.newLines.map((text) => ({ text, ending })) };
+  return { start: texts.length, oldLength: 0, lines: chunk.newLines.map((text) => ({ text, ending })) };
 }
 
-function locate(
-  source: SourceText,
-  texts: readonly string[],
-  chunk: UpdateChunk,
-  lineIndex: number,
-): Replacement | null {
+interface Match {
+  start: number;
+  /** The lines matched: context and removed. */
+  oldLength: number;
+  /** The chunk's lines as matched (without a final blank line the file did not have). */
+  diff: readonly ChunkLine[];
+}
+
+function locate(texts: readonly string[], chunk: UpdateChunk, lineIndex: number): Match | null {
   let diff: readonly ChunkLine[] = chunk.lines;
-  let found = seekSequence(texts, chunk.oldLines, lineIndex, chunk.isEndOfFile);
+  let pattern = chunk.oldLines;
+  let found = seekSequence(texts, pattern, lineIndex, chunk.isEndOfFile);
   // A trailing empty old line often stands for the file's final newline, which is not a line
   // here: retry without it (and without a matching empty new line).
-  if (found === null && chunk.oldLines[chunk.oldLines.length - 1] === '') {
+  if (found === null && pattern[pattern.length - 1] === '') {
     diff = withoutFinalBlank(chunk.lines);
-    const pattern = diff.filter((line) => line.kind !== 'add').map((line) => line.text);
+    pattern = diff.filter((line) => line.kind !== 'add').map((line) => line.text);
     found = seekSequence(texts, pattern, lineIndex, chunk.isEndOfFile);
   }
-  if (found === null) return null;
-  return buildReplacement(source, diff, found);
+  return found === null ? null : { start: found, oldLength: pattern.length, diff };
 }
 
+/**
+ * The chunk without its last old line (an empty one), and without its last new line when that
+ * is empty too, as Codex trims its old and new lines apart: a context line that stays in the
+ * new lines only becomes an added line.
+ */
 function withoutFinalBlank(lines: readonly ChunkLine[]): readonly ChunkLine[] {
   const lastOld = lines.findLastIndex((line) => line.kind !== 'add');
   const lastNew = lines.findLastIndex((line) => line.kind !== 'delete');
   const dropNew = lastNew >= 0 && lines[lastNew].text === '';
-  return lines.filter((_, index) => index !== lastOld && !(dropNew && index === lastNew));
+  return lines.flatMap((line, index): ChunkLine[] => {
+    const inOld = line.kind !== 'add' && index !== lastOld;
+    const inNew = line.kind !== 'delete' && !(dropNew && index === lastNew);
+    if (inOld && inNew) return [line];
+    if (inOld) return [{ kind: 'delete', text: line.text }];
+    return inNew ? [{ kind: 'add', text: line.text }] : [];
+  });
 }
 
 /**
- * Walks the chunk over the matched lines: context lines keep the file's own line (text and
- * ending, even when matched fuzzily), removed lines go, added lines take the preferred ending.
+ * The chunk's edits over the matched lines, one per run of removed and added lines between
+ * context lines, as Codex makes them: context lines are not rewritten (they keep the file's
+ * own text and ending, even when matched fuzzily), and an edit lands exactly where its run is,
+ * which decides the order when another chunk inserts at the same place.
  */
-function buildReplacement(source: SourceText, diff: readonly ChunkLine[], start: number): Replacement {
-  const lines: SourceLine[] = [];
+function editsOf(diff: readonly ChunkLine[], start: number, ending: LineEnding): Replacement[] {
+  const edits: Replacement[] = [];
   let cursor = start;
+  let run: Replacement | null = null;
   for (const line of diff) {
-    if (line.kind === 'add') {
-      lines.push({ text: line.text, ending: source.preferredEnding });
-    } else {
-      if (line.kind === 'context') lines.push(source.lines[cursor]);
+    if (line.kind === 'context') {
+      run = null;
       cursor++;
+      continue;
+    }
+    if (run === null) {
+      run = { start: cursor, oldLength: 0, lines: [] };
+      edits.push(run);
+    }
+    if (line.kind === 'delete') {
+      run.oldLength++;
+      cursor++;
+    } else {
+      run.lines.push({ text: line.text, ending });
     }
   }
-  return { start, oldLength: cursor - start, lines };
+  return edits;
 }

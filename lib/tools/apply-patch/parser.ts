@@ -4,7 +4,7 @@
  * its `@@` header, and a patch wrapped in a `<<EOF ... EOF` heredoc is unwrapped. Error texts
  * are the ones Codex's apply_patch prints, since models are trained on them.
  */
-import { trimWhitespace } from './seek-sequence.ts';
+import { trimWhitespace, trimWhitespaceEnd } from './seek-sequence.ts';
 
 const BEGIN_PATCH = '*** Begin Patch';
 const END_PATCH = '*** End Patch';
@@ -22,7 +22,8 @@ export type ApplyPatchErrorKind =
   | 'invalid_hunk'
   | 'no_changes'
   | 'context_not_found'
-  | 'io_error';
+  | 'io_error'
+  | 'move_onto_itself';
 
 /** Any failure of apply_patch; `message` is the exact text the model should see. */
 export class ApplyPatchError extends Error {
@@ -135,12 +136,27 @@ export function parsePatch(patchText: string): ParsedPatch {
   let lineNumber = 2;
   let rest = body;
   while (rest.length > 0) {
+    // A doubled `*** End Patch` is tolerated; an end marker with more after it is not the end.
+    if (isEndPatch(rest[0])) {
+      if (rest.length > 1) throw invalidPatch("The last line of the patch must be '*** End Patch'");
+      break;
+    }
     const { operation, consumed } = parseOperation(rest, lineNumber);
     operations.push(operation);
     lineNumber += consumed;
     rest = rest.slice(consumed);
   }
   return { operations };
+}
+
+function isEndPatch(line: string): boolean {
+  return trimWhitespace(line) === END_PATCH;
+}
+
+/** A line that ends an update: the next operation's header or the end marker (padding allowed). */
+function endsUpdate(line: string): boolean {
+  const trimmed = trimWhitespace(line);
+  return trimmed === END_PATCH || [ADD_FILE, DELETE_FILE, UPDATE_FILE].some((marker) => trimmed.startsWith(marker));
 }
 
 function parseOperation(lines: string[], lineNumber: number): { operation: PatchOperation; consumed: number } {
@@ -175,20 +191,17 @@ function parseUpdateFile(
 ): { operation: UpdateFileOperation; consumed: number } {
   let consumed = 1;
   let movePath: string | null = null;
-  if (lines.length > 1 && lines[1].startsWith(MOVE_TO)) {
-    movePath = lines[1].slice(MOVE_TO.length);
+  // Whitespace after the new path is dropped (not before it: `*** Move to:  a` names ` a`).
+  const moveLine = lines.length > 1 ? trimWhitespaceEnd(lines[1]) : '';
+  if (moveLine.startsWith(MOVE_TO)) {
+    movePath = moveLine.slice(MOVE_TO.length);
     consumed++;
   }
 
+  // Every line up to the next operation belongs to a chunk: a blank line is an empty context
+  // line (Codex skips blank lines only after `*** End of File`, see parseChunk).
   const chunks: UpdateChunk[] = [];
-  while (consumed < lines.length) {
-    const line = lines[consumed];
-    // Blank lines between chunks are tolerated; a `*` line starts the next operation.
-    if (trimWhitespace(line) === '') {
-      consumed++;
-      continue;
-    }
-    if (line.startsWith('*')) break;
+  while (consumed < lines.length && !endsUpdate(lines[consumed])) {
     const parsed = parseChunk(lines.slice(consumed), lineNumber + consumed, chunks.length === 0);
     chunks.push(parsed.chunk);
     consumed += parsed.consumed;
@@ -198,14 +211,18 @@ function parseUpdateFile(
   return { operation: { type: 'update', path, movePath, chunks }, consumed };
 }
 
-/** Reads the optional `@@` header; only the first chunk of an update may go without one. */
+/**
+ * Reads the optional `@@` header; only the first chunk of an update may go without one. Codex
+ * ignores whitespace after the header (`@@  ` is an empty header, `@@ foo\t` seeks `foo`).
+ */
 function parseChunkHeader(
   line: string,
   lineNumber: number,
   allowMissingHeader: boolean,
 ): { changeContext: string | null; consumed: number } {
-  if (line === EMPTY_CONTEXT_HEADER) return { changeContext: null, consumed: 1 };
-  if (line.startsWith(CONTEXT_HEADER)) return { changeContext: line.slice(CONTEXT_HEADER.length), consumed: 1 };
+  const header = trimWhitespaceEnd(line);
+  if (header === EMPTY_CONTEXT_HEADER) return { changeContext: null, consumed: 1 };
+  if (header.startsWith(CONTEXT_HEADER)) return { changeContext: header.slice(CONTEXT_HEADER.length), consumed: 1 };
   if (!allowMissingHeader) {
     throw invalidHunk(`Expected update hunk to start with a @@ context marker, got: '${line}'`, lineNumber);
   }
@@ -224,7 +241,7 @@ function parseChunk(
   let isEndOfFile = false;
   let consumed = 0;
   for (const line of lines.slice(header.consumed)) {
-    if (line === END_OF_FILE) {
+    if (trimWhitespaceEnd(line) === END_OF_FILE) {
       if (consumed === 0) throw invalidHunk(EMPTY_CHUNK, lineNumber + 1);
       isEndOfFile = true;
       consumed++;
@@ -244,6 +261,11 @@ function parseChunk(
     }
     chunkLines.push(chunkLine);
     consumed++;
+  }
+
+  // Blank lines after `*** End of File` are skipped.
+  if (isEndOfFile) {
+    while (header.consumed + consumed < lines.length && trimWhitespace(lines[header.consumed + consumed]) === '') consumed++;
   }
 
   const chunk: UpdateChunk = {

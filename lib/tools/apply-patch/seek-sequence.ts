@@ -53,8 +53,9 @@ function matchesAt(lines: readonly string[], pattern: readonly string[], at: num
  * Index of the first place at or after `start` where `pattern` occurs in `lines`, or null.
  *
  * With `eof` (the chunk ended with `*** End of File`) Codex considers only the position that
- * puts the pattern flush against the end of the file, ignoring `start`: there is no fallback to
- * an earlier occurrence. An empty pattern matches at `start`.
+ * puts the pattern flush against the end of the file, and only when that is at or after `start`:
+ * there is no fallback to an earlier occurrence, and no overlap with the chunk before. An empty
+ * pattern matches at `start`.
  */
 export function seekSequence(
   lines: readonly string[],
@@ -66,7 +67,7 @@ export function seekSequence(
   if (pattern.length > lines.length) return null;
 
   const last = lines.length - pattern.length;
-  const first = eof ? last : start;
+  const first = eof ? Math.max(start, last) : start;
   for (const key of PASSES) {
     for (let at = first; at <= last; at++) {
       if (matchesAt(lines, pattern, at, key)) return at;

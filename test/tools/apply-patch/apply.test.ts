@@ -50,10 +50,18 @@ describe('applyPatch: summary and operations', () => {
     expect(fs.text('dst.txt')).toBe('line2\n');
   });
 
-  it('keeps the file when it is moved onto itself', async () => {
-    const fs = new MemoryFileSystem({ 'a.txt': 'x\n' });
-    await applyPatch(patch('*** Update File: a.txt', '*** Move to: a.txt', '@@', '-x', '+y'), fs);
-    expect(fs.text('a.txt')).toBe('y\n');
+  it('refuses a move onto the file itself (Codex would delete it) before applying anything', async () => {
+    const fs = new MemoryFileSystem({ 'a.txt': 'x\n', 'b.txt': 'b\n' });
+    const error = await applyError(
+      patch('*** Delete File: b.txt', '*** Update File: a.txt', '*** Move to: ./a.txt', '@@', '-x', '+y'),
+      fs,
+    );
+    expect(error.kind).toBe('move_onto_itself');
+    expect(error.message).toBe(
+      "Refused: '*** Move to: ./a.txt' names the file being updated (a.txt), and moving a file onto itself would delete it. " +
+        "To edit the file in place, leave out the '*** Move to:' line; nothing was changed",
+    );
+    expect([fs.text('a.txt'), fs.text('b.txt')]).toEqual(['x\n', 'b\n']);
   });
 
   it('keeps earlier operations when a later one fails', async () => {

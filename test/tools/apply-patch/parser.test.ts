@@ -138,16 +138,23 @@ describe('parsePatch: operations', () => {
     });
   });
 
-  it('skips blank lines where a chunk would start (inside a chunk they are context)', () => {
+  it('reads a blank line where a chunk would start as a chunk line, and skips blank lines only after End of File', () => {
     const [update] = parsePatch(
       '*** Begin Patch\n*** Update File: a\n\n@@\n-a\n*** End of File\n  \n@@\n+b\n*** End Patch',
     ).operations;
     expect(update).toMatchObject({
       chunks: [
+        { oldLines: [''], newLines: [''], isEndOfFile: false },
         { oldLines: ['a'], newLines: [], isEndOfFile: true },
         { oldLines: [], newLines: ['b'], isEndOfFile: false },
       ],
     });
+  });
+
+  it('does not skip a whitespace-only line between chunks that did not end the file', () => {
+    expect(() => parsePatch('*** Begin Patch\n*** Update File: a\n@@\n-a\n\t\n@@\n+b\n*** End Patch')).toThrow(
+      "Invalid patch hunk on line 5: Expected update hunk to start with a @@ context marker, got: '\t'",
+    );
   });
 
   it('reads an empty line inside a chunk as an empty context line', () => {

@@ -41,7 +41,8 @@ describe('seekSequence', () => {
   it('anchors an end-of-file pattern at the end, without falling back', () => {
     expect(seekSequence(['a', 'b', 'a'], ['a'], 0, true)).toBe(2);
     expect(seekSequence(['a', 'b'], ['a'], 0, true)).toBeNull();
-    // The anchor ignores the start index, as in Codex.
-    expect(seekSequence(['a', 'b'], ['b'], 5, true)).toBe(1);
+    // The anchor must not come before the start: an End of File chunk cannot overlap the one before.
+    expect(seekSequence(['a', 'b'], ['b'], 1, true)).toBe(1);
+    expect(seekSequence(['a', 'b'], ['b'], 2, true)).toBeNull();
   });
 });
