@@ -1,5 +1,5 @@
 import type { ToolCall } from '../dispatch/call.ts';
-import { CallFormatError, isCallFormat, PROVIDER_FORMATS, type CallFormat } from '../dispatch/formats/index.ts';
+import { CALL_FORMATS, CallFormatError, isCallFormat, PROVIDER_FORMATS, type CallFormat } from '../dispatch/formats/index.ts';
 import { assignCallId } from './call-ids.ts';
 import { CALL_ID, THREAD_ID } from './identifiers.ts';
 
@@ -18,7 +18,7 @@ export const MAX_CALLS_PER_REQUEST = 128;
 
 /**
  * The body of POST /v1/dispatch: `{thread_id, calls: [{call_id?, name, arguments}], parallel?}`,
- * or a provider's own shape with `format` (openai `tool_calls`, anthropic `content`, gemini `parts`).
+ * or a provider's own shape with `format` (openai `tool_calls`, responses `output`, anthropic `content`, gemini `parts`).
  */
 export async function parseDispatchRequest(body: unknown, idempotencyKey: string | undefined): Promise<ParsedDispatchRequest> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return { ok: false, message: 'the body must be a JSON object' };
@@ -29,7 +29,7 @@ export async function parseDispatchRequest(body: unknown, idempotencyKey: string
   if (fields.parallel !== undefined && typeof fields.parallel !== 'boolean') return { ok: false, message: 'parallel must be true or false' };
   if (fields.tenant !== undefined && typeof fields.tenant !== 'string') return { ok: false, message: 'tenant must be a string' };
   if (fields.format !== undefined && fields.format !== 'toolgate' && !isCallFormat(fields.format)) {
-    return { ok: false, message: `format must be one of toolgate, openai, anthropic, gemini (got ${JSON.stringify(fields.format)})` };
+    return { ok: false, message: `format must be one of toolgate, ${CALL_FORMATS.join(', ')} (got ${JSON.stringify(fields.format)})` };
   }
   const format = isCallFormat(fields.format) ? fields.format : undefined;
   let calls: ToolCall[];
