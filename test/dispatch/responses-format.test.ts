@@ -67,6 +67,9 @@ describe('Responses items in', () => {
       { call_id: 'sh_1:1', name: 'shell', arguments: { command: 'git status', timeout_ms: 5000 }, native: { type: 'shell_call', call_id: 'sh_1', max_output_length: 200 } },
       { call_id: 'sh_2:0', name: 'shell', arguments: { command: 'pwd' }, native: { type: 'shell_call', call_id: 'sh_2' } },
     ]);
+    // The longest item id still gives command ids a call id may have (200 characters).
+    const longest = await read([shellCall('x'.repeat(197), Array(MAX_SHELL_COMMANDS).fill('ls'))]);
+    expect(longest.map((c) => c.call_id.length)).toEqual([...Array(10).fill(199), ...Array(MAX_SHELL_COMMANDS - 10).fill(200)]);
   });
 
   it('refuses malformed items with a message naming the field', async () => {
@@ -91,7 +94,7 @@ describe('Responses items in', () => {
       [shell({ commands: ['ls', 7] }), 'output[0].action.commands[1] must be a string'],
       [shell({ commands: ['ls'], timeout_ms: '10s' }), 'output[0].action.timeout_ms must be a number or null'],
       [shell({ commands: ['ls'], max_output_length: -1 }), 'output[0].action.max_output_length must be a whole number of characters, 0 or more'],
-      [shell({ commands: ['ls'] }, 'x'.repeat(197)), 'output[0].call_id must be at most 196 characters (its commands run as <call_id>:<index>)'],
+      [shell({ commands: ['ls'] }, 'x'.repeat(198)), 'output[0].call_id must be at most 197 characters (its commands run as <call_id>:<index>)'],
     ];
     for (const [output, message] of cases) await expect(read(output), message).rejects.toThrow(message);
   });

@@ -27,21 +27,24 @@ describe('Responses API over HTTP', () => {
     const { mkdirSync } = await import('node:fs');
     mkdirSync(workspace);
     writeFileSync(join(workspace, 'notes.txt'), 'alpha\nbeta\ngamma\n');
-    exec = await startExecServer({ root: workspace, secret: SECRET, tenants: ['oa', 'gov', 'an'], port: 0 });
+    exec = await startExecServer({ root: workspace, secret: SECRET, tenants: ['oa', 'gov', 'an', 'ro'], port: 0 });
     const environment = { url: exec.url, secret: 'env:EXEC_SECRET' };
     const tools = [{ name: 'echo', executor: { kind: 'builtin' } }];
     const oa = validManifest({ tenant: 'oa', profile: 'openai', policy: { read: 'grant', write: 'grant', execute: 'grant' }, execution_environment: environment, tools });
     const gov = validManifest({ tenant: 'gov', profile: 'openai', policy: { read: 'grant', write: 'review', execute: 'review' }, execution_environment: environment, tools });
     const an = validManifest({ tenant: 'an', profile: 'anthropic', policy: { read: 'grant', write: 'grant', execute: 'grant' }, execution_environment: environment, tools });
+    const readOnlyRule = { tool: 'shell', arguments: { command: { class: 'read_only_commands' } }, action: 'grant' };
+    const ro = validManifest({ tenant: 'ro', profile: 'openai', policy: { read: 'grant', write: 'review', execute: 'review', rules: [readOnlyRule] }, execution_environment: environment, tools });
     const plain = validManifest({ tenant: 'plain', profile: 'openai', policy: { read: 'grant', write: 'grant', execute: 'grant' }, tools });
-    gw = await testGateway([oa, gov, an, plain], {
+    gw = await testGateway([oa, gov, an, ro, plain], {
       oa: { tenant: 'oa' },
       gov: { tenant: 'gov', principal: 'agent', scopes: ['audit:read'] },
       alice: { tenant: 'gov', principal: 'alice', scopes: ['approvals:decide'] },
       an: { tenant: 'an' },
+      ro: { tenant: 'ro' },
       plain: { tenant: 'plain' },
     }, {
-      env: { EXEC_SECRET: SECRET, TOOLGATE_TENANT_SECRETS: 'oa:EXEC_SECRET;gov:EXEC_SECRET;an:EXEC_SECRET' },
+      env: { EXEC_SECRET: SECRET, TOOLGATE_TENANT_SECRETS: 'oa:EXEC_SECRET;gov:EXEC_SECRET;an:EXEC_SECRET;ro:EXEC_SECRET' },
       egressTransport: nodeEgressTransport(),
     });
   });
@@ -204,6 +207,19 @@ describe('Responses API over HTTP', () => {
       expect(await bad({ type: 'shell_call' })).toEqual({ status: 400, message: 'output (or response.output) must be an array' });
       expect(existsSync(join(workspace, 'flood.txt'))).toBe(false);
       expect(file('notes.txt')).toBe('alpha\nBETA\ngamma\n');
+    });
+  });
+
+  describe('policy', () => {
+    it("each command of a shell_call meets the tenant's shell rules; the first one parked stops the rest", async () => {
+      const answer = await dispatch('ro', 'policy-1', [shellCall('s1', ['ls notes.txt', 'touch made-by-model.txt', 'ls'])]);
+      expect(answer.results.map((r) => [r.call_id, r.status])).toEqual([['s1:0', 'ok'], ['s1:1', 'pending_approval']]);
+      const [shell] = answer.messages as ResponseInputItem.ShellCallOutput[];
+      expect(shell.output).toEqual([
+        { stdout: 'notes.txt', stderr: '', outcome: { type: 'exit', exit_code: 0 } },
+        { stdout: '', stderr: expect.stringMatching(/needs a human's approval[\s\S]*the 1 command\(s\) after this one in the shell_call were not run/), outcome: { type: 'exit', exit_code: 126 } },
+      ]);
+      expect(existsSync(join(workspace, 'made-by-model.txt'))).toBe(false);
     });
   });
 

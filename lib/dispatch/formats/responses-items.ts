@@ -1,7 +1,7 @@
 /**
  * The Responses API input items toolgate answers with, field for field as the `openai` package
  * types them (ResponseInputItem.FunctionCallOutput, .ApplyPatchCallOutput, .ShellCallOutput);
- * test/formats/responses-types.ts makes tsc check that they stay assignable.
+ * test/types/openai-responses.ts makes tsc check that they stay assignable.
  */
 export interface FunctionCallOutputItem {
   type: 'function_call_output';

@@ -5,8 +5,8 @@ import { writeResponsesItems } from './responses-output.ts';
 
 /** A shell_call's commands become one call each; more than this in one item is refused. */
 export const MAX_SHELL_COMMANDS = 32;
-/** Room left in a call id (at most 200 characters) for a command's ":<index>" suffix. */
-const MAX_SHELL_CALL_ID = 196;
+/** Room left in a call id (at most 200 characters) for a command's ":<index>" suffix (index at most 31). */
+const MAX_SHELL_CALL_ID = 197;
 
 /**
  * Responses API: the items of a response's `output` (or of `response.output`, the whole response
