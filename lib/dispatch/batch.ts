@@ -1,15 +1,30 @@
-import type { ToolCall, ToolResult } from './call.ts';
+import { groupByNativeItem, type ToolCall, type ToolResult } from './call.ts';
 import { withRequestBudgets, type CallerContext, type DispatchDeps } from './context.ts';
 import { dispatchCall } from './pipeline.ts';
 
 /**
  * Results come back in request order with call ids unchanged, whichever mode ran them. The calls
  * share one pattern budget and one validation budget: a batch cannot buy them per call.
+ *
+ * Calls made from one native item (the commands of a Responses shell_call) run one after another
+ * even in a parallel batch, and the first of them that does not end `ok` (parked, refused,
+ * failed) stops the rest: a later command never runs before an earlier one. The calls it stopped
+ * are not dispatched and have no result.
  */
 export async function dispatchBatch(deps: DispatchDeps, batchCaller: CallerContext, calls: ToolCall[], options: { parallel?: boolean } = {}): Promise<ToolResult[]> {
   const caller = withRequestBudgets(batchCaller);
-  if (options.parallel) return Promise.all(calls.map((call) => dispatchCall(deps, caller, call)));
+  const runGroup = async (group: ToolCall[]): Promise<ToolResult[]> => {
+    const results: ToolResult[] = [];
+    for (const call of group) {
+      const result = await dispatchCall(deps, caller, call);
+      results.push(result);
+      if (result.status !== 'ok') break;
+    }
+    return results;
+  };
+  const groups = groupByNativeItem(calls);
+  if (options.parallel) return (await Promise.all(groups.map(runGroup))).flat();
   const results: ToolResult[] = [];
-  for (const call of calls) results.push(await dispatchCall(deps, caller, call));
+  for (const group of groups) results.push(...(await runGroup(group)));
   return results;
 }

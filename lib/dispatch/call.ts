@@ -8,6 +8,34 @@ export interface ToolCall {
   call_id: string;
   name: string;
   arguments?: unknown;
+  /** Set when the call was made from a provider's native tool item; the format writes its result back as that item's output. */
+  native?: NativeItem;
+}
+
+/**
+ * The provider item a call was made from (a Responses `apply_patch_call` or `shell_call`). One
+ * item may become several calls (a shell_call's commands): they share `call_id` and run in order.
+ */
+export interface NativeItem {
+  /** The item's type, e.g. "shell_call". */
+  type: string;
+  /** The item's own call id (the call's own id may add a suffix to it). */
+  call_id: string;
+  /** The most characters of output the item asked for (a shell_call's max_output_length). */
+  max_output_length?: number;
+}
+
+/** Consecutive calls made from one native item form a group; every other call is a group of its own. */
+export function groupByNativeItem(calls: ToolCall[]): ToolCall[][] {
+  const groups: ToolCall[][] = [];
+  let previous: ToolCall | undefined;
+  for (const call of calls) {
+    const sameItem = previous?.native !== undefined && call.native?.type === previous.native.type && call.native.call_id === previous.native.call_id;
+    if (sameItem) groups[groups.length - 1].push(call);
+    else groups.push([call]);
+    previous = call;
+  }
+  return groups;
 }
 
 export interface CallFailure {

@@ -37,7 +37,7 @@ export const GEMINI_BODY_FIELDS = [
 
 /** Responses API: the `output` items, or a whole Response (also the SDK's parsed one, with `output_text`/`output_parsed`). */
 export const RESPONSES_BODY_FIELDS = [
-  'output', 'id', 'object', 'created_at', 'completed_at', 'status', 'error', 'incomplete_details', 'instructions', 'metadata', 'model',
+  'output', 'response', 'id', 'object', 'created_at', 'completed_at', 'status', 'error', 'incomplete_details', 'instructions', 'metadata', 'model',
   'output_text', 'output_parsed', 'parallel_tool_calls', 'temperature', 'tool_choice', 'tools', 'top_p', 'top_logprobs', 'background',
   'conversation', 'max_output_tokens', 'max_tool_calls', 'previous_response_id', 'prompt', 'prompt_cache_key', 'prompt_cache_retention',
   'prompt_cache_options', 'prompt_cache_diagnostics', 'reasoning', 'safety_identifier', 'service_tier', 'text', 'truncation', 'usage', 'user',
@@ -58,10 +58,9 @@ interface ProviderBody {
 
 /**
  * Each `format` a dispatch body may name, but toolgate's own. Typed so that a format added to
- * CALL_FORMATS without an entry here does not compile (`responses` is listed ahead of its format).
+ * CALL_FORMATS without an entry here does not compile.
  */
-export type ProviderBodyFormat = CallFormat | 'responses';
-export const PROVIDER_BODIES: Readonly<Record<ProviderBodyFormat, ProviderBody>> = {
+export const PROVIDER_BODIES: Readonly<Record<CallFormat, ProviderBody>> = {
   openai: {
     label: "OpenAI's",
     calls: ['tool_calls', 'message'],
@@ -77,15 +76,15 @@ export const PROVIDER_BODIES: Readonly<Record<ProviderBodyFormat, ProviderBody>>
     fields: GEMINI_BODY_FIELDS,
     hints: { candidates: 'send one candidate (or its content) of the response, not the whole response' },
   },
-  responses: { label: "OpenAI Responses'", calls: ['output'], callsAt: 'output', fields: RESPONSES_BODY_FIELDS },
+  responses: { label: "OpenAI Responses'", calls: ['output', 'response'], callsAt: 'output (or response.output)', fields: RESPONSES_BODY_FIELDS },
 };
 
 const TOOLGATE_BODY = toolgateBody();
-const PROVIDER_KNOWN = Object.fromEntries(Object.keys(PROVIDER_BODIES).map((f) => [f, providerBody(f as ProviderBodyFormat)])) as Record<ProviderBodyFormat, KnownFields>;
+const PROVIDER_KNOWN = Object.fromEntries(Object.keys(PROVIDER_BODIES).map((f) => [f, providerBody(f as CallFormat)])) as Record<CallFormat, KnownFields>;
 const TOOLGATE_CALL: KnownFields = { fields: OWN_CALL_FIELDS };
 
 /** The 400 message for a dispatch body with unknown fields (top level, and each of toolgate's own calls), if it has any. */
-export function unknownDispatchFields(body: Record<string, unknown>, format: ProviderBodyFormat | undefined): string | undefined {
+export function unknownDispatchFields(body: Record<string, unknown>, format: CallFormat | undefined): string | undefined {
   if (format !== undefined) return describeUnknownFields(findUnknownFields(body, PROVIDER_KNOWN[format]));
   const found: UnknownField[] = findUnknownFields(body, TOOLGATE_BODY);
   if (Array.isArray(body.calls)) {
@@ -98,7 +97,7 @@ export function unknownDispatchFields(body: Record<string, unknown>, format: Pro
   return describeUnknownFields(found);
 }
 
-function providerBody(format: ProviderBodyFormat): KnownFields {
+function providerBody(format: CallFormat): KnownFields {
   const provider = PROVIDER_BODIES[format];
   return {
     fields: [...ENVELOPE_FIELDS, ...provider.fields],

@@ -1,5 +1,5 @@
 import type { ToolCall } from '../dispatch/call.ts';
-import { CallFormatError, isCallFormat, PROVIDER_FORMATS, type CallFormat } from '../dispatch/formats/index.ts';
+import { CALL_FORMATS, CallFormatError, isCallFormat, PROVIDER_FORMATS, type CallFormat } from '../dispatch/formats/index.ts';
 import { assignCallId } from './call-ids.ts';
 import { unknownDispatchFields } from './dispatch-fields.ts';
 import { CALL_ID, THREAD_ID } from './identifiers.ts';
@@ -25,7 +25,7 @@ export async function parseDispatchRequest(body: unknown, idempotencyKey: string
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return { ok: false, message: 'the body must be a JSON object' };
   const fields = body as Record<string, unknown>;
   if (fields.format !== undefined && fields.format !== 'toolgate' && !isCallFormat(fields.format)) {
-    return { ok: false, message: `format must be one of toolgate, openai, anthropic, gemini (got ${JSON.stringify(fields.format)})` };
+    return { ok: false, message: `format must be one of toolgate, ${CALL_FORMATS.join(', ')} (got ${JSON.stringify(fields.format)})` };
   }
   const format = isCallFormat(fields.format) ? fields.format : undefined;
   // Before anything else: a misnamed field (`threadId`, `calls[0].id`) is named, not dropped or reported as missing.

@@ -7,7 +7,7 @@ import type { ToolResult } from '../../lib/dispatch/call.ts';
 import { checkContent, MAX_PART_BYTES, MAX_PARTS } from '../../lib/dispatch/content-check.ts';
 import { anthropicToolResultContent } from '../../lib/dispatch/formats/anthropic-content.ts';
 import { PROVIDER_FORMATS } from '../../lib/dispatch/formats/index.ts';
-import { responsesFunctionCallOutput } from '../../lib/dispatch/formats/responses-output.ts';
+import { responsesFunctionCallOutput } from '../../lib/dispatch/formats/responses-content.ts';
 import { storableResult, STORED_BINARY_CHARS } from '../../lib/idempotency/stored-result.ts';
 import { ContentOutput, type ContentPart } from '../../lib/registry/content-parts.ts';
 import { ContentShapeError, readToolResultBody } from '../../lib/registry/content-read.ts';

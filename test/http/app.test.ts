@@ -54,7 +54,7 @@ describe('GET /v1/tools', () => {
   it('400 for an unknown format', async () => {
     const response = await gw.request('/v1/tools?format=cobol', { key: 'key-acme' });
     expect(response.status).toBe(400);
-    expect((await response.json()).error.message).toBe('format must be one of toolgate, openai, anthropic, gemini, mcp');
+    expect((await response.json()).error.message).toBe('format must be one of toolgate, openai, responses, anthropic, gemini, mcp');
   });
 });
 
@@ -92,7 +92,7 @@ describe('request errors', () => {
       [{ thread_id: 't' }, 'calls must be an array of {call_id?, name, arguments} (or send a provider shape with "format")'],
       [{ thread_id: 't', calls: [{ arguments: {} }] }, 'calls[0].name must be a non-empty string'],
       [{ thread_id: 't', calls: [{ call_id: 'a', name: 'echo' }, { call_id: 'a', name: 'echo' }] }, 'call_id "a" appears twice in one request'],
-      [{ thread_id: 't', format: 'cohere', calls: [] }, 'format must be one of toolgate, openai, anthropic, gemini (got "cohere")'],
+      [{ thread_id: 't', format: 'cohere', calls: [] }, 'format must be one of toolgate, openai, responses, anthropic, gemini (got "cohere")'],
       [{ thread_id: 't', parallel: 'yes', calls: [] }, 'parallel must be true or false'],
     ];
     for (const [body, message] of cases) {

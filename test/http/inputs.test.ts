@@ -83,7 +83,7 @@ describe('query parameters', () => {
       ['/v1/calls/p1?thread_id=parked&wait=NaN', /^wait must be a number of seconds/],
       ['/v1/calls/p1?thread_id=parked&wait=Infinity', /^wait must be a number of seconds/],
       ['/v1/calls/p1', /^thread_id is required/],
-      ['/v1/tools?format=', /^format must be one of toolgate, openai, anthropic, gemini, mcp$/],
+      ['/v1/tools?format=', /^format must be one of toolgate, openai, responses, anthropic, gemini, mcp$/],
       [`/v1/tools?tag=${'x'.repeat(201)}`, /^each tag must be at most 200 characters$/],
       [`/v1/tools?tag=${Array.from({ length: 51 }, (_, i) => i).join(',')}`, /^tag names at most 50 tags \(got 51\)$/],
       ['/v1/admin/manifests/diff?from=1', /^to is required: 1-64 letters/],

@@ -1,6 +1,6 @@
 import type { ToolCall, ToolResult } from '../call.ts';
 
-export const CALL_FORMATS = ['openai', 'anthropic', 'gemini'] as const;
+export const CALL_FORMATS = ['openai', 'responses', 'anthropic', 'gemini'] as const;
 export type CallFormat = (typeof CALL_FORMATS)[number];
 
 /** A request body part that does not match the provider's shape; the HTTP layer answers 400. */

@@ -1,41 +1,96 @@
-import { isBinaryPart, type ContentPart } from '../../registry/content-parts.ts';
-import { partText } from '../../registry/content-text.ts';
-import type { ToolResult } from '../call.ts';
-import { dataUrl, isPdf, isProviderImage, notSent, partsWithStructured } from './content-render.ts';
-
-/** An item of a Responses `function_call_output.output` list (openai's ResponseFunctionCallOutputItem shapes toolgate uses). */
-export type ResponsesOutputItem =
-  | { type: 'input_text'; text: string }
-  | { type: 'input_image'; image_url: string }
-  | { type: 'input_file'; file_data: string; filename: string };
-
-const WHY = 'Responses tool output takes PNG, JPEG, GIF and WebP images and PDF files only';
+import { readShellResult } from '../../tools/coding/shell-output.ts';
+import { groupByNativeItem, type ToolCall, type ToolResult } from '../call.ts';
+import { responsesFunctionCallOutput } from './responses-content.ts';
+import type { ApplyPatchCallOutputItem, FunctionCallOutputItem, ResponsesOutputItem, ShellCallOutputItem, ShellCommandOutput } from './responses-items.ts';
 
 /**
- * A result as a Responses API `function_call_output.output`: its text as a string when it has
- * no image or PDF; else a list of `input_text`, `input_image` (a base64 data URL) and
- * `input_file` (a PDF as a data URL) items, with a text note for a part that cannot be sent.
+ * Exit code of a shell command that did not run (parked for approval, refused, invalid, or its
+ * environment failed) or whose outcome is unknown: 126, the shell's "cannot execute". stderr says why.
  */
-export function responsesFunctionCallOutput(result: ToolResult): string | ResponsesOutputItem[] {
-  const parts = result.content_parts;
-  if (!parts || !parts.some((part) => isProviderImage(part) || isPdf(part))) {
-    return parts ? partsWithStructured(result).map(text).join('\n') : result.content;
+export const NOT_RUN_EXIT_CODE = 126;
+
+/** The text the model reads for a result: its (truncated) output, or the error message. */
+export function resultText(result: ToolResult): string {
+  return result.content;
+}
+
+/**
+ * One output item per call item, in the order of the calls: `function_call_output`;
+ * `apply_patch_call_output` (completed, or failed with the message for any other status,
+ * including pending_approval); one `shell_call_output` per shell_call with an entry per command
+ * that was dispatched (a command that did not end `ok` stops the rest, and its entry says so).
+ */
+export function writeResponsesItems(results: ToolResult[], calls: ToolCall[]): ResponsesOutputItem[] {
+  const byId = new Map(results.map((r) => [r.call_id, r]));
+  const items: ResponsesOutputItem[] = [];
+  for (const group of groupByNativeItem(calls)) {
+    const native = group[0].native;
+    const groupResults = group.flatMap((call) => byId.get(call.call_id) ?? []);
+    if (native?.type === 'shell_call') items.push(shellCallOutput(native.call_id, groupResults, group.length, native.max_output_length));
+    else if (native?.type === 'apply_patch_call') items.push(...groupResults.map((r) => applyPatchCallOutput(native.call_id, r)));
+    else items.push(...groupResults.map(functionCallOutput));
   }
-  return partsWithStructured(result).map(item);
+  return items;
 }
 
-function item(part: ContentPart): ResponsesOutputItem {
-  if (isProviderImage(part)) return { type: 'input_image', image_url: dataUrl(part) };
-  if (isPdf(part) && part.type === 'resource') return { type: 'input_file', file_data: dataUrl(part), filename: fileName(part.resource.uri) };
-  return { type: 'input_text', text: text(part) };
+function functionCallOutput(result: ToolResult): FunctionCallOutputItem {
+  return { type: 'function_call_output', call_id: result.call_id, output: responsesFunctionCallOutput(result) };
 }
 
-function text(part: ContentPart): string {
-  return isBinaryPart(part) ? notSent(part, WHY) : partText(part);
+function applyPatchCallOutput(call_id: string, result: ToolResult): ApplyPatchCallOutputItem {
+  return { type: 'apply_patch_call_output', call_id, status: result.status === 'ok' ? 'completed' : 'failed', output: resultText(result) };
 }
 
-/** The last path segment of a resource URI, which OpenAI shows as the file's name. */
-function fileName(uri: string): string {
-  const last = uri.split(/[/?#]/).filter(Boolean).pop() ?? '';
-  return /^[\w.-]{1,100}$/.test(last) ? last : 'resource.pdf';
+function shellCallOutput(call_id: string, results: ToolResult[], commands: number, maxOutputLength: number | undefined): ShellCallOutputItem {
+  const output = results.map((r) => (maxOutputLength === undefined ? commandOutput(r) : capOutput(commandOutput(r), maxOutputLength)));
+  const skipped = commands - results.length;
+  if (skipped > 0 && output.length > 0) {
+    const last = output[output.length - 1];
+    last.stderr += `${last.stderr === '' ? '' : '\n'}[toolgate: the ${skipped} command(s) after this one in the shell_call were not run.]`;
+  }
+  return {
+    type: 'shell_call_output',
+    call_id,
+    output,
+    max_output_length: maxOutputLength ?? null,
+  };
+}
+
+/** A command's result as stdout, stderr and outcome; a result that is not the shell tool's layout is all stdout. */
+function commandOutput(result: ToolResult): ShellCommandOutput {
+  const text = resultText(result);
+  if (result.status === 'timeout') return { stdout: '', stderr: text, outcome: { type: 'timeout' } };
+  if (result.status !== 'ok') return { stdout: '', stderr: text, outcome: { type: 'exit', exit_code: NOT_RUN_EXIT_CODE } };
+  const parts = readShellResult(text);
+  if (!parts) return { stdout: text, stderr: '', outcome: { type: 'exit', exit_code: 0 } };
+  const { stdout, stderr } = parts;
+  if (parts.timed_out) return { stdout, stderr, outcome: { type: 'timeout' } };
+  return { stdout, stderr, outcome: { type: 'exit', exit_code: parts.exit_code ?? signalExitCode(parts.signal) } };
+}
+
+const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGABRT: 6, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGTERM: 15 };
+
+/** A process killed by a signal reports 128 + the signal's number, as a shell does. */
+function signalExitCode(signal: string | null): number {
+  return 128 + (signal === null ? 0 : (SIGNAL_NUMBERS[signal] ?? 0));
+}
+
+/**
+ * At most `max` characters of stdout and stderr together: stderr keeps up to half (more when
+ * stdout is short), each stream keeps its start and end around a note of what was cut.
+ */
+function capOutput(output: ShellCommandOutput, max: number): ShellCommandOutput {
+  const { stdout, stderr } = output;
+  if (stdout.length + stderr.length <= max) return output;
+  const stderrBudget = Math.min(stderr.length, max - Math.min(stdout.length, Math.floor(max / 2)));
+  return { ...output, stdout: keepEnds(stdout, max - stderrBudget, max), stderr: keepEnds(stderr, stderrBudget, max) };
+}
+
+function keepEnds(text: string, budget: number, max: number): string {
+  if (text.length <= budget) return text;
+  const note = `\n[... cut from ${text.length} characters: max_output_length is ${max} ...]\n`;
+  if (budget <= note.length) return text.slice(0, budget);
+  const head = Math.ceil((budget - note.length) / 2);
+  const tail = budget - note.length - head;
+  return `${text.slice(0, head)}${note}${tail > 0 ? text.slice(text.length - tail) : ''}`;
 }

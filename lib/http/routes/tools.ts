@@ -21,6 +21,12 @@ function tagsQuery(c: Context): string[] {
   return tags;
 }
 
+/** `?native=1|0` (or true/false): the provider's native tools instead of function versions; absent → the format's default. */
+function nativeQuery(c: Context): boolean | undefined {
+  const value = choiceQuery(c, 'native', ['1', '0', 'true', 'false']);
+  return value === undefined ? undefined : value === '1' || value === 'true';
+}
+
 /** GET /v1/tools, GET /v1/tools/:name, POST /v1/tools/:name/validate. */
 export function toolRoutes() {
   const routes = new Hono<GatewayEnv>();
@@ -29,9 +35,10 @@ export function toolRoutes() {
     const runtime = c.get('runtime');
     const format = choiceQuery(c, 'format', TOOL_FORMATS) ?? 'toolgate';
     const tags = tagsQuery(c);
+    const native = nativeQuery(c);
     const definitions = runtime.registry.definitions({ tags });
     try {
-      const tools = exportTools(definitions, format);
+      const tools = exportTools(definitions, format, { native, profile: runtime.manifest.profile });
       return c.json({ tenant: runtime.manifest.tenant, version: runtime.manifest.version, profile: runtime.manifest.profile, format, tools });
     } catch (error) {
       if (error instanceof GeminiSchemaError) return errorResponse(c, 422, 'unsupported_schema', error.message);

@@ -49,3 +49,41 @@ function streamText(stream: string): string {
   if (stream === '') return '(empty)';
   return stream.replace(/\r?\n$/, '');
 }
+
+/** A command's outcome as read back from formatShellResult's text (for protocols that want the parts). */
+export interface ShellResultParts {
+  /** null when the process had no exit code (killed by a signal, or stopped at its timeout). */
+  exit_code: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  timed_out: boolean;
+}
+
+const HEADER = /^Exit code: (-?\d+|none(?: \(terminated by ([A-Z0-9]+)\))?)\nDuration: [^\n]*\n--- stdout ---\n/;
+const STDERR_MARKER = '\n--- stderr ---\n';
+const TIMEOUT_TAIL = /\n\n\[ERROR: Command timed out after \d+ ms and was stopped\.[^\n]*\]$/;
+
+/**
+ * The inverse of formatShellResult, on the text the model would read (which truncation may have
+ * cut in the middle; the header and the notes survive it). undefined when the text is not in
+ * that layout, as from a tenant's own `shell` tool. A stream that printed exactly "(empty)" or
+ * the stderr marker line reads back differently; only what the model is shown is affected.
+ */
+export function readShellResult(text: string): ShellResultParts | undefined {
+  const header = HEADER.exec(text);
+  if (!header) return undefined;
+  let body = text.slice(header[0].length);
+  const timed_out = TIMEOUT_TAIL.test(body);
+  if (timed_out) body = body.replace(TIMEOUT_TAIL, '');
+  if (body.endsWith(`\n\n${CAPPED_NOTE}`)) body = body.slice(0, -(CAPPED_NOTE.length + 2));
+  const split = body.lastIndexOf(STDERR_MARKER);
+  const stdout = split === -1 ? body : body.slice(0, split);
+  const stderr = split === -1 ? '' : body.slice(split + STDERR_MARKER.length);
+  const code = header[1].startsWith('none') ? null : Number(header[1]);
+  return { exit_code: code, signal: header[2] ?? null, stdout: streamValue(stdout), stderr: streamValue(stderr), timed_out };
+}
+
+function streamValue(section: string): string {
+  return section === '(empty)' ? '' : section;
+}
