@@ -1,12 +1,12 @@
 import { Hono, type Context } from 'hono';
-import { GeminiSchemaError, exportTools, TOOL_FORMATS } from '../../registry/formats/index.ts';
+import { GeminiSchemaError, exportTools, NATIVE_TOOL_FORMATS, TOOL_FORMATS } from '../../registry/formats/index.ts';
 import { parseStage } from '../../dispatch/stages/parse.ts';
 import { validateStage } from '../../dispatch/stages/validate.ts';
 import type { GatewayEnv } from '../env.ts';
 import { errorResponse, readJsonBody } from '../errors.ts';
 import { TOOL_NAME } from '../identifiers.ts';
 import { InputError } from '../input-error.ts';
-import { choiceQuery, identifierParam } from '../params.ts';
+import { choiceQuery, identifierParam, queryValue } from '../params.ts';
 
 const MAX_TAGS = 50;
 const MAX_TAG_LENGTH = 200;
@@ -19,6 +19,15 @@ function tagsQuery(c: Context): string[] {
   return tags;
 }
 
+/** `?native=1` (or true): the provider's native tools in place of the coding tools they stand for. */
+function nativeQuery(c: Context, format: string): boolean {
+  const raw = queryValue(c, 'native');
+  if (raw === undefined || raw === '0' || raw === 'false') return false;
+  if (raw !== '1' && raw !== 'true') throw new InputError('native must be 1 or 0 (true or false)');
+  if (!(NATIVE_TOOL_FORMATS as readonly string[]).includes(format)) throw new InputError(`native tools exist for format=${NATIVE_TOOL_FORMATS.join(', ')} (got format=${format})`);
+  return true;
+}
+
 /** GET /v1/tools, GET /v1/tools/:name, POST /v1/tools/:name/validate. */
 export function toolRoutes() {
   const routes = new Hono<GatewayEnv>();
@@ -27,9 +36,10 @@ export function toolRoutes() {
     const runtime = c.get('runtime');
     const format = choiceQuery(c, 'format', TOOL_FORMATS) ?? 'toolgate';
     const tags = tagsQuery(c);
+    const native = nativeQuery(c, format);
     const definitions = runtime.registry.definitions({ tags });
     try {
-      const tools = exportTools(definitions, format);
+      const tools = exportTools(definitions, format, { native, registered: { isRegistered: (name) => runtime.registry.has(name) } });
       return c.json({ tenant: runtime.manifest.tenant, version: runtime.manifest.version, profile: runtime.manifest.profile, format, tools });
     } catch (error) {
       if (error instanceof GeminiSchemaError) return errorResponse(c, 422, 'unsupported_schema', error.message);

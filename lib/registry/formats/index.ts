@@ -1,5 +1,6 @@
 import type { ToolDefinition } from '../definition.ts';
 import { toAnthropicTools } from './anthropic.ts';
+import { toAnthropicNativeTools, type NativeToolContext } from './anthropic-native.ts';
 import { toGeminiTools } from './gemini.ts';
 import { toMcpTools } from './mcp.ts';
 import { toOpenAITools } from './openai.ts';
@@ -11,12 +12,23 @@ export function isToolFormat(value: string): value is ToolFormat {
   return (TOOL_FORMATS as readonly string[]).includes(value);
 }
 
+/** Formats whose provider has native tools that can stand in for toolgate's coding tools. */
+export const NATIVE_TOOL_FORMATS: readonly ToolFormat[] = ['anthropic'];
+
+export interface ExportOptions {
+  /** Offer the provider's native tools in place of the coding tools they stand for. */
+  native?: boolean;
+  /** Which names the tenant has (a tenant tool named like a native tool keeps its name). */
+  registered?: NativeToolContext;
+}
+
 /** Tool definitions in the shape a provider's API takes them. */
-export function exportTools(definitions: ToolDefinition[], format: ToolFormat): unknown[] {
+export function exportTools(definitions: ToolDefinition[], format: ToolFormat, options: ExportOptions = {}): unknown[] {
   switch (format) {
     case 'openai':
       return toOpenAITools(definitions);
     case 'anthropic':
+      if (options.native) return toAnthropicNativeTools(definitions, options.registered ?? registeredAmong(definitions));
       return toAnthropicTools(definitions);
     case 'gemini':
       return toGeminiTools(definitions);
@@ -25,6 +37,11 @@ export function exportTools(definitions: ToolDefinition[], format: ToolFormat): 
     case 'toolgate':
       return definitions;
   }
+}
+
+function registeredAmong(definitions: ToolDefinition[]): NativeToolContext {
+  const names = new Set(definitions.map((d) => d.name));
+  return { isRegistered: (name) => names.has(name) };
 }
 
 export { GeminiSchemaError } from './gemini-schema.ts';
