@@ -32,6 +32,9 @@ export function planAnthropicNativeCalls(calls: ToolCall[], tools: NativeToolCon
 function planCall(call: ToolCall, tools: NativeToolContext): PlannedCall {
   const native = call.name === TEXT_EDITOR_NAME || call.name === BASH_NAME;
   if (!native || tools.isRegistered(call.name)) return { call };
+  // A tenant without the tools behind it (no execution environment) gets unknown_tool, as for any name it lacks.
+  const targets: readonly string[] = call.name === BASH_NAME ? [BASH_TOOL] : Object.values(TEXT_EDITOR_TOOLS);
+  if (!targets.some((name) => tools.isRegistered(name))) return { call };
   try {
     const input = asInput(call.arguments, call.name);
     if (call.name === BASH_NAME) return planBash(call, input, tools);
