@@ -1,5 +1,18 @@
-import { anthropicToolResultContent } from './anthropic-content.ts';
+import type { ToolResult } from '../call.ts';
+import { anthropicToolResultContent, type AnthropicToolResultBlock } from './anthropic-content.ts';
 import { asRecord, requireArray, requireString, type ProviderFormat } from './provider-format.ts';
+
+/** The user message carrying a Messages API `tool_result` block per result. */
+export interface AnthropicToolResultMessage {
+  role: 'user';
+  content: Array<{ type: 'tool_result'; tool_use_id: string; content: string | AnthropicToolResultBlock[]; is_error: boolean }>;
+}
+
+/** One user message holding a `tool_result` block per result (none for no results). */
+export function toAnthropicToolResultMessages(results: ToolResult[]): AnthropicToolResultMessage[] {
+  if (results.length === 0) return [];
+  return [{ role: 'user', content: results.map((r) => ({ type: 'tool_result', tool_use_id: r.call_id, content: anthropicToolResultContent(r), is_error: r.is_error })) }];
+}
 
 /**
  * Messages API: `tool_use` blocks from `content` (or `message.content`) in; one user message
@@ -13,13 +26,5 @@ export const anthropicFormat: ProviderFormat = {
       .filter(({ block }) => block.type === 'tool_use')
       .map(({ block, i }) => ({ call_id: requireString(block.id, `content[${i}].id`), name: requireString(block.name, `content[${i}].name`), arguments: block.input ?? {} }));
   },
-  writeResults(results) {
-    if (results.length === 0) return [];
-    return [
-      {
-        role: 'user',
-        content: results.map((r) => ({ type: 'tool_result', tool_use_id: r.call_id, content: anthropicToolResultContent(r), is_error: r.is_error })),
-      },
-    ];
-  },
+  writeResults: toAnthropicToolResultMessages,
 };

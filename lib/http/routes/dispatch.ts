@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
-import { dispatchBatch } from '../../dispatch/batch.ts';
+import { planAnthropicNativeCalls } from '../../dispatch/formats/anthropic-native.ts';
 import { PROVIDER_FORMATS } from '../../dispatch/formats/index.ts';
+import { dispatchPlanned } from '../../dispatch/planned-batch.ts';
 import { deferFor } from '../defer.ts';
 import { parseDispatchRequest } from '../dispatch-request.ts';
 import type { GatewayEnv } from '../env.ts';
@@ -35,7 +36,10 @@ export function dispatchRoutes(env: Readonly<Record<string, string | undefined>>
       manifest_version: runtime.manifest.version,
       defer: deferFor(c),
     };
-    const results = await dispatchBatch(runtime.deps, caller, request.calls, { parallel: request.parallel });
+    // Anthropic's native text editor and bash run as the tenant's coding tools (same pipeline).
+    const registered = { isRegistered: (name: string) => runtime.registry.has(name) };
+    const planned = request.format === 'anthropic' ? planAnthropicNativeCalls(request.calls, registered) : request.calls.map((call) => ({ call }));
+    const results = await dispatchPlanned(runtime.deps, caller, planned, { parallel: request.parallel });
     const messages = request.format ? PROVIDER_FORMATS[request.format].writeResults(results, request.calls) : undefined;
     return c.json({ thread_id: request.thread_id, manifest_version: runtime.manifest.version, results, ...(messages ? { messages } : {}) });
   });

@@ -1,12 +1,12 @@
 import { Hono, type Context } from 'hono';
-import { GeminiSchemaError, exportTools, TOOL_FORMATS } from '../../registry/formats/index.ts';
+import { GeminiSchemaError, exportTools, NATIVE_TOOL_FORMATS, TOOL_FORMATS, type ToolFormat } from '../../registry/formats/index.ts';
 import { parseStage } from '../../dispatch/stages/parse.ts';
 import { validateStage } from '../../dispatch/stages/validate.ts';
 import type { GatewayEnv } from '../env.ts';
 import { errorResponse } from '../errors.ts';
 import { TOOL_NAME } from '../identifiers.ts';
 import { InputError } from '../input-error.ts';
-import { choiceQuery, identifierParam } from '../params.ts';
+import { choiceQuery, identifierParam, queryValue } from '../params.ts';
 import { readKnownObject } from '../strict-body.ts';
 
 const MAX_TAGS = 50;
@@ -21,10 +21,16 @@ function tagsQuery(c: Context): string[] {
   return tags;
 }
 
-/** `?native=1|0` (or true/false): the provider's native tools instead of function versions; absent → the format's default. */
-function nativeQuery(c: Context): boolean | undefined {
-  const value = choiceQuery(c, 'native', ['1', '0', 'true', 'false']);
-  return value === undefined ? undefined : value === '1' || value === 'true';
+/**
+ * `?native=1|0` (or true/false): the provider's native tools in place of the function versions of
+ * the tools they stand for; absent, the format's default. Only formats whose provider has them.
+ */
+function nativeQuery(c: Context, format: ToolFormat): boolean | undefined {
+  const raw = queryValue(c, 'native');
+  if (raw === undefined) return undefined;
+  if (!['1', '0', 'true', 'false'].includes(raw)) throw new InputError('native must be 1 or 0 (true or false)');
+  if (!(NATIVE_TOOL_FORMATS as readonly string[]).includes(format)) throw new InputError(`native tools exist for format=${NATIVE_TOOL_FORMATS.join(', ')} (got format=${format})`);
+  return raw === '1' || raw === 'true';
 }
 
 /** GET /v1/tools, GET /v1/tools/:name, POST /v1/tools/:name/validate. */
@@ -35,10 +41,11 @@ export function toolRoutes() {
     const runtime = c.get('runtime');
     const format = choiceQuery(c, 'format', TOOL_FORMATS) ?? 'toolgate';
     const tags = tagsQuery(c);
-    const native = nativeQuery(c);
+    const native = nativeQuery(c, format);
     const definitions = runtime.registry.definitions({ tags });
     try {
-      const tools = exportTools(definitions, format, { native, profile: runtime.manifest.profile });
+      const registered = { isRegistered: (name: string) => runtime.registry.has(name) };
+      const tools = exportTools(definitions, format, { native, profile: runtime.manifest.profile, registered });
       return c.json({ tenant: runtime.manifest.tenant, version: runtime.manifest.version, profile: runtime.manifest.profile, format, tools });
     } catch (error) {
       if (error instanceof GeminiSchemaError) return errorResponse(c, 422, 'unsupported_schema', error.message);

@@ -3,6 +3,7 @@ import { ToolError } from '../../registry/errors.ts';
 import { FnToolExecutor, type ToolExecutor } from '../../registry/executor.ts';
 import type { JsonObject } from '../../registry/json.ts';
 import { optionalInteger, requiredString } from './arguments.ts';
+import { listDirectory } from './directory-listing.ts';
 import { outputLimitsFor } from './output-limits.ts';
 import { readTextFile } from './text-file.ts';
 import { plural } from './wording.ts';
@@ -17,7 +18,9 @@ const INPUT_SCHEMA = {
     file_path: {
       type: 'string',
       minLength: 1,
-      description: 'Path of the file to read, relative to the working directory (an absolute path must be inside it).',
+      description:
+        'Path of the file to read, relative to the working directory (an absolute path must be inside it). ' +
+        'A directory is listed instead (its files and folders, two levels deep).',
     },
     offset: {
       type: 'integer',
@@ -70,14 +73,24 @@ async function readFile(env: ExecutionEnvironment, args: JsonObject): Promise<st
   const path = requiredString(args, 'file_path');
   const offset = optionalInteger(args, 'offset', 1);
   const limit = optionalInteger(args, 'limit', READ_FILE_DEFAULT_LIMIT);
-  const text = await readTextFile(env, path, 'read', {
-    not_found: `File not found: ${path}. Check the path, or find the file with glob.`,
-    is_directory: `${path} is a directory, not a file. Use glob to list the files inside it.`,
-  });
+  let text: string;
+  try {
+    text = await readTextFile(env, path, 'read', { not_found: `File not found: ${path}. Check the path, or find the file with glob.` });
+  } catch (error) {
+    if (!isDirectoryError(error)) throw error;
+    if (args.offset !== undefined || args.limit !== undefined) {
+      throw new ToolError('error', `${path} is a directory: offset and limit (a range of lines) only apply to files. Leave them out to list the directory.`);
+    }
+    return listDirectory(env, path);
+  }
   return formatWindow(path, displayLines(text), Math.max(1, offset), Math.max(1, limit));
 }
 
-/** read_file: a text file's lines, numbered, from `offset` for `limit` lines. */
+function isDirectoryError(error: unknown): boolean {
+  return error instanceof ToolError && error.details?.environment_error === 'is_directory';
+}
+
+/** read_file: a text file's lines, numbered, from `offset` for `limit` lines; or a directory's listing. */
 export function readFileTool(env: ExecutionEnvironment): ToolExecutor {
   return new FnToolExecutor(
     {
@@ -85,7 +98,7 @@ export function readFileTool(env: ExecutionEnvironment): ToolExecutor {
       description:
         'Read a text file. Returns its lines numbered as "   N | text" (the number and " | " are not part of the file). ' +
         `Reads up to ${READ_FILE_DEFAULT_LIMIT} lines from offset; for longer files the output says how to read the rest. ` +
-        'Fails on missing files, directories and binary files.',
+        'Lists a directory (two levels deep, hidden items left out). Fails on missing and binary files.',
       input_schema: INPUT_SCHEMA,
       tier: 'read',
       tags: ['coding'],

@@ -1,9 +1,13 @@
 import type { ExecutionEnvironment } from '../../exec/environment.ts';
 import { FnToolExecutor, type ToolExecutor } from '../../registry/executor.ts';
 import type { JsonObject } from '../../registry/json.ts';
-import { requiredString } from './arguments.ts';
+import { ToolError } from '../../registry/errors.ts';
+import { optionalInteger, requiredString } from './arguments.ts';
 import { inEnvironment } from './environment-errors.ts';
+import { insertLines } from './insert-lines.ts';
 import { outputLimitsFor } from './output-limits.ts';
+import { readTextFile } from './text-file.ts';
+import { plural } from './wording.ts';
 
 const INPUT_SCHEMA = {
   type: 'object',
@@ -14,7 +18,13 @@ const INPUT_SCHEMA = {
       description:
         'Path of the file to write, relative to the working directory (an absolute path must be inside it). Missing parent folders are created.',
     },
-    content: { type: 'string', description: 'The complete new content of the file (UTF-8 text).' },
+    content: { type: 'string', description: 'The complete new content of the file (UTF-8 text), or with insert_line the lines to insert.' },
+    insert_line: {
+      type: 'integer',
+      minimum: 0,
+      description:
+        'Insert content into the existing file after this line (0 = at the top; line numbers as read_file shows them) instead of replacing the file.',
+    },
   },
   required: ['file_path', 'content'],
   additionalProperties: false,
@@ -24,20 +34,36 @@ const encoder = new TextEncoder();
 
 async function writeFile(env: ExecutionEnvironment, args: JsonObject): Promise<string> {
   const path = requiredString(args, 'file_path');
-  const bytes = encoder.encode(requiredString(args, 'content'));
+  const content = requiredString(args, 'content');
+  if (args.insert_line !== undefined) return insertIntoFile(env, path, optionalInteger(args, 'insert_line', 0), content);
+  const bytes = encoder.encode(content);
   await inEnvironment(path, () => env.writeFile(path, bytes), {
     is_directory: `${path} is a directory; write_file needs the path of a file.`,
   });
   return `Wrote ${bytes.byteLength} bytes to ${path}`;
 }
 
-/** write_file: creates or replaces a whole file. */
+/** The file is read and written whole: an insert is a write of the file with the lines added. */
+async function insertIntoFile(env: ExecutionEnvironment, path: string, after: number, content: string): Promise<string> {
+  if (content === '') throw new ToolError('error', 'content is empty, so there is nothing to insert. Give the lines to insert in content.');
+  const text = await readTextFile(env, path, 'edit', {
+    not_found: `File not found: ${path}. insert_line inserts into an existing file; leave insert_line out to create the file.`,
+    is_directory: `${path} is a directory; write_file needs the path of a file.`,
+  });
+  const updated = encoder.encode(insertLines(path, text, Math.max(0, after), content));
+  await inEnvironment(path, () => env.writeFile(path, updated));
+  const count = content.split('\n').length - (content.endsWith('\n') ? 1 : 0);
+  return after === 0 ? `Inserted ${plural(count, 'line')} at the top of ${path}.` : `Inserted ${plural(count, 'line')} after line ${after} of ${path}.`;
+}
+
+/** write_file: creates or replaces a whole file, or inserts lines into one (insert_line). */
 export function writeFileTool(env: ExecutionEnvironment): ToolExecutor {
   return new FnToolExecutor(
     {
       name: 'write_file',
       description:
         'Create a file, or replace the whole content of an existing one, creating missing parent folders. ' +
+        'With insert_line, insert content as new lines after that line of an existing file instead. ' +
         'To change part of an existing file, prefer the editing tool.',
       input_schema: INPUT_SCHEMA,
       tier: 'write',

@@ -60,15 +60,22 @@ describe('read_file', () => {
     );
   });
 
-  it('fails clearly for a missing file, a directory and a binary file', async () => {
+  it('lists a directory two levels deep, hidden items left out, folders marked with "/"', async () => {
+    const env = new MemoryEnvironment({ 'src/a.ts': 'x', 'src/lib/b.ts': 'y', 'src/lib/deep/c.ts': 'z', 'src/.env': 's', '.git/HEAD': 'h', 'README.md': 'r' });
+    const tool = readFileTool(env);
+    expect(await run(tool, { file_path: 'src' })).toBe('Files and folders in src, up to 2 levels deep (hidden items left out):\nsrc/a.ts\nsrc/lib/\nsrc/lib/b.ts\nsrc/lib/deep/');
+    expect(await run(tool, { file_path: '.' })).toBe('Files and folders in the working directory, up to 2 levels deep (hidden items left out):\nREADME.md\nsrc/\nsrc/a.ts\nsrc/lib/');
+    expect((await runError(tool, { file_path: 'src', offset: 2 })).message).toBe('src is a directory: offset and limit (a range of lines) only apply to files. Leave them out to list the directory.');
+    env.directories.add('empty');
+    expect(await run(tool, { file_path: 'empty' })).toBe('empty is empty (hidden items left out).');
+  });
+
+  it('fails clearly for a missing file and a binary file', async () => {
     const env = new MemoryEnvironment({ 'src/a.ts': 'x', 'img.png': new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 1]) });
     env.put('latin1.txt', new Uint8Array([0x63, 0x61, 0x66, 0xe9]));
     const tool = readFileTool(env);
     expect((await runError(tool, { file_path: 'nope.ts' })).message).toBe(
       'File not found: nope.ts. Check the path, or find the file with glob.',
-    );
-    expect((await runError(tool, { file_path: 'src' })).message).toBe(
-      'src is a directory, not a file. Use glob to list the files inside it.',
     );
     const binary = 'it is a binary file (it contains NUL bytes or is not valid UTF-8). read_file only shows text files.';
     expect((await runError(tool, { file_path: 'img.png' })).message).toBe(`Cannot read img.png: ${binary}`);

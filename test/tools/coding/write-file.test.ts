@@ -18,6 +18,30 @@ describe('write_file', () => {
     expect(env.text('x.txt')).toBe('');
   });
 
+  it('insert_line inserts whole lines after a line (0 = top), the file\'s way, and refuses a line past the end', async () => {
+    const env = new MemoryEnvironment({ 'a.txt': 'one\ntwo\nthree\n', 'crlf.txt': 'one\r\ntwo\r\n', 'open.txt': 'one\ntwo', 'bom.txt': '\uFEFFone\n', 'empty.txt': '' });
+    const tool = writeFileTool(env);
+    expect(await run(tool, { file_path: 'a.txt', insert_line: 0, content: 'zero' })).toBe('Inserted 1 line at the top of a.txt.');
+    expect(await run(tool, { file_path: 'a.txt', insert_line: 2, content: 'one and a half\nstill\n' })).toBe('Inserted 2 lines after line 2 of a.txt.');
+    expect(await run(tool, { file_path: 'a.txt', insert_line: 6, content: 'four' })).toBe('Inserted 1 line after line 6 of a.txt.');
+    expect(env.text('a.txt')).toBe('zero\none\none and a half\nstill\ntwo\nthree\nfour\n');
+    await run(tool, { file_path: 'crlf.txt', insert_line: 1, content: 'x\ny' });
+    expect(env.text('crlf.txt')).toBe('one\r\nx\r\ny\r\ntwo\r\n');
+    await run(tool, { file_path: 'open.txt', insert_line: 2, content: 'three' });
+    expect(env.text('open.txt')).toBe('one\ntwo\nthree\n');
+    await run(tool, { file_path: 'bom.txt', insert_line: 0, content: 'zero' });
+    expect(env.text('bom.txt')).toBe('\uFEFFzero\none\n');
+    await run(tool, { file_path: 'empty.txt', insert_line: 0, content: 'first' });
+    expect(env.text('empty.txt')).toBe('first\n');
+    const past = await runError(tool, { file_path: 'a.txt', insert_line: 8, content: 'x' });
+    expect(past.message).toBe('insert_line 8 is past the end of a.txt, which has 7 lines. Use a line number from 0 (insert at the top) to 7 (insert after the last line).');
+    expect(env.text('a.txt')).toBe('zero\none\none and a half\nstill\ntwo\nthree\nfour\n');
+    expect((await runError(tool, { file_path: 'nope.txt', insert_line: 0, content: 'x' })).message).toBe(
+      'File not found: nope.txt. insert_line inserts into an existing file; leave insert_line out to create the file.',
+    );
+    expect((await runError(tool, { file_path: 'a.txt', insert_line: 1, content: '' })).message).toContain('nothing to insert');
+  });
+
   it('fails clearly for a directory, a path outside the root, and a file used as a folder', async () => {
     const env = new MemoryEnvironment({ 'src/a.ts': 'x' });
     const tool = writeFileTool(env);

@@ -1,0 +1,135 @@
+import { BASH_NAME, BASH_TOOL, TEXT_EDITOR_NAME, TEXT_EDITOR_TOOLS, type NativeToolContext } from '../../registry/formats/anthropic-native.ts';
+import type { JsonObject } from '../../registry/json.ts';
+import { isJsonObject } from '../../registry/json.ts';
+import type { ToolCall, ToolResult } from '../call.ts';
+
+/**
+ * Calls of Anthropic's native client tools become calls of the tenant's own coding tools, so
+ * they go through the same pipeline (lookup, validation, scopes, policy, approval, idempotency
+ * under the tool_use id, audit) as the function tools would:
+ *   text editor view → read_file, create → write_file, str_replace → edit_file,
+ *   insert → write_file with insert_line; bash → shell.
+ * A call the translation cannot make sense of is answered at once (invalid_arguments), in the
+ * text editor's terms; `bash` restart runs nothing. A tenant tool named like a native tool is
+ * the tenant's own: its calls pass unchanged, as do calls whose target tool the tenant lacks
+ * (they end as unknown_tool through the pipeline).
+ */
+export type PlannedCall = { call: ToolCall } | { result: ToolResult };
+
+/** Commands run in a fresh shell each; Claude cannot pass shell's timeout_ms, so bash gets a build-sized one. */
+export const BASH_TIMEOUT_MS = 120_000;
+
+export const BASH_RESTART_MESSAGE =
+  'The bash session was restarted. (Each command already runs in a fresh shell in the working directory: ' +
+  'no working directory change, variable or background process carries over from one command to the next.)';
+
+class NativeInputError extends Error {}
+
+export function planAnthropicNativeCalls(calls: ToolCall[], tools: NativeToolContext): PlannedCall[] {
+  return calls.map((call) => planCall(call, tools));
+}
+
+function planCall(call: ToolCall, tools: NativeToolContext): PlannedCall {
+  const native = call.name === TEXT_EDITOR_NAME || call.name === BASH_NAME;
+  if (!native || tools.isRegistered(call.name)) return { call };
+  // A tenant without the tools behind it (no execution environment) gets unknown_tool, as for any name it lacks.
+  const targets: readonly string[] = call.name === BASH_NAME ? [BASH_TOOL] : Object.values(TEXT_EDITOR_TOOLS);
+  if (!targets.some((name) => tools.isRegistered(name))) return { call };
+  try {
+    const input = asInput(call.arguments, call.name);
+    if (call.name === BASH_NAME) return planBash(call, input, tools);
+    const translated = textEditorCall(input);
+    if (!tools.isRegistered(translated.name)) return { call };
+    return { call: { call_id: call.call_id, name: translated.name, arguments: translated.arguments } };
+  } catch (error) {
+    if (!(error instanceof NativeInputError)) throw error;
+    return { result: immediateResult(call, 'invalid_arguments', error.message) };
+  }
+}
+
+function planBash(call: ToolCall, input: JsonObject, tools: NativeToolContext): PlannedCall {
+  if (input.restart === true) return { result: immediateResult(call, 'ok', BASH_RESTART_MESSAGE) };
+  if (typeof input.command !== 'string' || input.command.trim() === '') {
+    throw new NativeInputError('bash needs either `command` (the command to run, a non-empty string) or `restart: true`.');
+  }
+  if (!tools.isRegistered(BASH_TOOL)) return { call };
+  return { call: { call_id: call.call_id, name: BASH_TOOL, arguments: { command: input.command, timeout_ms: BASH_TIMEOUT_MS } } };
+}
+
+const COMMANDS: readonly unknown[] = Object.keys(TEXT_EDITOR_TOOLS);
+
+function textEditorCall(input: JsonObject): { name: string; arguments: JsonObject } {
+  const command = input.command;
+  if (command === 'undo_edit') {
+    throw new NativeInputError('undo_edit is not a command of text_editor_20250728, and toolgate keeps no edit history. Use str_replace to change the text back.');
+  }
+  if (!COMMANDS.includes(command)) {
+    throw new NativeInputError(`Unknown command ${JSON.stringify(command)}. The text editor's commands are view, create, str_replace and insert.`);
+  }
+  const path = requireString(input, 'path', command);
+  switch (command) {
+    case 'view':
+      return { name: TEXT_EDITOR_TOOLS.view, arguments: { file_path: path, ...viewRange(input.view_range) } };
+    case 'create':
+      return { name: TEXT_EDITOR_TOOLS.create, arguments: { file_path: path, content: requireString(input, 'file_text', command, true) } };
+    case 'str_replace': {
+      const newStr = input.new_str === undefined ? '' : requireString(input, 'new_str', command, true);
+      return { name: TEXT_EDITOR_TOOLS.str_replace, arguments: { file_path: path, old_string: requireString(input, 'old_str', command, true), new_string: newStr } };
+    }
+    default:
+      return { name: TEXT_EDITOR_TOOLS.insert, arguments: { file_path: path, insert_line: insertLine(input.insert_line), content: insertText(input) } };
+  }
+}
+
+/** view_range [start, end], 1-based and inclusive; end -1 reads to the end of the file. */
+function viewRange(range: unknown): { offset?: number; limit?: number } {
+  if (range === undefined || range === null) return {};
+  const [start, end] = Array.isArray(range) ? range : [];
+  const valid = Array.isArray(range) && range.length === 2 && Number.isSafeInteger(start) && Number.isSafeInteger(end) && start >= 1 && (end === -1 || end >= start);
+  if (!valid) {
+    throw new NativeInputError(
+      `view_range must be two line numbers [start, end] with 1 <= start <= end, or end -1 for the end of the file (got ${JSON.stringify(range)}).`,
+    );
+  }
+  return end === -1 ? { offset: start } : { offset: start, limit: end - start + 1 };
+}
+
+function insertLine(value: unknown): number {
+  if (!Number.isSafeInteger(value) || (value as number) < 0) {
+    throw new NativeInputError(`insert_line must be a line number: 0 inserts at the top, N inserts after line N (got ${JSON.stringify(value)}).`);
+  }
+  return value as number;
+}
+
+/** text_editor_20250728 names it insert_text; earlier versions named it new_str. */
+function insertText(input: JsonObject): string {
+  return input.insert_text !== undefined ? requireString(input, 'insert_text', 'insert', true) : requireString(input, 'new_str', 'insert', true, 'insert_text');
+}
+
+function requireString(input: JsonObject, field: string, command: unknown, emptyAllowed = false, shownAs = field): string {
+  const value = input[field];
+  if (typeof value !== 'string' || (!emptyAllowed && value === '')) {
+    const what = command === undefined ? 'the text editor' : `the ${JSON.stringify(command)} command`;
+    throw new NativeInputError(`${what} needs \`${shownAs}\` (a ${emptyAllowed ? '' : 'non-empty '}string).`);
+  }
+  return value;
+}
+
+function asInput(value: unknown, tool: string): JsonObject {
+  let input = value;
+  if (typeof value === 'string') {
+    try {
+      input = JSON.parse(value);
+    } catch {
+      throw new NativeInputError(`The input of ${tool} must be a JSON object.`);
+    }
+  }
+  if (!isJsonObject(input)) throw new NativeInputError(`The input of ${tool} must be a JSON object.`);
+  return input;
+}
+
+function immediateResult(call: ToolCall, status: 'ok' | 'invalid_arguments', content: string): ToolResult {
+  const base = { call_id: call.call_id, name: call.name, content, truncated: false, duration_ms: 0 };
+  if (status === 'ok') return { ...base, status, is_error: false };
+  return { ...base, status, is_error: true, error: { code: status, message: content } };
+}

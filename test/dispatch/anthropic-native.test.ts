@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { BASH_TIMEOUT_MS, planAnthropicNativeCalls } from '../../lib/dispatch/formats/anthropic-native.ts';
+
+const registered = (...names: string[]) => ({ isRegistered: (name: string) => names.includes(name) });
+const coding = registered('read_file', 'write_file', 'edit_file', 'shell', 'grep', 'glob');
+const plan = (name: string, input: unknown, tools = coding) => planAnthropicNativeCalls([{ call_id: 'toolu_1', name, arguments: input }], tools)[0];
+const editor = (input: unknown, tools = coding) => plan('str_replace_based_edit_tool', input, tools);
+
+describe('planning Anthropic native calls as calls of the coding tools', () => {
+  it('maps each text editor command and bash to the tool it runs as, keeping the tool_use id', () => {
+    expect(editor({ command: 'view', path: 'a.txt' })).toEqual({ call: { call_id: 'toolu_1', name: 'read_file', arguments: { file_path: 'a.txt' } } });
+    expect(editor({ command: 'view', path: 'a.txt', view_range: [3, 7] })).toEqual({ call: { call_id: 'toolu_1', name: 'read_file', arguments: { file_path: 'a.txt', offset: 3, limit: 5 } } });
+    expect(editor({ command: 'view', path: 'a.txt', view_range: [3, -1] })).toEqual({ call: { call_id: 'toolu_1', name: 'read_file', arguments: { file_path: 'a.txt', offset: 3 } } });
+    expect(editor({ command: 'create', path: 'b.txt', file_text: '' })).toEqual({ call: { call_id: 'toolu_1', name: 'write_file', arguments: { file_path: 'b.txt', content: '' } } });
+    expect(editor({ command: 'str_replace', path: 'b.txt', old_str: 'x', new_str: 'y' })).toEqual({ call: { call_id: 'toolu_1', name: 'edit_file', arguments: { file_path: 'b.txt', old_string: 'x', new_string: 'y' } } });
+    expect(editor({ command: 'insert', path: 'b.txt', insert_line: 0, insert_text: 'top' })).toEqual({ call: { call_id: 'toolu_1', name: 'write_file', arguments: { file_path: 'b.txt', insert_line: 0, content: 'top' } } });
+    expect(plan('bash', { command: 'ls' })).toEqual({ call: { call_id: 'toolu_1', name: 'shell', arguments: { command: 'ls', timeout_ms: BASH_TIMEOUT_MS } } });
+  });
+
+  it('answers malformed input at once as invalid_arguments, naming the field', () => {
+    expect(editor('not json')).toMatchObject({ result: { status: 'invalid_arguments', is_error: true, content: 'The input of str_replace_based_edit_tool must be a JSON object.' } });
+    expect(editor({ command: 'str_replace', path: 'b.txt' })).toMatchObject({ result: { content: 'the "str_replace" command needs `old_str` (a string).' } });
+    expect(editor({ command: 'insert', path: 'b.txt', insert_line: 1.5, insert_text: 'x' })).toMatchObject({ result: { status: 'invalid_arguments' } });
+    expect(editor({ command: 'insert', path: 'b.txt', insert_line: 1 })).toMatchObject({ result: { content: 'the "insert" command needs `insert_text` (a string).' } });
+    expect(plan('bash', { command: '   ' })).toMatchObject({ result: { status: 'invalid_arguments' } });
+  });
+
+  it('leaves a tenant tool of the same name, other names, and tenants without the coding tools alone', () => {
+    expect(plan('bash', { restart: true }, registered('bash', 'shell'))).toEqual({ call: { call_id: 'toolu_1', name: 'bash', arguments: { restart: true } } });
+    expect(editor({ command: 'view', path: 'a' }, registered('str_replace_based_edit_tool', 'read_file'))).toMatchObject({ call: { name: 'str_replace_based_edit_tool' } });
+    expect(plan('bash', { restart: true }, registered('echo'))).toMatchObject({ call: { name: 'bash' } });
+    expect(editor({ command: 'view', path: 'a' }, registered('echo'))).toMatchObject({ call: { name: 'str_replace_based_edit_tool' } });
+    // The openai profile has no edit_file: str_replace stays unknown rather than running as something else.
+    expect(editor({ command: 'str_replace', path: 'a', old_str: 'x' }, registered('read_file', 'write_file', 'apply_patch', 'shell'))).toMatchObject({ call: { name: 'str_replace_based_edit_tool' } });
+    expect(plan('read_file', { file_path: 'a' })).toEqual({ call: { call_id: 'toolu_1', name: 'read_file', arguments: { file_path: 'a' } } });
+  });
+});
