@@ -108,7 +108,7 @@ describe('Anthropic native client tools (text editor, bash)', () => {
       expect((await bad.json()).error.message).toBe('native must be 1 or 0 (true or false)');
       const gemini = await gw.request('/v1/tools?format=gemini&native=1', { key: 'an' });
       expect(gemini.status).toBe(400);
-      expect((await gemini.json()).error.message).toBe('native tools exist for format=anthropic (got format=gemini)');
+      expect((await gemini.json()).error.message).toBe('native tools exist for format=responses, anthropic (got format=gemini)');
     });
 
     it('a tenant tool named bash is the tenant\'s: exported as its own function tool, shell stays, and its calls reach it', async () => {

@@ -131,7 +131,7 @@ describe('whole SDK objects pass the field check', () => {
     const every = Object.fromEntries(RESPONSES_BODY_FIELDS.map((f) => [f, null]));
     expect(unknownDispatchFields({ thread_id: 't', format: 'responses', ...every }, 'responses')).toBeUndefined();
     expect(unknownDispatchFields({ thread_id: 't', format: 'responses', ...responsesResponse, tool_calls: [] }, 'responses')).toBe(
-      'tool_calls: unknown field; with format "responses" the body holds thread_id, format, parallel, tenant and OpenAI Responses\' calls in output, beside the fields of the provider\'s own message',
+      'tool_calls: unknown field; with format "responses" the body holds thread_id, format, parallel, tenant and OpenAI Responses\' calls in output (or response.output), beside the fields of the provider\'s own message',
     );
   });
 });

@@ -87,7 +87,7 @@ describe('Responses API over HTTP', () => {
     });
 
     it('refuses a bad native value', async () => {
-      expect(await tools('oa', '&native=yes')).toEqual({ status: 400, body: { error: { code: 'invalid_request', message: 'native must be one of 1, 0, true, false' } } });
+      expect(await tools('oa', '&native=yes')).toEqual({ status: 400, body: { error: { code: 'invalid_request', message: 'native must be 1 or 0 (true or false)' } } });
       expect((await tools('oa', '&native=1&native=0')).status).toBe(400);
     });
   });
