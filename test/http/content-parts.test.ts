@@ -209,6 +209,10 @@ describe('content parts from a client tool', () => {
     const bad = await post('shot-2', { content: [{ type: 'image', data: 7, mimeType: 'image/png' }] });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual({ error: { code: 'invalid_request', message: 'content[0].data must be a string' } });
+    // A misnamed field is named, not dropped: structured content sent as structured_content would be lost.
+    const misnamed = await post('shot-2', { content: [], structured_content: { n: 1 } });
+    expect(misnamed.status).toBe(400);
+    expect(await misnamed.json()).toEqual({ error: { code: 'invalid_request', message: "structured_content: unknown field; the structured content field is structuredContent (MCP's CallToolResult shape)" } });
     expect((await post('nope', { content: [] })).status).toBe(404);
     await callOne(gw, 'snap', {}, 'snap-3');
     expect((await post('snap-3', { content: [] })).status).toBe(409);

@@ -9,9 +9,10 @@ import { idempotencyKeyFor } from '../../idempotency/keys.ts';
 import type { Store } from '../../stores/store.ts';
 import { deferFor } from '../defer.ts';
 import type { GatewayEnv } from '../env.ts';
-import { errorResponse, readJsonObject } from '../errors.ts';
+import { errorResponse } from '../errors.ts';
 import { CALL_ID, THREAD_ID } from '../identifiers.ts';
 import { identifierParam, identifierQuery, secondsQuery } from '../params.ts';
+import { readKnownObject } from '../strict-body.ts';
 
 const MAX_WAIT_SECONDS = 25;
 const POLL_MS = 500;
@@ -20,6 +21,12 @@ const POLL_MS = 500;
  * GET /v1/calls/:call_id?thread_id=&wait=SECONDS: a stored call's current result. With `wait`,
  * holds the request (up to 25 s) while the call is still waiting for approval or running.
  */
+/** toolgate's envelope and an MCP CallToolResult's own fields (`_meta` included: MCP clients send it). */
+const CLIENT_RESULT_FIELDS = {
+  fields: ['thread_id', 'format', 'content', 'structuredContent', 'isError', '_meta'],
+  hints: { structured_content: 'the structured content field is structuredContent (MCP\'s CallToolResult shape)', is_error: 'the error flag is isError (MCP\'s CallToolResult shape)' },
+};
+
 export function callRoutes(store: Store) {
   const routes = new Hono<GatewayEnv>();
   routes.get('/:call_id', async (c) => {
@@ -51,7 +58,7 @@ export function callRoutes(store: Store) {
    */
   routes.post('/:call_id/result', async (c) => {
     const call_id = identifierParam(c, 'call_id', CALL_ID, 'call id');
-    const read = await readJsonObject(c);
+    const read = await readKnownObject(c, CLIENT_RESULT_FIELDS);
     if (!read.ok) return read.response;
     const { thread_id, format } = read.body;
     if (typeof thread_id !== 'string' || !THREAD_ID.pattern.test(thread_id)) return errorResponse(c, 400, 'invalid_request', `thread_id is required: ${THREAD_ID.describe}`);
