@@ -21,6 +21,37 @@ function routerFor(url: string, extra: { timeout_ms?: number } = {}) {
 const context = { thread_id: 'th-1', tenant: 'acme', env: { LOOKUP_SECRET: SECRET } };
 
 describe('http executor', () => {
+  it('reads at most 16 MiB of an answer: an endless one is an error result, and the gateway stops reading it', async () => {
+    let sent = 0;
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+    server = await startTestServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(1024 * 1024, 'x');
+      res.on('close', closed);
+      const pump = () => {
+        while (!res.destroyed && sent < 1024 * 1024 * 1024) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+      };
+      pump();
+    });
+    const result = await routerFor(`${server.url}/lookup`).execute({ call_id: 'c-big', name: 'lookup', arguments: {} }, context);
+    expect(result).toMatchObject({ status: 'error', content: 'Tool `lookup` answered more than 16 MiB (HTTP 200); toolgate reads no more of an answer.' });
+    await connectionClosed;
+    expect(sent).toBeLessThan(256 * 1024 * 1024);
+  });
+
+  it('refuses an answer whose declared length is over 16 MiB without reading it', async () => {
+    server = await startTestServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(17 * 1024 * 1024) });
+      res.write('{"a": 1');
+    });
+    const result = await routerFor(`${server.url}/lookup`).execute({ call_id: 'c-declared', name: 'lookup', arguments: {} }, context);
+    expect(result).toMatchObject({ status: 'error', content: 'Tool `lookup` answered more than 16 MiB (HTTP 200); toolgate reads no more of an answer.' });
+  });
+
   it('POSTs the call as JSON, signed so the receiver can verify it, and returns the JSON answer', async () => {
     server = await startTestServer(async (req, res) => {
       const check = await verifySignedBody(SECRET, req.body, req.headers['x-toolgate-timestamp'] as string, req.headers['x-toolgate-signature'] as string);
