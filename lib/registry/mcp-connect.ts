@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { resolveSecret, SECRET_REFERENCE, type ResolveSecret } from '../crypto/secrets.ts';
+import { capBody, MAX_TOOL_ANSWER_BYTES } from './executors/bounded-body.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
@@ -68,6 +69,11 @@ function endingWith(fetchImpl: Fetch, signal: AbortSignal | undefined): Fetch {
   };
 }
 
+/** Every answer's body is capped: the SDK reads whole bodies, and a server may send gigabytes. */
+function cappedAnswers(fetchImpl: Fetch): Fetch {
+  return async (url, init) => capBody(await fetchImpl(url, init), MAX_TOOL_ANSWER_BYTES);
+}
+
 /** The SDK is loaded on first use: tenants without MCP tools never pay for it at cold start. */
 async function newClient(url: string, headers: Record<string, string>, fetchImpl: Fetch | undefined, sessionId?: string, signal?: AbortSignal) {
   const [{ Client }, { StreamableHTTPClientTransport }, { CfWorkerJsonSchemaValidator }] = await Promise.all([
@@ -78,7 +84,7 @@ async function newClient(url: string, headers: Record<string, string>, fetchImpl
   ]);
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers },
-    fetch: withoutStandingStream(endingWith(fetchImpl ?? ((input, init) => fetch(input, init)), signal)),
+    fetch: withoutStandingStream(cappedAnswers(endingWith(fetchImpl ?? ((input, init) => fetch(input, init)), signal))),
     sessionId,
   });
   return { client: new Client(CLIENT_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() }), transport };

@@ -51,6 +51,8 @@ export function upstreamTools(bearer: string): UpstreamTool[] {
       async run(args, { signal }) {
         if (args.query === 'slow') await sleep(5000, signal);
         if (args.query === 'boom') throw new McpError(ErrorCode.InvalidParams, 'the search index is rebuilding');
+        // An answer far past what toolgate reads of one.
+        if (args.query === 'huge') return { content: [{ type: 'text', text: 'x'.repeat(20 * 1024 * 1024) }] };
         return { content: [{ type: 'text', text: `2 contacts match "${String(args.query)}"` }, { type: 'text', text: 'Ada, Grace' }], structuredContent: { count: 2 } };
       },
     },

@@ -61,6 +61,16 @@ describe('imported MCP tools through the gateway', () => {
     expect((await call(gw, 'crm_admin_report', {})).content).toBe('report ready\n[image/png image, 8 bytes base64]\n[resource file:///reports/1.pdf]');
   });
 
+  it('reads at most 16 MiB of an answer: a larger one fails the call instead of being buffered whole', async () => {
+    const gw = await gatewayFor(await importedManifest());
+    // The SDK server streams its answer as server-sent events; the transport drops a stream that
+    // fails, so the call ends at its timeout (read whole, the 20 MiB answer would be `ok`).
+    const result = await call(gw, 'crm_search', { query: 'huge' });
+    expect(result).toMatchObject({ status: 'timeout', is_error: true });
+    expect(result.content).not.toContain('xxxx');
+    expect(await call(gw, 'crm_search', { query: 'ada' }, 'c2')).toMatchObject({ status: 'ok' });
+  });
+
   it('an upstream isError result is an error result with its text', async () => {
     const gw = await gatewayFor(await importedManifest(), { ...GATEWAY_ENV, CRM_MCP_TOKEN: 'Bearer wrong' });
     expect(await call(gw, 'crm_admin_report', {})).toMatchObject({ status: 'error', is_error: true, content: 'missing or wrong bearer token' });

@@ -10,7 +10,7 @@ import type { ToolExecutionContext, ToolExecutor, ToolOutput } from '../executor
 import type { JsonObject } from '../json.ts';
 import { confinedAccess } from './confined.ts';
 import type { ExecutorKind, ManifestProblem } from './kind.ts';
-import { readBoundedText } from './bounded-body.ts';
+import { MAX_TOOL_ANSWER_BYTES, readBoundedText } from './bounded-body.ts';
 
 export interface HttpExecutorConfig {
   url: string;
@@ -31,11 +31,6 @@ export interface HttpExecutorAccess {
 }
 
 const ERROR_BODY_CHARS = 500;
-/**
- * The most of an answer toolgate reads: room for a result's 8 MiB of binary content parts as
- * base64 and its text. A larger answer is an error result, read no further.
- */
-export const MAX_HTTP_TOOL_ANSWER_BYTES = 16 * 1024 * 1024;
 
 /**
  * A tenant's own tool behind an HTTPS endpoint. toolgate POSTs
@@ -72,9 +67,9 @@ export class HttpToolExecutor implements ToolExecutor {
       if (refused) throw new ToolError('unavailable', `Tool \`${this.name}\` is unavailable: ${refused.message}. Nothing was sent.`, { host: refused.host });
       throw new ToolError('error', `Could not reach tool \`${this.name}\` at ${this.#config.url}: ${causeOf(error)}`, { status: 0 });
     }
-    const text = await readBoundedText(response, MAX_HTTP_TOOL_ANSWER_BYTES);
+    const text = await readBoundedText(response, MAX_TOOL_ANSWER_BYTES);
     if (text === undefined) {
-      throw new ToolError('error', `Tool \`${this.name}\` answered more than ${MAX_HTTP_TOOL_ANSWER_BYTES / 1024 / 1024} MiB (HTTP ${response.status}); toolgate reads no more of an answer.`, { status: response.status });
+      throw new ToolError('error', `Tool \`${this.name}\` answered more than ${MAX_TOOL_ANSWER_BYTES / 1024 / 1024} MiB (HTTP ${response.status}); toolgate reads no more of an answer.`, { status: response.status });
     }
     if (!response.ok) {
       const excerpt = text.length > ERROR_BODY_CHARS ? `${text.slice(0, ERROR_BODY_CHARS)}…` : text;
