@@ -131,7 +131,7 @@ describe('publishing a schema that names too many properties', () => {
     const response = await gw.request('/v1/admin/manifests', { key: 'admin', json: baseManifest({ version: '2', tools: [{ name: 'big', executor: { kind: 'builtin', name: 'echo' }, input_schema: nested }] }) });
     expect(response.status).toBe(400);
     expect((await response.json()).error.problems).toEqual([
-      { path: '$.tools[0].input_schema', message: 'the schema names 1,102 properties (in properties and dependentRequired, over all its subschemas), more than the limit of 1,000: split the tool, or take open-ended keys with additionalProperties or patternProperties' },
+      { path: '$.tools[0].input_schema', message: 'the schema names 1,102 properties (in properties, dependentRequired and dependencies, over all its subschemas), more than the limit of 1,000: split the tool, or take open-ended keys with additionalProperties or patternProperties' },
     ]);
   });
 });
