@@ -94,10 +94,13 @@ function invalidHunk(message: string, lineNumber: number): ApplyPatchError {
   });
 }
 
-/** Rust's `str::lines`: split on `\n`, drop one trailing `\r` per line, no empty last line. */
+/**
+ * Codex's patch lines: CRLF made LF, then Rust's `str::lines` (split on `\n`, drop one trailing
+ * `\r` per line, no empty last line), so `+x\r\r\n` adds `x`.
+ */
 function splitPatchLines(text: string): string[] {
   if (text === '') return [];
-  const lines = text.split('\n');
+  const lines = text.replaceAll('\r\n', '\n').split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   return lines.map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
 }
