@@ -2,7 +2,8 @@
  * Parsing V4A patch text (the `apply_patch` format) into file operations, following Codex's
  * lenient parser: markers may be padded with whitespace, the first chunk of an update may omit
  * its `@@` header, and a patch wrapped in a `<<EOF ... EOF` heredoc is unwrapped. Error texts
- * are the ones Codex's apply_patch prints, since models are trained on them.
+ * are the ones Codex's apply_patch prints, since models are trained on them. The corners follow
+ * Codex 0.169's binary, measured by test/tools/apply-patch/differential.test.ts.
  */
 import { trimWhitespace, trimWhitespaceEnd } from './seek-sequence.ts';
 
