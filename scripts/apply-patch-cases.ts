@@ -334,6 +334,14 @@ const TEXT_MISTAKES: Record<string, (r: Prng, body: string[], d: ReturnType<type
   'crlf-patch': (_r, body) => `${wrap(body).split('\n').join('\r\n')}\r\n`,
   'surrounding-space': (r, body) => `${r.pick(['\n', '  ', '\n\n'])}${wrap(body)}${r.pick(['\n', '\n\n', '  \n'])}`,
   'lowercase-marker': (_r, body) => wrap([body[0].replace('Update File', 'update file'), ...body.slice(1)]),
+  'doubled-end-patch': (r, body) => wrap([...body, ...(r.chance(0.7) ? ['*** End Patch'] : ['*** End Patch', '*** End Patch'])]),
+  'end-patch-in-middle': (r, body) => wrap([...body.slice(0, 1 + r.int(body.length)), '*** End Patch', ...body.slice(1 + r.int(body.length))]),
+  'second-operation': (r, body) => wrap([...body, ...(r.chance(0.5) ? [''] : []), r.pick(['*** Add File: extra.txt', '*** Delete File: extra.txt', '*** Delete File: a.txt']), ...(r.chance(0.5) ? ['+extra'] : [])]),
+  'move-after-hunk': (_r, body) => wrap([...body, '*** Move to: later.txt']),
+  'tab-inside-path': (r, body) => {
+    body[0] = body[0].replace(/\/|\./, (m) => r.pick([`\t${m}`, `${m}\t`]));
+    return null;
+  },
 };
 
 function updateCase(r: Prng): Draft {
@@ -377,7 +385,8 @@ function fileOperationCase(r: Prng): Draft {
     } else if (op === 2 && existing.length > 0) {
       const from = r.pick(existing);
       const lines = linesOf(files[from] as string);
-      const to = r.chance(0.15) ? from : somePath();
+      let to = somePath();
+      if (to === from && r.chance(0.7)) to = 'renamed.txt';
       labels.push(to === from ? 'move-onto-itself' : existing.includes(to) ? 'move-onto-existing' : 'move');
       const hunk = lines.length > 0 ? editHunk(r, lines, regions(r, lines.length, 1)[0] ?? { start: 0, deleted: 0 }, 0) : { header: '@@', lines: ['+x'], endOfFile: false };
       body.push(`*** Update File: ${from}`, `*** Move to: ${to}`, ...renderHunks([hunk]));

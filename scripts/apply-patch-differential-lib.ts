@@ -5,7 +5,7 @@
  * another, then the outcomes are compared: success or failure, the success summary, and every
  * file under the base folder (root and outside) byte for byte. Error wording may differ.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -90,10 +90,22 @@ async function inFolders<T extends Outcome>(patchCase: PatchCase, run: (patch: s
   }
 }
 
+/** Runs the binary in `cwd`; resolves with its exit status and output (a failed patch is not an error here). */
+function runBinary(binary: string, args: string[], cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000 });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 export function runCodex(codex: string, patchCase: PatchCase): Promise<Outcome> {
   return inFolders(patchCase, async (patch, root) => {
-    const result = spawnSync(codex, ['--codex-run-as-apply-patch', patch], { cwd: root, encoding: 'utf8', timeout: 20_000 });
-    if (result.error !== undefined) throw result.error;
+    const result = await runBinary(codex, ['--codex-run-as-apply-patch', patch], root);
     return { ok: result.status === 0, message: result.status === 0 ? result.stdout : result.stderr.trim() };
   });
 }
@@ -149,6 +161,23 @@ export async function compareCase(codex: string, patchCase: PatchCase): Promise<
     return { patchCase, verdict: 'deliberate', reason: toolgateOutcome.refusal, codex: codexOutcome, toolgate: toolgateOutcome };
   }
   return { patchCase, verdict: 'disagree', reason, codex: codexOutcome, toolgate: toolgateOutcome };
+}
+
+/**
+ * Compares every case, `concurrency` at a time (each case has its own folders; the Codex binary
+ * takes ~30 ms to start, mostly waiting, so running a few at once pays); results in case order.
+ */
+export async function compareCases(codex: string, cases: readonly PatchCase[], concurrency = 6): Promise<Comparison[]> {
+  const results: Comparison[] = new Array(cases.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < cases.length) {
+      const index = next++;
+      results[index] = await compareCase(codex, cases[index]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, cases.length) }, worker));
+  return results;
 }
 
 export interface Tally {

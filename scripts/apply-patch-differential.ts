@@ -1,11 +1,11 @@
 /**
- * `npm run apply-patch-diff [-- --cases 3000] [-- --seed 1] [-- --show 5] [-- --json]`: applies
+ * `npm run apply-patch-diff [-- --cases 3000] [-- --seed 1] [-- --show 3] [-- --concurrency 6] [-- --json]`: applies
  * generated patches with Codex's apply_patch and with toolgate's, and prints how often they
  * agree (success or failure, summary, resulting files byte for byte), the deliberate safety
  * refusals, and the disagreements by kind; `--show N` prints N disagreements in full.
  */
-import { generateCase } from './apply-patch-cases.ts';
-import { compareCase, describe, findCodexBinary, tally, type Comparison } from './apply-patch-differential-lib.ts';
+import { generateCases } from './apply-patch-cases.ts';
+import { compareCases, describe, findCodexBinary, tally } from './apply-patch-differential-lib.ts';
 
 function option(args: string[], name: string, fallback: number): number {
   const at = args.indexOf(`--${name}`);
@@ -26,8 +26,7 @@ async function main(args: string[]): Promise<number> {
   const seed = option(args, 'seed', 1);
   const show = option(args, 'show', 3);
   const codex = findCodexBinary();
-  const comparisons: Comparison[] = [];
-  for (let id = 0; id < cases; id++) comparisons.push(await compareCase(codex, generateCase(seed, id)));
+  const comparisons = await compareCases(codex, generateCases(seed, cases), option(args, 'concurrency', 6));
   const result = tally(comparisons);
   if (args.includes('--json')) {
     console.log(JSON.stringify({ seed, ...result }));

@@ -2,7 +2,8 @@
  * Parsing V4A patch text (the `apply_patch` format) into file operations, following Codex's
  * lenient parser: markers may be padded with whitespace, the first chunk of an update may omit
  * its `@@` header, and a patch wrapped in a `<<EOF ... EOF` heredoc is unwrapped. Error texts
- * are the ones Codex's apply_patch prints, since models are trained on them.
+ * are the ones Codex's apply_patch prints, since models are trained on them. The corners follow
+ * Codex 0.169's binary, measured by test/tools/apply-patch/differential.test.ts.
  */
 import { trimWhitespace, trimWhitespaceEnd } from './seek-sequence.ts';
 
@@ -94,10 +95,13 @@ function invalidHunk(message: string, lineNumber: number): ApplyPatchError {
   });
 }
 
-/** Rust's `str::lines`: split on `\n`, drop one trailing `\r` per line, no empty last line. */
+/**
+ * Codex's patch lines: CRLF made LF, then Rust's `str::lines` (split on `\n`, drop one trailing
+ * `\r` per line, no empty last line), so `+x\r\r\n` adds `x`.
+ */
 function splitPatchLines(text: string): string[] {
   if (text === '') return [];
-  const lines = text.split('\n');
+  const lines = text.replaceAll('\r\n', '\n').split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   return lines.map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
 }

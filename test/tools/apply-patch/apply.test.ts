@@ -152,10 +152,10 @@ describe('applyPatch: locating chunks', () => {
     expect(fs.text('a.txt')).toBe('a\nc\n');
   });
 
-  it('appends a pure addition at the end, before a final blank line', async () => {
+  it('appends a pure addition at the very end, after a final blank line (as Codex 0.169 does)', async () => {
     const fs = new MemoryFileSystem({ 'a.txt': 'a\n\n', 'empty.txt': '' });
     await applyPatch(patch('*** Update File: a.txt', '@@', '+b', '*** Update File: empty.txt', '@@', '+x'), fs);
-    expect(fs.text('a.txt')).toBe('a\nb\n\n');
+    expect(fs.text('a.txt')).toBe('a\n\nb\n');
     expect(fs.text('empty.txt')).toBe('x\n');
   });
 

@@ -56,4 +56,23 @@ describe('apply_patch tool', () => {
     const add = await runError(applyPatchTool(env), { patch: patch('*** Add File: b.txt', '+b') });
     expect([add.code, add.message]).toEqual(['unavailable', 'exec server returned 503']);
   });
+
+  it('names the reason when the environment refuses a path (outside the root), for writes, deletes and moves', async () => {
+    const env = new MemoryEnvironment({ 'a.txt': 'a\n' });
+    const add = await runError(applyPatchTool(env), { patch: patch('*** Add File: ../x.txt', '+x') });
+    expect(add.message).toMatch(/^Failed to write file \.\.\/x\.txt: .*outside/);
+    const remove = await runError(applyPatchTool(env), { patch: patch('*** Delete File: ../a.txt') });
+    expect(remove.message).toMatch(/^Failed to delete file \.\.\/a\.txt: .*outside/);
+    const move = await runError(applyPatchTool(env), { patch: patch('*** Update File: a.txt', '*** Move to: ../b.txt', '@@', '-a', '+b') });
+    expect(move.message).toMatch(/^Failed to write file \.\.\/b\.txt: .*outside/);
+    expect(env.text('a.txt')).toBe('a\n');
+  });
+
+  it('refuses a move onto the file itself, which Codex would turn into a deletion', async () => {
+    const env = new MemoryEnvironment({ 'a.txt': 'a\n' });
+    const error = await runError(applyPatchTool(env), { patch: patch('*** Update File: a.txt', '*** Move to: sub/../a.txt', '@@', '-a', '+b') });
+    expect(error.code).toBe('error');
+    expect(error.message).toMatch(/^Refused: '\*\*\* Move to: sub\/\.\.\/a\.txt' names the file being updated/);
+    expect(env.text('a.txt')).toBe('a\n');
+  });
 });
