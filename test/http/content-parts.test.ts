@@ -95,6 +95,8 @@ describe('content parts from an upstream MCP tool', () => {
     expect(anthropic.messages).toEqual([{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', is_error: false, content: [{ type: 'text', text: 'the page' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG_1X1 } }] }] }]);
     const openai = await dispatch(gw, { format: 'openai', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'screenshot', arguments: '{}' } }] });
     expect(openai.messages).toEqual([{ role: 'tool', tool_call_id: 'call_1', content: 'the page\n[image/png image, 70 bytes base64] [not sent: chat-completions tool messages carry text only]' }]);
+    const responses = await dispatch(gw, { format: 'responses', output: [{ type: 'function_call', call_id: 'fc_1', name: 'screenshot', arguments: '{}' }] });
+    expect(responses.messages).toEqual([{ type: 'function_call_output', call_id: 'fc_1', output: [{ type: 'input_text', text: 'the page' }, { type: 'input_image', image_url: `data:image/png;base64,${PNG_1X1}` }] }]);
     const gemini = await dispatch(gw, { format: 'gemini', parts: [{ functionCall: { id: 'g1', name: 'screenshot', args: {} } }] });
     expect(gemini.messages).toEqual([{ role: 'user', parts: [{ functionResponse: { id: 'g1', name: 'screenshot', response: { output: 'the page\n[image/png image, 70 bytes base64] [not sent: function responses carry text only here]' } } }] }]);
   });
