@@ -78,8 +78,8 @@ describe('npm start runs the exec-server as a process of its own', () => {
       env: { PORT: String(await freePort()), TOOLGATE_DATA_DIR: dir, TOOLGATE_DEMO_KEY: '', TOOLGATE_EXEC_PORT: '0', TOOLGATE_WORKSPACE: join(dir, 'workspace') },
     });
     try {
-      await gateway.waitFor(/toolgate listening on/);
-      expect(gateway.output()).toMatch(/coding tools: exec-server http:\/\/127\.0\.0\.1:\d+ over .* \(commands sandboxed with bubblewrap\)/);
+      // The lines after "listening on" may come in a later chunk of output: wait for the one read.
+      await gateway.waitFor(/coding tools: exec-server http:\/\/127\.0\.0\.1:\d+ over .* \(commands sandboxed with bubblewrap\)/);
       const [execPid] = execServerChildren(gateway.child.pid!);
       expect(execPid).toBeGreaterThan(0);
       gateway.child.kill('SIGKILL');
