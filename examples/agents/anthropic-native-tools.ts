@@ -9,24 +9,10 @@
  * Run against the demo gateway with the Anthropic profile:
  *   TOOLGATE_DATA_DIR=.toolgate/claude npm start -- --manifest examples/demo/manifest.anthropic.json
  *   TOOLGATE_DATA_DIR=.toolgate/claude npx node examples/agents/anthropic-native-tools.ts
- * (TOOLGATE_URL and TOOLGATE_KEY override the gateway's address and the demo key.)
+ * (TOOLGATE_URL or PORT, and TOOLGATE_KEY, override the gateway's address and the demo key.)
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { ContentBlock, MessageCreateParams, MessageParam, ToolUnion } from '@anthropic-ai/sdk/resources/messages';
-
-const url = process.env.TOOLGATE_URL ?? 'http://127.0.0.1:8787';
-const key = process.env.TOOLGATE_KEY ?? readFileSync(join(process.env.TOOLGATE_DATA_DIR ?? '.toolgate', 'demo-key'), 'utf8').trim();
-
-async function toolgate<T>(path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${url}${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${path}: HTTP ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
+import { toolgate } from './demo-gateway.ts';
 
 // 1. The tools for Claude: the text editor and bash in place of the coding tools they stand for.
 const { tools } = await toolgate<{ tools: ToolUnion[] }>('/v1/tools?format=anthropic&native=1');

@@ -1,18 +1,21 @@
 /**
  * Where the examples find the gateway `npm start` runs: TOOLGATE_URL (default
- * http://127.0.0.1:8787, or PORT) and the demo key (TOOLGATE_DEMO_KEY, or the key `npm start`
- * wrote to .toolgate/demo-key).
+ * http://127.0.0.1:8787, or PORT) and its key: TOOLGATE_KEY (or TOOLGATE_DEMO_KEY), else the demo
+ * key `npm start` wrote to .toolgate/demo-key (under TOOLGATE_DATA_DIR when that is set).
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 export const GATEWAY_URL = process.env.TOOLGATE_URL ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`;
 
 function demoKey(): string {
-  if (process.env.TOOLGATE_DEMO_KEY) return process.env.TOOLGATE_DEMO_KEY;
+  const key = process.env.TOOLGATE_KEY ?? process.env.TOOLGATE_DEMO_KEY;
+  if (key) return key;
+  const file = join(process.env.TOOLGATE_DATA_DIR ?? '.toolgate', 'demo-key');
   try {
-    return readFileSync('.toolgate/demo-key', 'utf8').trim();
+    return readFileSync(file, 'utf8').trim();
   } catch {
-    throw new Error('No demo key: run `npm start` in this folder first (it writes .toolgate/demo-key), or set TOOLGATE_DEMO_KEY.');
+    throw new Error(`No demo key in ${file}: run \`npm start\` in this folder first (with the same TOOLGATE_DATA_DIR), or set TOOLGATE_KEY.`);
   }
 }
 
