@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeEgressTransport } from '../../lib/cli/node-egress.ts';
 import type { ToolResult } from '../../lib/dispatch/call.ts';
+import { MAX_LISTED_ENTRIES } from '../../lib/exec/limits.ts';
 import { startExecServer } from '../../lib/exec/server.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';
@@ -187,6 +188,18 @@ describe('attacks: native tool shapes', () => {
       // The workspace's own listing shows the links as entries, not what is behind them.
       const listing = (await editor('an', { command: 'view', path: '.' })).result.content;
       expect(listing).not.toContain('link/secret.txt');
+    });
+
+    it('a view of a huge folder tree stops at the listing cap, still showing the upper level\'s entries', async () => {
+      const big = join(workspace, 'big');
+      mkdirSync(join(big, 'aaa'), { recursive: true });
+      for (let i = 0; i < MAX_LISTED_ENTRIES + 500; i++) writeFileSync(join(big, 'aaa', `f${i}`), '');
+      writeFileSync(join(big, 'zzz.txt'), 'last\n');
+      const { result } = await editor('an', { command: 'view', path: 'big' });
+      expect(result.status).toBe('ok');
+      expect(result.content).toMatch(/^big\/zzz\.txt$/m);
+      expect(result.content).toContain(`[Listing stopped after ${MAX_LISTED_ENTRIES} entries.`);
+      rmSync(big, { recursive: true, force: true });
     });
 
     it('create, insert and str_replace do not write through a symlink or out by ..', async () => {
