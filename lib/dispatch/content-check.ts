@@ -8,6 +8,8 @@ export const MAX_PART_BYTES = 4 * 1024 * 1024;
 export const MAX_RESULT_BINARY_BYTES = 8 * 1024 * 1024;
 /** Parts one result may hold; the rest are dropped with a note. */
 export const MAX_PARTS = 256;
+/** Characters of a resource's URI: a link, not a payload (a link's own text counts toward max_chars: lib/tools/truncate.ts). */
+export const MAX_URI_CHARS = 8 * 1024;
 /** Characters of structured content (as JSON) one result may hold. */
 export const MAX_STRUCTURED_CHARS = 256 * 1024;
 
@@ -41,6 +43,12 @@ export function checkContent(output: ContentOutput): CheckedContent {
   let dropped = 0;
   let binaryBytes = 0;
   for (const part of output.content.slice(0, MAX_PARTS)) {
+    const resourceProblem = part.type === 'resource' ? resourceMetadataProblem(part) : undefined;
+    if (resourceProblem) {
+      parts.push({ type: 'text', text: `[resource part dropped: ${resourceProblem}]` });
+      dropped++;
+      continue;
+    }
     if (!isBinaryPart(part)) {
       parts.push(part);
       continue;
@@ -69,6 +77,14 @@ export function checkContent(output: ContentOutput): CheckedContent {
     }
   }
   return { parts, ...(structured !== undefined ? { structured } : {}), dropped };
+}
+
+/** An embedded resource's URI and media type are labels, bounded like one (its text is truncated with the text parts). */
+function resourceMetadataProblem(part: Extract<ContentPart, { type: 'resource' }>): string | undefined {
+  const { uri, mimeType } = part.resource;
+  if (uri.length > MAX_URI_CHARS) return `its uri has ${uri.length} characters, more than the ${MAX_URI_CHARS} a resource's uri may have`;
+  if (mimeType !== undefined && !MEDIA_TYPE.test(mimeType)) return 'its mimeType is not a media type (type/subtype)';
+  return undefined;
 }
 
 function binaryProblem(part: BinaryPart, bytes: number, earlierBytes: number): string | undefined {

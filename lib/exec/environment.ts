@@ -69,6 +69,7 @@ export interface ExecutionEnvironment {
   fileExists(path: string): Promise<boolean>;
   /** null when nothing exists at the path. */
   stat(path: string): Promise<FileStat | null>;
+  /** At most MAX_LISTED_ENTRIES entries (lib/exec/limits.ts); each folder followed by its entries (depth first); a cut listing has every entry of the levels above the cut. */
   listDirectory(path: string, depth: number): Promise<DirectoryEntry[]>;
   execCommand(command: string, options?: ExecOptions): Promise<ExecResult>;
   grep(pattern: string, path: string, options?: GrepOptions): Promise<GrepMatch[]>;

@@ -2,6 +2,7 @@ import { constants, type Stats } from 'node:fs';
 import { lstat, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { ExecEnvironmentError, type DirectoryEntry, type EntryType, type FileStat } from './environment.ts';
 import { fsError } from './local-errors.ts';
+import { MAX_LISTED_ENTRIES } from './limits.ts';
 import { childPathOf, createChild, openChild, pathOf, realPathOfOpen, release, reopen, type Place } from './local-places.ts';
 import { isInside, type Found, type Lookup, type PathSandbox } from './local-paths.ts';
 
@@ -142,18 +143,38 @@ export async function listRootedFolder(paths: PathSandbox, path: string, depth: 
     const folder = requireFolder(lookup, path);
     const entries: DirectoryEntry[] = [];
     await listInto(folder, paths.relative(path), depth, entries);
-    return entries;
+    return entries.sort(byPathSegments);
   });
 }
 
+/** Each folder followed by what is in it, names in code-unit order ("a", "a/x", "a-b"), as a depth-first walk finds them. */
+function byPathSegments(a: DirectoryEntry, b: DirectoryEntry): number {
+  const left = a.path.split('/');
+  const right = b.path.split('/');
+  for (let i = 0; i < Math.min(left.length, right.length); i++) {
+    if (left[i] !== right[i]) return left[i] < right[i] ? -1 : 1;
+  }
+  return left.length - right.length;
+}
+
+/**
+ * A folder's own entries first, then its sub-folders', so a listing cut at MAX_LISTED_ENTRIES
+ * still shows every entry of the levels above the cut (a huge first sub-folder does not hide
+ * the folder's other entries); listRootedFolder then puts them in depth-first order.
+ */
 async function listInto(folder: Place, relative: string, depthLeft: number, entries: DirectoryEntry[]): Promise<void> {
   const names = (await readdir(pathOf(folder)).catch((error: unknown) => Promise.reject(fsError(error, relative || '.')))).sort();
+  const folders: Array<{ name: string; path: string }> = [];
   for (const name of names) {
+    if (entries.length >= MAX_LISTED_ENTRIES) return;
     const stats = await lstat(childPathOf(folder, name)).catch(() => null);
     if (!stats) continue;
     const path = relative === '' ? name : `${relative}/${name}`;
     entries.push({ path, type: entryType(stats), size: stats.size });
-    if (!stats.isDirectory() || depthLeft <= 1) continue;
+    if (stats.isDirectory() && depthLeft > 1) folders.push({ name, path });
+  }
+  for (const { name, path } of folders) {
+    if (entries.length >= MAX_LISTED_ENTRIES) return;
     // Opened without following: a folder swapped for a symlink since the lstat is not entered.
     const child = await openChild(folder, name).catch(() => null);
     if (!child) continue;

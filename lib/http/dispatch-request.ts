@@ -3,6 +3,7 @@ import { CALL_FORMATS, CallFormatError, isCallFormat, PROVIDER_FORMATS, type Cal
 import { assignCallId } from './call-ids.ts';
 import { unknownDispatchFields } from './dispatch-fields.ts';
 import { CALL_ID, THREAD_ID } from './identifiers.ts';
+import { clippedJson } from '../validation/messages.ts';
 
 export interface DispatchRequest {
   thread_id: string;
@@ -25,7 +26,7 @@ export async function parseDispatchRequest(body: unknown, idempotencyKey: string
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return { ok: false, message: 'the body must be a JSON object' };
   const fields = body as Record<string, unknown>;
   if (fields.format !== undefined && fields.format !== 'toolgate' && !isCallFormat(fields.format)) {
-    return { ok: false, message: `format must be one of toolgate, ${CALL_FORMATS.join(', ')} (got ${JSON.stringify(fields.format)})` };
+    return { ok: false, message: `format must be one of toolgate, ${CALL_FORMATS.join(', ')} (got ${clippedJson(fields.format)})` };
   }
   const format = isCallFormat(fields.format) ? fields.format : undefined;
   // Before anything else: a misnamed field (`threadId`, `calls[0].id`) is named, not dropped or reported as missing.

@@ -1,5 +1,5 @@
 import type { OutputLimits } from '../registry/definition.ts';
-import type { ContentPart } from '../registry/content-parts.ts';
+import type { ContentPart, ResourceLinkPart } from '../registry/content-parts.ts';
 
 /** What a tool without limits of its own gets. */
 export const DEFAULT_OUTPUT_LIMITS: Required<Pick<OutputLimits, 'max_chars' | 'mode'>> = {
@@ -57,9 +57,11 @@ export function shareBudget(sizes: number[], budget: number): number[] {
 }
 
 /**
- * The tool's limits applied to the text of content parts (text parts and embedded text
- * resources) as one budget; images, audio and other binary parts are left alone (they are
- * size-capped elsewhere: lib/dispatch/content-check.ts).
+ * The tool's limits applied to the text of content parts (text parts, embedded text resources
+ * and resource links' URI, name and description) as one budget; images, audio and other binary
+ * parts are left alone (they are size-capped elsewhere: lib/dispatch/content-check.ts). A link
+ * whose text does not fit its share becomes a text part of its cut text: a link's fields are
+ * text the model reads, and would otherwise carry any amount past max_chars.
  */
 export function truncateTextParts(parts: ContentPart[], limits: OutputLimits = {}): { parts: ContentPart[]; truncated: boolean } {
   const maxChars = limits.max_chars ?? DEFAULT_OUTPUT_LIMITS.max_chars;
@@ -85,7 +87,13 @@ export function truncateTextParts(parts: ContentPart[], limits: OutputLimits = {
 function textOf(part: ContentPart): string | undefined {
   if (part.type === 'text') return part.text;
   if (part.type === 'resource' && 'text' in part.resource) return part.resource.text;
+  if (part.type === 'resource_link') return linkText(part);
   return undefined;
+}
+
+/** A link's fields as text (what it shows a reader). */
+function linkText(link: ResourceLinkPart): string {
+  return [`[resource ${link.uri}]`, link.name, link.title, link.description, link.mimeType].filter((field) => field !== undefined).join('\n');
 }
 
 function withText(part: ContentPart, text: string): ContentPart {

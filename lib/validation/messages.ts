@@ -51,6 +51,12 @@ export function listClipped(items: readonly unknown[], show: (item: unknown) => 
 }
 
 /** Describes a value briefly: `string "abc"`, `number 5`, `an array`, `an object`. */
+/** A value as JSON for a message that echoes what was sent: cut to `max` characters (a body may hold a megabyte). */
+export function clippedJson(value: unknown, max = 80): string {
+  const json = JSON.stringify(value) ?? String(value);
+  return json.length > max ? `${json.slice(0, max)}…` : json;
+}
+
 export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';

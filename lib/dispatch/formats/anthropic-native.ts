@@ -2,6 +2,7 @@ import { BASH_NAME, BASH_TOOL, TEXT_EDITOR_NAME, TEXT_EDITOR_TOOLS, type NativeT
 import type { JsonObject } from '../../registry/json.ts';
 import { isJsonObject } from '../../registry/json.ts';
 import type { ToolCall, ToolResult } from '../call.ts';
+import { clippedJson } from '../../validation/messages.ts';
 
 /**
  * Calls of Anthropic's native client tools become calls of the tenant's own coding tools, so
@@ -64,7 +65,7 @@ function textEditorCall(input: JsonObject): { name: string; arguments: JsonObjec
     throw new NativeInputError('undo_edit is not a command of text_editor_20250728, and toolgate keeps no edit history. Use str_replace to change the text back.');
   }
   if (!COMMANDS.includes(command)) {
-    throw new NativeInputError(`Unknown command ${JSON.stringify(command)}. The text editor's commands are view, create, str_replace and insert.`);
+    throw new NativeInputError(`Unknown command ${clippedJson(command)}. The text editor's commands are view, create, str_replace and insert.`);
   }
   const path = requireString(input, 'path', command);
   switch (command) {
@@ -88,7 +89,7 @@ function viewRange(range: unknown): { offset?: number; limit?: number } {
   const valid = Array.isArray(range) && range.length === 2 && Number.isSafeInteger(start) && Number.isSafeInteger(end) && start >= 1 && (end === -1 || end >= start);
   if (!valid) {
     throw new NativeInputError(
-      `view_range must be two line numbers [start, end] with 1 <= start <= end, or end -1 for the end of the file (got ${JSON.stringify(range)}).`,
+      `view_range must be two line numbers [start, end] with 1 <= start <= end, or end -1 for the end of the file (got ${clippedJson(range)}).`,
     );
   }
   return end === -1 ? { offset: start } : { offset: start, limit: end - start + 1 };
@@ -96,7 +97,7 @@ function viewRange(range: unknown): { offset?: number; limit?: number } {
 
 function insertLine(value: unknown): number {
   if (!Number.isSafeInteger(value) || (value as number) < 0) {
-    throw new NativeInputError(`insert_line must be a line number: 0 inserts at the top, N inserts after line N (got ${JSON.stringify(value)}).`);
+    throw new NativeInputError(`insert_line must be a line number: 0 inserts at the top, N inserts after line N (got ${clippedJson(value)}).`);
   }
   return value as number;
 }

@@ -1,3 +1,4 @@
+import { trimWhitespace } from '../../tools/apply-patch/seek-sequence.ts';
 import { CallFormatError, asRecord, requireString } from './provider-format.ts';
 
 /**
@@ -42,7 +43,8 @@ function diffLines(value: unknown, where: string, isHunkLine: (line: string) => 
   const lines = value === '' ? [] : value.replace(/\r?\n$/, '').split(/\r?\n/);
   for (const [i, line] of lines.entries()) {
     if (isHunkLine(line)) continue;
-    const marker = MARKERS.find((m) => line.trim().startsWith(m));
+    // Trimmed as the patch parser trims (Rust's whitespace: U+0085 too, which String#trim keeps).
+    const marker = MARKERS.find((m) => trimWhitespace(line).startsWith(m));
     if (marker) throw new CallFormatError(`${where} line ${i + 1} reads as the patch marker "${marker}": a diff holds one file's hunk lines only`);
   }
   return lines;

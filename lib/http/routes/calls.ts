@@ -13,6 +13,7 @@ import { errorResponse } from '../errors.ts';
 import { CALL_ID, THREAD_ID } from '../identifiers.ts';
 import { identifierParam, identifierQuery, secondsQuery } from '../params.ts';
 import { readKnownObject } from '../strict-body.ts';
+import { clippedJson } from '../../validation/messages.ts';
 
 const MAX_WAIT_SECONDS = 25;
 const POLL_MS = 500;
@@ -62,7 +63,7 @@ export function callRoutes(store: Store) {
     if (!read.ok) return read.response;
     const { thread_id, format } = read.body;
     if (typeof thread_id !== 'string' || !THREAD_ID.pattern.test(thread_id)) return errorResponse(c, 400, 'invalid_request', `thread_id is required: ${THREAD_ID.describe}`);
-    if (format !== undefined && format !== 'toolgate' && !isCallFormat(format)) return errorResponse(c, 400, 'invalid_request', `format must be one of toolgate, ${CALL_FORMATS.join(', ')} (got ${JSON.stringify(format)})`);
+    if (format !== undefined && format !== 'toolgate' && !isCallFormat(format)) return errorResponse(c, 400, 'invalid_request', `format must be one of toolgate, ${CALL_FORMATS.join(', ')} (got ${clippedJson(format)})`);
     const principal = c.get('principal');
     const caller = { tenant: principal.tenant, thread_id, principal: principal.principal, scopes: new Set(principal.scopes) };
     const outcome = await recordClientResult(c.get('runtime').deps, caller, call_id, read.body);

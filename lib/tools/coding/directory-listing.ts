@@ -1,4 +1,5 @@
 import type { DirectoryEntry, ExecutionEnvironment } from '../../exec/environment.ts';
+import { MAX_LISTED_ENTRIES } from '../../exec/limits.ts';
 import { inEnvironment } from './environment-errors.ts';
 import { describeLocation } from './wording.ts';
 
@@ -27,10 +28,14 @@ function listedFolder(entries: readonly DirectoryEntry[]): string {
  * with a trailing "/" (the shape of the text editor's directory view).
  */
 export async function listDirectory(env: Pick<ExecutionEnvironment, 'listDirectory'>, path: string): Promise<string> {
-  const entries = await inEnvironment(path, () => env.listDirectory(path, LISTING_DEPTH));
+  const listed = await inEnvironment(path, () => env.listDirectory(path, LISTING_DEPTH));
+  // An environment stops its walk at MAX_LISTED_ENTRIES; one that does not is cut here.
+  const cut = listed.length >= MAX_LISTED_ENTRIES;
+  const entries = listed.slice(0, MAX_LISTED_ENTRIES);
   const base = listedFolder(entries);
   const shown = entries.filter((entry) => !isHidden(entry, base)).map((entry) => (entry.type === 'directory' ? `${entry.path}/` : entry.path));
   const where = describeLocation(path);
-  if (shown.length === 0) return `${where} is empty (hidden items left out).`;
-  return `Files and folders in ${where}, up to ${LISTING_DEPTH} levels deep (hidden items left out):\n${shown.join('\n')}`;
+  if (shown.length === 0 && !cut) return `${where} is empty (hidden items left out).`;
+  const note = cut ? `\n[Listing stopped after ${MAX_LISTED_ENTRIES} entries. View a sub-folder, or use glob, to see the rest.]` : '';
+  return `Files and folders in ${where}, up to ${LISTING_DEPTH} levels deep (hidden items left out):\n${shown.join('\n')}${note}`;
 }
