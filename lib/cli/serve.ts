@@ -79,12 +79,16 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
     origins = localOriginPolicy(runtimeEnv, host, boundPort);
     const url = `http://${host}:${boundPort}`;
     if (!options.quiet) {
-      console.log(`toolgate listening on ${url}`);
-      console.log(`tenant "${manifest.tenant}" manifest version ${manifest.version} (${manifestPath})`);
-      if (execServer) console.log(`coding tools: exec-server ${execServer.url} over ${execServer.root} (commands ${describeCommands(execServer)})`);
-      console.log(`store: ${store.name}${store instanceof SqliteStore ? ` (${store.path})` : ''}`);
-      console.log(`allowed hosts: ${origins.allowedHosts?.join(', ') ?? 'any (set TOOLGATE_ALLOWED_HOSTS to the names clients use, against DNS rebinding)'}`);
-      console.log(`demo API key: ${demo.key}  (from ${demo.source})`);
+      // One write: whoever reads "listening on" has the lines about what is listening too.
+      const lines = [
+        `toolgate listening on ${url}`,
+        `tenant "${manifest.tenant}" manifest version ${manifest.version} (${manifestPath})`,
+        ...(execServer ? [`coding tools: exec-server ${execServer.url} over ${execServer.root} (commands ${describeCommands(execServer)})`] : []),
+        `store: ${store.name}${store instanceof SqliteStore ? ` (${store.path})` : ''}`,
+        `allowed hosts: ${origins.allowedHosts?.join(', ') ?? 'any (set TOOLGATE_ALLOWED_HOSTS to the names clients use, against DNS rebinding)'}`,
+        `demo API key: ${demo.key}  (from ${demo.source})`,
+      ];
+      console.log(lines.join('\n'));
     }
     const running = execServer;
     return {
