@@ -32,6 +32,15 @@ describe('Responses tools out', () => {
     // Other formats are not affected by the switch.
     expect(exportTools(coding, 'openai', { native: true })).toEqual(exportTools(coding, 'openai'));
   });
+
+  it("a tenant's own shell or apply_patch that takes other arguments stays a function tool (native calls could not fit it)", () => {
+    const ownShell = defineTool({ name: 'shell', description: 'Runs a script by name', input_schema: { type: 'object', properties: { script: { type: 'string' } }, required: ['script'] } });
+    const ownPatch = defineTool({ name: 'apply_patch', description: 'Applies a diff', input_schema: { type: 'object', properties: { diff: { type: 'string' } } } });
+    expect(exportTools([ownShell, ownPatch], 'responses', { profile: 'openai' })).toEqual([
+      { type: 'function', name: 'shell', description: 'Runs a script by name', parameters: ownShell.input_schema, strict: false },
+      { type: 'function', name: 'apply_patch', description: 'Applies a diff', parameters: ownPatch.input_schema, strict: false },
+    ]);
+  });
 });
 
 describe('strict mode', () => {

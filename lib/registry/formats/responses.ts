@@ -25,17 +25,24 @@ export type ResponsesTool = ResponsesFunctionTool | ResponsesApplyPatchTool | Re
 
 /**
  * The native tool that stands for a tenant tool of this name: its calls are dispatched to that
- * tool (lib/dispatch/formats/responses.ts), whatever executor the tenant gave it.
+ * tool (lib/dispatch/formats/responses.ts) as `{patch}` or `{command, timeout_ms}`,
+ * so it is offered only where the tool takes that argument; a tenant's own `shell` that takes
+ * something else stays a function tool, which its calls can fit.
  */
-function nativeTool(name: string): ResponsesApplyPatchTool | ResponsesShellTool | undefined {
-  if (name === 'apply_patch') return { type: 'apply_patch' };
-  if (name === 'shell') return { type: 'shell', environment: { type: 'local' } };
+function nativeTool(d: ToolDefinition): ResponsesApplyPatchTool | ResponsesShellTool | undefined {
+  if (d.name === 'apply_patch' && takesString(d, 'patch')) return { type: 'apply_patch' };
+  if (d.name === 'shell' && takesString(d, 'command')) return { type: 'shell', environment: { type: 'local' } };
   return undefined;
+}
+
+function takesString(d: ToolDefinition, property: string): boolean {
+  const properties = (d.input_schema as { properties?: Record<string, { type?: unknown }> }).properties;
+  return properties?.[property]?.type === 'string';
 }
 
 /** Responses function tools; with `native`, OpenAI's own apply_patch and shell in place of the function versions. */
 export function toResponsesTools(definitions: ToolDefinition[], options: { native: boolean }): ResponsesTool[] {
-  return definitions.map((d) => (options.native ? nativeTool(d.name) : undefined) ?? functionTool(d));
+  return definitions.map((d) => (options.native ? nativeTool(d) : undefined) ?? functionTool(d));
 }
 
 function functionTool(d: ToolDefinition): ResponsesFunctionTool {
