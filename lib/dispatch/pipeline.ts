@@ -20,6 +20,8 @@ import type { CallTrace } from './trace.ts';
 export interface DispatchOptions {
   /** Overrides the tool's own timeout (ToolRouter.execute's third argument). */
   timeoutMs?: number;
+  /** The call was answered before the pipeline (a native call's malformed input, bash restart): nothing runs; the answer is recorded (events, audit) like any result. */
+  answer?: ToolResult;
 }
 
 /**
@@ -50,6 +52,7 @@ export async function dispatchCall(deps: DispatchDeps, callCaller: CallerContext
 }
 
 async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCall, startedAt: number, options: DispatchOptions): Promise<CallTrace> {
+  if (options.answer) return answeredTrace(call, options.answer);
   const stopped = (stage: string, failure: CallFailure, known: Partial<CallTrace> = {}): CallTrace => {
     const result = failureResult(call, failure, startedAt);
     return { raw_arguments: call.arguments, decision: { decision: 'rejected', stage, reason: failure.code }, ...known, result, output: result.content };
@@ -112,4 +115,10 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
   }
   const result = okResult(call, executed.value, definition.output, startedAt);
   return { ...trace, result, output: executed.value.text, ...(executed.value.content ? { output_content: executed.value.content } : {}) };
+}
+
+/** A call answered at planning: its decision names the planning stage, as a refused call's names the stage that stopped it. */
+function answeredTrace(call: ToolCall, answer: ToolResult): CallTrace {
+  const decision = answer.error ? { decision: 'rejected', stage: 'plan', reason: answer.error.code } : { decision: 'answered', stage: 'plan' };
+  return { result: answer, output: answer.content, raw_arguments: call.arguments, decision };
 }

@@ -68,13 +68,25 @@ describe('attacks: strict shapes', () => {
     }
   });
 
-  it.fails('a native call refused at planning (bad text-editor input) is audited like any refused call', async () => {
+  it('native calls answered at planning (bad text-editor input, bash restart) are audited like any refused call', async () => {
     const gw = await gateway();
-    await gw.request('/v1/dispatch', { key: 'agent', json: { thread_id: 'audit-native', format: 'anthropic', content: [{ type: 'tool_use', id: 'toolu_bad', name: 'str_replace_based_edit_tool', input: { command: 'delete', path: 'notes.txt' } }] } });
+    const content = [
+      { type: 'tool_use', id: 'toolu_bad', name: 'str_replace_based_edit_tool', input: { command: 'delete', path: 'notes.txt' } },
+      { type: 'tool_use', id: 'toolu_range', name: 'str_replace_based_edit_tool', input: { command: 'view', path: 'notes.txt', view_range: [5, 2] } },
+      { type: 'tool_use', id: 'toolu_restart', name: 'bash', input: { restart: true } },
+    ];
+    const dispatched = (await (await gw.request('/v1/dispatch', { key: 'agent', json: { thread_id: 'audit-native', format: 'anthropic', content } })).json()) as { results: Array<{ call_id: string; status: string }> };
+    expect(dispatched.results.map((r) => [r.call_id, r.status])).toEqual([['toolu_bad', 'invalid_arguments'], ['toolu_range', 'invalid_arguments'], ['toolu_restart', 'ok']]);
     await gw.request('/v1/dispatch', { key: 'agent', json: { thread_id: 'audit-native', calls: [{ call_id: 'plain_bad', name: 'echo', arguments: { nope: 1 } }] } });
-    const { envelopes } = (await (await gw.request('/v1/audit?thread_id=audit-native', { key: 'agent' })).json()) as { envelopes: Array<{ call_id?: string }> };
-    const audited = new Set(envelopes.map((e) => e.call_id));
-    expect(audited.has('plain_bad')).toBe(true);
-    expect(audited.has('toolu_bad')).toBe(true);
+    const { envelopes } = (await (await gw.request('/v1/audit?thread_id=audit-native', { key: 'agent' })).json()) as { envelopes: Array<{ call_id?: string; type: string; data: Record<string, unknown> }> };
+    const of = (id: string) => envelopes.filter((e) => e.call_id === id);
+    for (const id of ['plain_bad', 'toolu_bad', 'toolu_range', 'toolu_restart']) {
+      expect(of(id).map((e) => e.type), id).toEqual(['tool.call.request', 'tool.call.decision', 'tool.call.result']);
+    }
+    expect(of('plain_bad')[1]!.data).toMatchObject({ decision: 'rejected', stage: 'validate', reason: 'invalid_arguments' });
+    expect(of('toolu_bad')[1]!.data).toMatchObject({ decision: 'rejected', stage: 'plan', reason: 'invalid_arguments' });
+    expect(of('toolu_bad')[2]!.data).toMatchObject({ status: 'invalid_arguments', is_error: true });
+    expect(of('toolu_restart')[1]!.data).toMatchObject({ decision: 'answered', stage: 'plan' });
+    expect(of('toolu_restart')[2]!.data).toMatchObject({ status: 'ok', is_error: false });
   });
 });

@@ -14,8 +14,9 @@ import { clippedJson } from '../../validation/messages.ts';
  * text editor's terms; `bash` restart runs nothing. A tenant tool named like a native tool is
  * the tenant's own: its calls pass unchanged, as do calls whose target tool the tenant lacks
  * (they end as unknown_tool through the pipeline).
+ * A call answered at once keeps the call as sent, so the pipeline can record it (events, audit).
  */
-export type PlannedCall = { call: ToolCall } | { result: ToolResult };
+export type PlannedCall = { call: ToolCall; result?: ToolResult };
 
 /** Commands run in a fresh shell each; Claude cannot pass shell's timeout_ms, so bash gets a build-sized one. */
 export const BASH_TIMEOUT_MS = 120_000;
@@ -44,12 +45,12 @@ function planCall(call: ToolCall, tools: NativeToolContext): PlannedCall {
     return { call: { call_id: call.call_id, name: translated.name, arguments: translated.arguments } };
   } catch (error) {
     if (!(error instanceof NativeInputError)) throw error;
-    return { result: immediateResult(call, 'invalid_arguments', error.message) };
+    return { call, result: immediateResult(call, 'invalid_arguments', error.message) };
   }
 }
 
 function planBash(call: ToolCall, input: JsonObject, tools: NativeToolContext): PlannedCall {
-  if (input.restart === true) return { result: immediateResult(call, 'ok', BASH_RESTART_MESSAGE) };
+  if (input.restart === true) return { call, result: immediateResult(call, 'ok', BASH_RESTART_MESSAGE) };
   if (typeof input.command !== 'string' || input.command.trim() === '') {
     throw new NativeInputError('bash needs either `command` (the command to run, a non-empty string) or `restart: true`.');
   }
