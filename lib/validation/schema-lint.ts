@@ -106,8 +106,9 @@ export function lintSchema(root: unknown, options: LintOptions = {}): SchemaProb
   const draft = draftOf(root, options.defaultDraft);
   // Walked by its draft where known; an unknown one is reported below, and walked as the default.
   const tuples = hasTupleItems(draft ?? DEFAULT_DRAFT);
-  // unevaluatedItems/unevaluatedProperties only where both engines agree: unevaluated-lint.ts.
-  const checkUnevaluated = unevaluatedChecker(root, join, problem);
+  // unevaluatedItems/unevaluatedProperties only where both engines agree: unevaluated-lint.ts
+  // (keywords since 2019-09; draft-07 ignores them on both engines).
+  const checkUnevaluated = ['2019-09', '2020-12'].includes(draft ?? DEFAULT_DRAFT) ? unevaluatedChecker(root, join, problem) : () => undefined;
   const visitList = (list: unknown, path: string) => {
     if (!Array.isArray(list) || list.length === 0) problem(path, 'must be a non-empty array of schemas');
     else list.forEach((item, i) => visit(item, join(path, i)));

@@ -77,6 +77,12 @@ describe('unevaluated*: what the lint refuses, at its path', () => {
     expect(verdicts(schema, [{ copy: 'x' }, { copy: 1 }])).toEqual({ ajv: [true, false], cfworker: [true, false] });
   });
 
+  it('in draft-07, where unevaluated* is no keyword on either engine, the same shape is accepted', () => {
+    const schema = { $schema: 'http://json-schema.org/draft-07/schema#', contains: { type: 'string' }, unevaluatedItems: false };
+    expect(problemsOf(schema)).toEqual([]);
+    expect(verdicts(schema as JsonSchema, [['a', 1]])).toEqual({ ajv: [true], cfworker: [true] });
+  });
+
   it('a schema of many $refs and unevaluatedProperties is refused in bounded time, not walked without end', () => {
     // Every def reaches every other through allOf: 400 walks of 400 subschemas each.
     const names = Array.from({ length: 400 }, (_, i) => `d${i}`);
