@@ -8,6 +8,7 @@ import { linearRegExpEngine, withinPatternBudget } from './linear-patterns.ts';
 import { allowedPropertiesHint, describeViolation, type RawViolation } from './messages.ts';
 import { DRAFT_URIS, draftOf, draftToCompile, type SchemaDraft } from './schema-drafts.ts';
 import { assertSchemaLintClean, lintSchema } from './schema-lint.ts';
+import { useExactMultipleOf } from './multiple-of.ts';
 import { useLinearUniqueItems } from './unique-items.ts';
 import { STRING_FORMATS } from './formats.ts';
 import { finishViolations, tooManyProblems } from './violations.ts';
@@ -93,6 +94,7 @@ function newInstance(family: AjvFamily, options: EngineOptions, knownUris: reado
   // The eval-free engine's checks, so both engines accept and refuse the same strings.
   for (const [name, check] of Object.entries(STRING_FORMATS)) ajv.addFormat(name, check);
   useLinearUniqueItems(ajv);
+  useExactMultipleOf(ajv);
   registerSchemas(ajv, family, options);
   return { ajv, reserved: new Set([...Object.keys(ajv.schemas), ...Object.keys(ajv.refs), ...knownUris]) };
 }

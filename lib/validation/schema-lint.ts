@@ -1,8 +1,9 @@
 import { checkPattern } from '../patterns/index.ts';
-import { valueAt } from './json-pointer.ts';
+import { pointerSegments, valueAt } from './json-pointer.ts';
 import { schemaCostProblem } from './schema-cost.ts';
 import { DEFAULT_DRAFT, draftOf, hasTupleItems, schemaDraftProblem, type SchemaDraft } from './schema-drafts.ts';
 import { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS } from './subschemas.ts';
+import { unevaluatedChecker } from './unevaluated-lint.ts';
 import { InvalidSchemaError } from './validator.ts';
 
 /** A problem in a schema, with a dotted path from the schema's root ("" = the root). */
@@ -68,6 +69,28 @@ function resolves(root: unknown, ref: string, knownUris: readonly string[], anch
   return false;
 }
 
+/** Keywords whose value is data, not a schema (though it may look like one). */
+const DATA_KEYWORDS = ['examples', 'default', 'enum', 'const'];
+
+/**
+ * The data keyword a `#/...` pointer passes through, following the schema's structure from the
+ * root (`#/examples/0` points into example data). The eval-free engine resolves refs to
+ * subschemas only, and fails such a ref where ajv follows it: refused, so both agree.
+ */
+function dataKeywordOnPath(ref: string): string | undefined {
+  const segments = ref.startsWith('#/') ? pointerSegments(ref) : [];
+  // Whether the next segment is a schema's keyword (else a name in a keyword's map, or a list index).
+  let keywordNext = true;
+  for (const segment of segments) {
+    if (!keywordNext) keywordNext = true;
+    else if (DATA_KEYWORDS.includes(segment)) return segment;
+    else if (SCHEMA_MAP_KEYWORDS.includes(segment) || SCHEMA_LIST_KEYWORDS.includes(segment)) keywordNext = false;
+    // An unknown keyword's value is not followed further (both engines resolve those alike).
+    else if (!SCHEMA_KEYWORDS.includes(segment)) return undefined;
+  }
+  return undefined;
+}
+
 /**
  * Structural checks of a JSON Schema (the draft its `$schema` declares, 2020-12 when none) that
  * both engines rely on. The compiled
@@ -83,6 +106,9 @@ export function lintSchema(root: unknown, options: LintOptions = {}): SchemaProb
   const draft = draftOf(root, options.defaultDraft);
   // Walked by its draft where known; an unknown one is reported below, and walked as the default.
   const tuples = hasTupleItems(draft ?? DEFAULT_DRAFT);
+  // unevaluatedItems/unevaluatedProperties only where both engines agree: unevaluated-lint.ts
+  // (keywords since 2019-09; draft-07 ignores them on both engines).
+  const checkUnevaluated = ['2019-09', '2020-12'].includes(draft ?? DEFAULT_DRAFT) ? unevaluatedChecker(root, join, problem) : () => undefined;
   const visitList = (list: unknown, path: string) => {
     if (!Array.isArray(list) || list.length === 0) problem(path, 'must be a non-empty array of schemas');
     else list.forEach((item, i) => visit(item, join(path, i)));
@@ -112,6 +138,8 @@ export function lintSchema(root: unknown, options: LintOptions = {}): SchemaProb
     if ('$ref' in s && (typeof s.$ref !== 'string' || !resolves(root, s.$ref, knownUris, knownAnchors))) {
       problem(join(path, '$ref'), `cannot resolve ${JSON.stringify(s.$ref)}: tool schemas may only reference their own $defs`);
     }
+    const dataKeyword = typeof s.$ref === 'string' ? dataKeywordOnPath(s.$ref) : undefined;
+    if (dataKeyword) problem(join(path, '$ref'), `${JSON.stringify(s.$ref)} points into ${dataKeyword}, which holds data, not a schema: put the schema under $defs and reference it with "#/$defs/..."`);
     for (const key of COUNT_KEYWORDS) {
       if (key in s && !(Number.isInteger(s[key]) && (s[key] as number) >= 0)) problem(join(path, key), 'must be a non-negative integer');
     }
@@ -137,6 +165,7 @@ export function lintSchema(root: unknown, options: LintOptions = {}): SchemaProb
       const issue = path === '' ? schemaDraftProblem(s.$schema) : draftOf({ $schema: s.$schema }, options.defaultDraft) === draft ? undefined : 'a subschema cannot declare another draft than the schema\'s root: remove this $schema (the whole schema is validated by the root\'s)';
       if (issue) problem(join(path, '$schema'), issue);
     }
+    checkUnevaluated(s, path);
     if (Array.isArray(s.items) && !tuples) problem(join(path, 'items'), 'must be a JSON Schema (an object or a boolean); for a tuple use prefixItems, as draft 2020-12 does (an array of schemas here is draft-07 and 2019-09 syntax)');
     for (const key of SCHEMA_KEYWORDS) {
       if (!(key in s)) continue;
