@@ -242,9 +242,10 @@ describe('Responses API over HTTP', () => {
       expect(shell.output).toEqual([{ stdout: '', stderr: expect.stringContaining("needs a human's approval"), outcome: { type: 'exit', exit_code: 126 } }]);
       expect(existsSync(join(workspace, 'approved.txt'))).toBe(false);
 
-      // The approver sees what will run: the patch text and the command.
+      // The approver sees what will run: the patch text and the command (parked in the same
+      // millisecond, the two may be listed in either order).
       const pending = (await (await gw.request('/v1/approvals?state=pending', { key: 'alice' })).json()).approvals;
-      expect(pending.map((a: { tool: string; arguments: unknown }) => [a.tool, a.arguments])).toEqual([
+      expect(pending.map((a: { tool: string; arguments: unknown }) => [a.tool, a.arguments]).sort((a: unknown[], b: unknown[]) => String(a[0]).localeCompare(String(b[0])))).toEqual([
         ['apply_patch', { patch: '*** Begin Patch\n*** Add File: approved.txt\n+approved\n*** End Patch' }],
         ['shell', { command: 'cat approved.txt' }],
       ]);
