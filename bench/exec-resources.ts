@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { webBase64 } from '../lib/exec/base64.ts';
 import { ExecEnvironmentError } from '../lib/exec/environment.ts';
 import { MAX_READ_FILE_BYTES } from '../lib/exec/limits.ts';
-import { nodeBase64 } from '../lib/exec/node-base64.ts';
+import { nodeBase64 } from '../lib/exec/server-base64.ts';
 import { RemoteExecutionEnvironment } from '../lib/exec/remote.ts';
 import type { BenchModule, Figures } from './harness.ts';
 import { progress, round } from './harness.ts';

@@ -5,7 +5,7 @@ import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignedBody } from '../crypto/
 import type { CommandSandbox } from './command-sandbox.ts';
 import { ExecEnvironmentError, type ExecutionEnvironment } from './environment.ts';
 import { LocalExecutionEnvironment } from './local.ts';
-import { nodeBase64 } from './node-base64.ts';
+import { nodeBase64 } from './server-base64.ts';
 import { isObject, parseRpcIdentity, parseRpcRequest, REFUSAL_CODES, RPC_PATH, RpcRequestError, type RpcMethod, type RpcRequestIdentity, type RpcResponseBody } from './rpc-protocol.ts';
 import { probeCommandSandbox } from './local-sandbox-probe.ts';
 import { RequestAdmission, signatureRefusal, type Refusal } from './server-admission.ts';

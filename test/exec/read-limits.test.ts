@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { webBase64 } from '../../lib/exec/base64.ts';
 import { MAX_READ_FILE_BYTES } from '../../lib/exec/limits.ts';
 import { LocalExecutionEnvironment } from '../../lib/exec/local.ts';
-import { nodeBase64 } from '../../lib/exec/node-base64.ts';
+import { nodeBase64 } from '../../lib/exec/server-base64.ts';
 import { startExecServer, type ExecServer } from '../../lib/exec/server.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';
