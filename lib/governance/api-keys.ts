@@ -6,6 +6,8 @@ export interface Principal {
   tenant: string;
   principal: string;
   scopes: string[];
+  /** How the caller proved who it is: an API key (its id), or a token from the tenant's identity provider. */
+  credential?: { kind: 'key'; key_id: string } | { kind: 'token'; issuer: string };
 }
 
 const KEY_PREFIX = 'tg_';

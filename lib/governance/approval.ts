@@ -9,7 +9,16 @@ import type { JsonObject } from '../registry/json.ts';
 export type ApprovalState = 'pending' | 'approved' | 'rejected' | 'expired' | 'executed' | 'interrupted';
 
 /** Where a decision came from. */
-export type DecisionChannel = 'api' | 'slack';
+export type DecisionChannel = 'api' | 'slack' | 'console';
+
+/** One approver's decision on an approval that needs several (four-eyes). */
+export interface ApproverDecision {
+  decision: 'approve' | 'reject';
+  by: string;
+  via: DecisionChannel;
+  at: string;
+  reason?: string;
+}
 
 /** A parked call waiting for (or having had) a human decision. Stored as `approval/<id>`. */
 export interface Approval {
@@ -36,6 +45,10 @@ export interface Approval {
   decided_via?: DecisionChannel;
   decided_at?: string;
   decision_reason?: string;
+  /** How many distinct approvers must approve (default 1); the requester never counts. */
+  quorum?: number;
+  /** Every approver's decision so far, in order (the last one decided the approval once it ended). */
+  decisions?: ApproverDecision[];
   /** The result of the approved call, once it ran or was interrupted (status and content as the model saw them). */
   result?: { status: string; is_error: boolean; content: string };
   /** The Slack message showing this approval, once posted. */

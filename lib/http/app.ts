@@ -4,7 +4,8 @@ import { silentLogger, type Logger } from '../dispatch/events.ts';
 import type { DispatchMetrics } from '../dispatch/metrics.ts';
 import { ApiKeyResolver } from '../governance/api-keys.ts';
 import { StoreUnavailableError, type Store } from '../stores/store.ts';
-import { apiKeyAuth, tenantRuntime } from './auth.ts';
+import { requireCredential, tenantRuntime } from './auth.ts';
+import { apiKeyAuthenticator } from './authenticator.ts';
 import { requestBodyLimit } from './body-limit.ts';
 import type { GatewayEnv } from './env.ts';
 import { errorResponse } from './errors.ts';
@@ -71,15 +72,15 @@ export function createApp(options: AppOptions) {
   app.route('/v1/slack', slackRoutes(options.store, options.tenants, options.slack, options.env));
   const withOrigins = originGuard(options.origins ?? fixed(originPolicyFromEnv(options.env)));
   app.use('/v1/*', withOrigins);
-  const keys = new ApiKeyResolver(options.store);
-  app.use('/v1/*', apiKeyAuth(keys));
+  const withCredential = requireCredential(apiKeyAuthenticator(new ApiKeyResolver(options.store)));
+  app.use('/v1/*', withCredential);
   // Operator routes work before a tenant has an active manifest (publishing its first one).
   app.route('/v1/admin', adminRoutes(options.store, options.tenants, options.validator, options.confinement));
   app.route('/v1/audit', auditRoutes(options.store));
   const withRuntime = tenantRuntime(options.tenants);
   for (const path of ['/v1/tools/*', '/v1/tools', '/v1/dispatch', '/v1/approvals/*', '/v1/approvals', '/v1/calls/*']) app.use(path, withRuntime);
   // MCP clients reach the same tools, with the same keys, body limit and pipeline.
-  app.use('/mcp', withOrigins, requestBodyLimit(maxSize), apiKeyAuth(keys), withRuntime);
+  app.use('/mcp', withOrigins, requestBodyLimit(maxSize), withCredential, withRuntime);
   app.route('/mcp', mcpRoutes(options.env));
   app.route('/v1/tools', toolRoutes());
   app.route('/v1/dispatch', dispatchRoutes(options.env));

@@ -1,28 +1,20 @@
 import type { MiddlewareHandler } from 'hono';
 import type { TenantDirectory } from '../dispatch/tenant-directory.ts';
-import type { ApiKeyResolver } from '../governance/api-keys.ts';
+import type { Authenticator } from './authenticator.ts';
 import type { GatewayEnv } from './env.ts';
 import { errorResponse } from './errors.ts';
 
 /**
- * Bearer API key → principal (tenant, principal, scopes). Naming another tenant (`?tenant=` or
- * `X-Toolgate-Tenant`) answers 404, never 403, so a key cannot even learn that another tenant exists.
+ * The request's bearer credential → principal (tenant, principal, scopes), through the app's
+ * authenticator. A request may name its tenant (`?tenant=` or `X-Toolgate-Tenant`).
  */
-export function apiKeyAuth(keys: ApiKeyResolver): MiddlewareHandler<GatewayEnv> {
+export function requireCredential(authenticator: Authenticator): MiddlewareHandler<GatewayEnv> {
   return async (c, next) => {
-    const header = c.req.header('authorization') ?? '';
-    const match = /^Bearer\s+(\S+)$/i.exec(header);
-    if (!match) return errorResponse(c, 401, 'unauthorized', 'missing API key: send "Authorization: Bearer <key>"');
-    let principal;
-    try {
-      principal = await keys.resolve(match[1]);
-    } catch (error) {
-      return errorResponse(c, 503, 'unavailable', `cannot check the API key: ${(error as Error).message}`);
-    }
-    if (!principal) return errorResponse(c, 401, 'unauthorized', 'invalid API key');
+    const match = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '');
     const named = c.req.query('tenant') ?? c.req.header('x-toolgate-tenant');
-    if (named !== undefined && named !== principal.tenant) return errorResponse(c, 404, 'not_found', `tenant "${named}" not found`);
-    c.set('principal', principal);
+    const outcome = await authenticator.authenticate(match?.[1], named);
+    if (!outcome.ok) return errorResponse(c, outcome.status, outcome.code, outcome.message);
+    c.set('principal', outcome.principal);
     await next();
   };
 }
