@@ -16,6 +16,7 @@ import { tenantBuiltins } from '../tools/tenant-tools.ts';
 import type { SecretGrants } from '../crypto/secret-grants.ts';
 import { tenantSecretResolver } from '../crypto/tenant-secrets.ts';
 import type { Fetch } from '../egress/fetch.ts';
+import { TokenVerifier } from '../governance/token-verifier.ts';
 
 /** What every tenant runtime of a gateway shares. */
 export interface GatewayServices {
@@ -44,6 +45,8 @@ export interface TenantRuntime {
   manifest: Manifest;
   registry: ToolRegistry;
   deps: DispatchDeps;
+  /** Verifies tokens from the tenant's identity provider (manifest `identity.oidc`); its key set is cached with the runtime. */
+  tokens?: TokenVerifier;
 }
 
 export function buildTenantRuntime(manifest: Manifest, services: GatewayServices): TenantRuntime {
@@ -52,9 +55,11 @@ export function buildTenantRuntime(manifest: Manifest, services: GatewayServices
   const registry = buildManifestRegistry(manifest, services.kinds, { builtins, secrets, egress: services.egress }, coding);
   services.log('tools.registered', { tenant: manifest.tenant, version: manifest.version, tools: registry.size });
   services.metrics?.registrySize(manifest.tenant, registry.size);
+  const oidc = manifest.identity?.oidc;
   return {
     manifest,
     registry,
+    tokens: oidc ? new TokenVerifier(manifest.tenant, oidc, services.egress) : undefined,
     deps: {
       registry,
       schemas: new SchemaCache(services.validator),

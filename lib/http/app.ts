@@ -1,11 +1,15 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import type { TenantDirectory } from '../dispatch/tenant-directory.ts';
 import { silentLogger, type Logger } from '../dispatch/events.ts';
 import type { DispatchMetrics } from '../dispatch/metrics.ts';
 import { ApiKeyResolver } from '../governance/api-keys.ts';
 import { StoreUnavailableError, type Store } from '../stores/store.ts';
 import { requireCredential, tenantRuntime } from './auth.ts';
-import { apiKeyAuthenticator } from './authenticator.ts';
+import { apiKeyAuthenticator, credentialAuthenticator } from './authenticator.ts';
+import { mcpCors } from './cors.ts';
+import { publicOrigin, publicOriginFromEnv } from './public-url.ts';
+import { protectedResourceRoutes, RESOURCE_METADATA_PATH, resourceMetadataUrl } from './routes/protected-resource.ts';
+import { tokenAuthenticator } from './token-authenticator.ts';
 import { requestBodyLimit } from './body-limit.ts';
 import type { GatewayEnv } from './env.ts';
 import { errorResponse } from './errors.ts';
@@ -70,18 +74,28 @@ export function createApp(options: AppOptions) {
   // Slack's own signature authenticates interactions; registered before the API-key check, and
   // before the Host/Origin check (Slack's servers send no Origin; a tunnel's Host is not ours).
   app.route('/v1/slack', slackRoutes(options.store, options.tenants, options.slack, options.env));
-  const withOrigins = originGuard(options.origins ?? fixed(originPolicyFromEnv(options.env)));
+  const origins = options.origins ?? fixed(originPolicyFromEnv(options.env));
+  const withOrigins = originGuard(origins);
   app.use('/v1/*', withOrigins);
-  const withCredential = requireCredential(apiKeyAuthenticator(new ApiKeyResolver(options.store)));
+  // One authenticator for the API, /mcp and the console: API keys, and tokens from a tenant's identity provider.
+  const authenticator = credentialAuthenticator({ keys: apiKeyAuthenticator(new ApiKeyResolver(options.store)), tokens: tokenAuthenticator(options.tenants) });
+  const withCredential = requireCredential(authenticator);
   app.use('/v1/*', withCredential);
   // Operator routes work before a tenant has an active manifest (publishing its first one).
   app.route('/v1/admin', adminRoutes(options.store, options.tenants, options.validator, options.confinement));
   app.route('/v1/audit', auditRoutes(options.store));
   const withRuntime = tenantRuntime(options.tenants);
   for (const path of ['/v1/tools/*', '/v1/tools', '/v1/dispatch', '/v1/approvals/*', '/v1/approvals', '/v1/calls/*']) app.use(path, withRuntime);
-  // MCP clients reach the same tools, with the same keys, body limit and pipeline.
-  app.use('/mcp', withOrigins, requestBodyLimit(maxSize), withCredential, withRuntime);
-  app.route('/mcp', mcpRoutes(options.env));
+  // MCP clients reach the same tools, with the same credentials, body limit and pipeline; browser
+  // clients of allowed origins get CORS (answered before the guard, so a preflight gets its grant).
+  const pinnedOrigin = publicOriginFromEnv(options.env);
+  const metadataUrl = (c: Context, tenant: string) => resourceMetadataUrl(publicOrigin(pinnedOrigin, c.req.url), tenant);
+  const withCors = mcpCors(origins);
+  app.use('/mcp', withCors, withOrigins, requestBodyLimit(maxSize), withCredential, withRuntime);
+  app.use('/mcp/:tenant', withCors, withOrigins, requestBodyLimit(maxSize), requireCredential(authenticator, { tenantParam: 'tenant', resourceMetadata: metadataUrl }), withRuntime);
+  app.route('/mcp', mcpRoutes(options.env, { resourceMetadata: metadataUrl }));
+  app.use(`${RESOURCE_METADATA_PATH}/*`, withCors, withOrigins);
+  app.route(RESOURCE_METADATA_PATH, protectedResourceRoutes(options.tenants, pinnedOrigin));
   app.route('/v1/tools', toolRoutes());
   app.route('/v1/dispatch', dispatchRoutes(options.env));
   app.route('/v1/approvals', approvalRoutes(options.store, options.env));

@@ -3,7 +3,14 @@ import type { ApiKeyResolver, Principal } from '../governance/api-keys.ts';
 /** What a presented credential proved: a principal, or why not (status and code as the API answers them). */
 export type Authentication =
   | { ok: true; principal: Principal }
-  | { ok: false; status: 401 | 404 | 503; code: 'unauthorized' | 'not_found' | 'unavailable'; message: string };
+  | {
+      ok: false;
+      status: 401 | 404 | 503;
+      code: 'unauthorized' | 'not_found' | 'unavailable';
+      message: string;
+      /** The WWW-Authenticate value for a 401 (RFC 6750), e.g. `Bearer error="invalid_token", error_description="..."`; routes may add resource_metadata. */
+      challenge?: string;
+    };
 
 /**
  * Turns the bearer credential of a request (and the tenant it names, if any) into a principal.
@@ -31,6 +38,26 @@ export function apiKeyAuthenticator(keys: ApiKeyResolver): Authenticator {
       if (!principal) return { ok: false, status: 401, code: 'unauthorized', message: 'invalid API key' };
       if (namedTenant !== undefined && namedTenant !== principal.tenant) return { ok: false, status: 404, code: 'not_found', message: `tenant "${namedTenant}" not found` };
       return { ok: true, principal };
+    },
+  };
+}
+
+/** Three base64url parts joined by dots (the last may be empty, as in an unsigned token, which is refused as a token). */
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+export function looksLikeJwt(credential: string): boolean {
+  return JWT_SHAPE.test(credential);
+}
+
+/**
+ * The gateway's authenticator: a credential shaped like a JWT goes to `tokens` (the tenant's
+ * identity provider), anything else to `keys` (API keys are "tg_" + hex and never contain dots).
+ */
+export function credentialAuthenticator(parts: { keys: Authenticator; tokens: Authenticator }): Authenticator {
+  return {
+    authenticate(credential, namedTenant) {
+      const jwt = credential !== undefined && looksLikeJwt(credential);
+      return (jwt ? parts.tokens : parts.keys).authenticate(credential, namedTenant);
     },
   };
 }

@@ -89,6 +89,11 @@ export function hostAllowed(host: string, allowed: readonly string[]): boolean {
   });
 }
 
+/** Whether a page of this Origin may call the gateway (the one list the guard and CORS both read). */
+export function originAllowed(policy: OriginPolicy, origin: string): boolean {
+  return policy.allowedOrigins.includes(originOf(origin) ?? '');
+}
+
 /** Why the request is refused (a sentence for the 403), or undefined when it may proceed. */
 export function originProblem(policy: OriginPolicy, headers: { host?: string; origin?: string }): string | undefined {
   if (policy.allowedHosts) {
@@ -97,7 +102,7 @@ export function originProblem(policy: OriginPolicy, headers: { host?: string; or
       return `Host "${headers.host.slice(0, 100)}" is not a name this gateway answers to (a DNS-rebinding page sends its own name); call it by an allowed name, or add this one to TOOLGATE_ALLOWED_HOSTS`;
     }
   }
-  if (headers.origin !== undefined && !policy.allowedOrigins.includes(originOf(headers.origin) ?? '')) {
+  if (headers.origin !== undefined && !originAllowed(policy, headers.origin)) {
     return `Origin "${headers.origin.slice(0, 100)}" may not call this gateway (requests from web pages are refused unless their origin is listed); add it to TOOLGATE_ALLOWED_ORIGINS to allow it`;
   }
   return undefined;

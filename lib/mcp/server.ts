@@ -20,6 +20,8 @@ export interface McpRequestContext {
   defer?: (work: Promise<unknown>) => void;
   /** Shared by every tools/call of the HTTP request (a JSON-RPC batch may hold many); made when missing. */
   patternBudget?: PatternBudget;
+  /** Told the scopes a tools/call needed when the caller lacked one (the route may answer 403 insufficient_scope). */
+  onMissingScope?: (required: string[]) => void;
 }
 
 /**
@@ -51,7 +53,10 @@ export function createMcpServer(context: McpRequestContext): Server {
       patternBudget,
       validationBudget,
     };
-    return toCallToolResult(await dispatchCall(runtime.deps, caller, { call_id: identity.call_id, name, arguments: args ?? {} }));
+    const result = await dispatchCall(runtime.deps, caller, { call_id: identity.call_id, name, arguments: args ?? {} });
+    const required = result.status === 'forbidden' ? result.error?.details?.required_scopes : undefined;
+    if (Array.isArray(required)) context.onMissingScope?.(required.map(String));
+    return toCallToolResult(result);
   });
   return server;
 }

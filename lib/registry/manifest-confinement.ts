@@ -20,7 +20,7 @@ interface Located {
   value: string;
 }
 
-/** The places the runtime resolves secrets and connects to: the exec-server, executors, MCP imports. */
+/** The places the runtime resolves secrets and connects to: the exec-server, executors, MCP imports (and, for URLs, the identity provider). */
 function outboundSections(manifest: JsonObject): Array<[string, JsonObject]> {
   const sections: Array<[string, JsonObject]> = [];
   if (isJsonObject(manifest.execution_environment)) sections.push(['$.execution_environment', manifest.execution_environment]);
@@ -51,7 +51,17 @@ function secretReferences(manifest: JsonObject): Located[] {
 }
 
 function urls(manifest: JsonObject): Located[] {
-  return outboundSections(manifest).flatMap(([path, section]) => (typeof section.url === 'string' ? [{ path: `${path}.url`, value: section.url }] : []));
+  const found = outboundSections(manifest).flatMap(([path, section]) => (typeof section.url === 'string' ? [{ path: `${path}.url`, value: section.url }] : []));
+  const keySet = identityKeySetUrl(manifest);
+  return keySet ? [...found, keySet] : found;
+}
+
+/** Where the gateway fetches a tenant's token keys: jwks_uri, or else the issuer (its discovery document). */
+function identityKeySetUrl(manifest: JsonObject): Located | undefined {
+  const oidc = isJsonObject(manifest.identity) && isJsonObject(manifest.identity.oidc) ? manifest.identity.oidc : undefined;
+  if (typeof oidc?.jwks_uri === 'string') return { path: '$.identity.oidc.jwks_uri', value: oidc.jwks_uri };
+  if (typeof oidc?.issuer === 'string') return { path: '$.identity.oidc.issuer', value: oidc.issuer };
+  return undefined;
 }
 
 function secretProblems(manifest: JsonObject, grants: SecretGrants | undefined): ManifestProblem[] {

@@ -9,6 +9,7 @@ import type { Manifest, ManifestTool } from './manifest.ts';
 import { joinPath, jsonPath, memberPath } from './manifest-paths.ts';
 import { confinementProblems, type ConfinementChecks } from './manifest-confinement.ts';
 import { findInlineSecrets } from './manifest-secrets.ts';
+import { checkIdentity } from './identity-check.ts';
 import { checkMcpImports } from './mcp-import-check.ts';
 import { checkRuleClasses } from './rule-classes-check.ts';
 
@@ -64,6 +65,7 @@ export function loadManifest(value: unknown, options: ManifestLoadOptions): Mani
     if (Array.isArray(value.tools)) problems.push(...checkTools(value.tools, { ...options, builtins }));
     problems.push(...findInlineSecrets(value.execution_environment, '$.execution_environment'));
     problems.push(...checkMcpImports(value.mcp_imports));
+    problems.push(...checkIdentity(value.identity));
     problems.push(...checkRulePatterns(value.policy));
     problems.push(...checkRuleClasses(value.policy, value.tools));
     problems.push(...confinementProblems(value, options.confinement ?? {}));

@@ -65,6 +65,33 @@ export interface McpImport {
   timeout_ms?: number;
 }
 
+/** Asymmetric JWS algorithms a tenant's tokens may use (never `none`, never HS*: the key set is public). */
+export const TOKEN_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
+export type TokenAlgorithm = (typeof TOKEN_ALGORITHMS)[number];
+
+/**
+ * Bearer JWTs from the tenant's identity provider (OIDC / OAuth 2.0 access tokens), verified
+ * against the issuer's published key set. A token only ever signs in to this tenant.
+ */
+export interface OidcSettings {
+  /** The `iss` the tokens carry, exactly (e.g. "https://acme.eu.auth0.com/"). */
+  issuer: string;
+  /** The `aud` the tokens must carry: the API identifier registered for the gateway. */
+  audience: string;
+  /** The issuer's JWKS; default: `jwks_uri` from `${issuer}/.well-known/openid-configuration`. */
+  jwks_uri?: string;
+  /** The claim naming the principal (default "sub"). */
+  principal_claim?: string;
+  /** The claim holding the scopes: a space-separated string or an array (default "scope", then "scp"). */
+  scopes_claim?: string;
+  /** Allowed signing algorithms (default: every asymmetric one). */
+  algorithms?: TokenAlgorithm[];
+}
+
+export interface IdentitySettings {
+  oidc?: OidcSettings;
+}
+
 /** One tenant's tools and policy: versioned, immutable once published (schema/manifest.v1.json). */
 export interface Manifest {
   format: typeof MANIFEST_FORMAT;
@@ -76,5 +103,7 @@ export interface Manifest {
   approvals?: ApprovalSettings;
   execution_environment?: ExecutionEnvironmentRef;
   mcp_imports?: McpImport[];
+  /** Who may sign in besides API keys: tokens from the tenant's identity provider. */
+  identity?: IdentitySettings;
   tools: ManifestTool[];
 }

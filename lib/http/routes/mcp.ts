@@ -1,18 +1,44 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { handleMcpRequest } from '../../mcp/server.ts';
+import { bearerChallenge, withResourceMetadata } from '../challenge.ts';
 import { deferFor } from '../defer.ts';
 import type { GatewayEnv } from '../env.ts';
-import { readJsonBody } from '../errors.ts';
+import { errorResponse, readJsonBody } from '../errors.ts';
 
-/** POST /mcp: the tenant's governed tools as an MCP server, authenticated with the same API keys. */
-export function mcpRoutes(env: Readonly<Record<string, string | undefined>>) {
+export interface McpRouteOptions {
+  /** The protected-resource metadata URL of `/mcp/:tenant`, for challenges. */
+  resourceMetadata?: (c: Context, tenant: string) => string | undefined;
+}
+
+/**
+ * POST /mcp and /mcp/:tenant: the tenant's governed tools as an MCP server, authenticated with
+ * the same API keys, or with tokens from the tenant's identity provider.
+ */
+export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, options: McpRouteOptions = {}) {
   const routes = new Hono<GatewayEnv>();
-  routes.post('/', async (c) => {
+  const serve = async (c: Context<GatewayEnv>) => {
     const read = await readJsonBody(c);
     if (!read.ok) return read.response;
-    return handleMcpRequest(c.req.raw, { runtime: c.get('runtime'), principal: c.get('principal'), env, threadHeader: c.req.header('x-toolgate-thread'), defer: deferFor(c) }, read.body);
-  });
+    let missing: string[] | undefined;
+    const principal = c.get('principal');
+    const response = await handleMcpRequest(c.req.raw, { runtime: c.get('runtime'), principal, env, threadHeader: c.req.header('x-toolgate-thread'), defer: deferFor(c), onMissingScope: (required) => (missing ??= required) }, read.body);
+    // A token can be widened by asking its provider again (MCP's step-up flow), so a token
+    // lacking a tool's scope hears 403 insufficient_scope with the scopes to ask for. The call
+    // was refused and audited before anything ran; a key (which cannot be widened) gets the
+    // forbidden tool result. A JSON-RPC batch keeps its results.
+    if (!missing || principal.credential?.kind !== 'token' || Array.isArray(read.body)) return response;
+    await response.body?.cancel();
+    const scope = [...new Set([...principal.scopes, ...missing])].join(' ');
+    const tenant = c.req.param('tenant');
+    const message = `this token lacks a scope the tool needs; ask the identity provider for a token with the scopes "${scope}"`;
+    c.header('WWW-Authenticate', withResourceMetadata(bearerChallenge({ error: 'insufficient_scope', scope, error_description: message }), tenant ? options.resourceMetadata?.(c, tenant) : undefined));
+    return errorResponse(c, 403, 'insufficient_scope', message);
+  };
   // Stateless: no server-initiated stream to open and no session to end (the spec allows 405).
-  routes.on(['GET', 'DELETE'], '/', (c) => c.json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; use POST' }, id: null }, 405, { allow: 'POST' }));
+  const notAllowed = (c: Context) => c.json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; use POST' }, id: null }, 405, { allow: 'POST' });
+  routes.post('/', serve);
+  routes.post('/:tenant', serve);
+  routes.on(['GET', 'DELETE'], '/', notAllowed);
+  routes.on(['GET', 'DELETE'], '/:tenant', notAllowed);
   return routes;
 }
