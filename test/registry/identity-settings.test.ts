@@ -25,7 +25,7 @@ describe('manifest identity.oidc', () => {
     ]);
     expect(problemsOf({ oidc: { issuer: 'https://idp.example.com?x=1', audience: 'x' } })).toEqual([{ path: '$.identity.oidc.issuer', message: 'the issuer must not have a ?query: write it exactly as the tokens\' "iss" claim' }]);
     expect(problemsOf({ oidc: { issuer: 'https://idp.example.com', audience: 'x', jwks_uri: 'https://user:pw@idp.example.com/keys' } })).toEqual([{ path: '$.identity.oidc.jwks_uri', message: 'jwks_uri must not carry a user name or password' }]);
-    expect(problemsOf({ oidc: { issuer: 'https://idp.example.com', audience: 'x', surprise: true } }).map((p) => p.path)).toEqual(['$.identity.oidc']);
+    expect(problemsOf({ oidc: { issuer: 'https://idp.example.com', audience: 'x', surprise: true } }).map((p) => p.path)).toEqual(['$.identity.oidc.surprise']);
   });
 
   it('refuses a key-set URL at an internal address unless the operator allows it (the issuer when there is no jwks_uri)', () => {
