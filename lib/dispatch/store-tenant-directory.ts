@@ -4,6 +4,9 @@ import type { Store } from '../stores/store.ts';
 import type { TenantDirectory } from './tenant-directory.ts';
 import { buildTenantRuntime, type GatewayServices, type TenantRuntime } from './tenant-runtime.ts';
 
+/** How many tenants an isolate remembers; names of tenants that do not exist are forgotten first. */
+const MAX_CACHED_TENANTS = 10_000;
+
 interface Cached {
   version?: string;
   runtime?: TenantRuntime;
@@ -58,12 +61,25 @@ export class StoreTenantDirectory implements TenantDirectory {
     this.#cache.delete(tenant);
   }
 
+  /**
+   * Unauthenticated requests can name any tenant (a token's X-Toolgate-Tenant, the discovery
+   * route), so absent names must not grow the cache without bound: past the limit they are
+   * dropped first, and when only real tenants fill it, an absent name is not remembered.
+   */
+  #rememberAbsent(tenant: string, now: number): void {
+    if (this.#cache.size >= MAX_CACHED_TENANTS) {
+      for (const [name, cached] of this.#cache) if (!cached.runtime) this.#cache.delete(name);
+      if (this.#cache.size >= MAX_CACHED_TENANTS) return;
+    }
+    this.#cache.set(tenant, { checked_at: now });
+  }
+
   async #refresh(tenant: string, cached: Cached | undefined): Promise<TenantRuntime | undefined> {
     const now = this.#now();
     try {
       const pointer = await loadActivePointer(this.#store, tenant);
       if (!pointer) {
-        this.#cache.set(tenant, { checked_at: now });
+        this.#rememberAbsent(tenant, now);
         return undefined;
       }
       if (cached?.runtime && cached.version === pointer.version) {
