@@ -8,7 +8,7 @@ import { requireCredential, tenantRuntime } from './auth.ts';
 import { apiKeyAuthenticator, credentialAuthenticator } from './authenticator.ts';
 import { mcpCors } from './cors.ts';
 import { publicOrigin, publicOriginFromEnv } from './public-url.ts';
-import { protectedResourceRoutes, RESOURCE_METADATA_PATH, resourceMetadataUrl } from './routes/protected-resource.ts';
+import { isTenantId, protectedResourceRoutes, RESOURCE_METADATA_PATH, resourceMetadataUrl } from './routes/protected-resource.ts';
 import { tokenAuthenticator } from './token-authenticator.ts';
 import { requestBodyLimit } from './body-limit.ts';
 import type { GatewayEnv } from './env.ts';
@@ -89,7 +89,7 @@ export function createApp(options: AppOptions) {
   // MCP clients reach the same tools, with the same credentials, body limit and pipeline; browser
   // clients of allowed origins get CORS (answered before the guard, so a preflight gets its grant).
   const pinnedOrigin = publicOriginFromEnv(options.env);
-  const metadataUrl = (c: Context, tenant: string) => resourceMetadataUrl(publicOrigin(pinnedOrigin, c.req.url), tenant);
+  const metadataUrl = (c: Context, tenant: string) => (isTenantId(tenant) ? resourceMetadataUrl(publicOrigin(pinnedOrigin, c.req.url), tenant) : undefined);
   const withCors = mcpCors(origins);
   app.use('/mcp', withCors, withOrigins, requestBodyLimit(maxSize), withCredential, withRuntime);
   app.use('/mcp/:tenant', withCors, withOrigins, requestBodyLimit(maxSize), requireCredential(authenticator, { tenantParam: 'tenant', resourceMetadata: metadataUrl }), withRuntime);

@@ -159,6 +159,8 @@ describe('MCP authorization discovery', () => {
     expect(challenge(refused)).toBe('Bearer resource_metadata="http://localhost/.well-known/oauth-protected-resource/mcp/acme", error="invalid_token", error_description="invalid token: the token has expired; get a new one from the identity provider"');
     // Every tenant path gets the same challenge: a 401 does not tell which tenants take tokens.
     expect(challenge(await mcp('/mcp/nosuch', undefined, toolsCall('echo')))).toBe('Bearer resource_metadata="http://localhost/.well-known/oauth-protected-resource/mcp/nosuch"');
+    // A path segment that cannot be a tenant id is never echoed into the header.
+    expect(challenge(await mcp('/mcp/Evil%22%0d%0aX', undefined, toolsCall('echo')))).toBe('Bearer');
     const v1 = await gw.request('/v1/tools');
     expect(v1.status).toBe(401);
     expect(challenge(v1)).toBe('Bearer');

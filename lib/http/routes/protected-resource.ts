@@ -5,6 +5,9 @@ import { errorResponse } from '../errors.ts';
 import { publicOrigin } from '../public-url.ts';
 
 const TENANT = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+/** Whether a path segment can be a tenant id (the manifest schema's pattern). */
+export const isTenantId = (value: string) => TENANT.test(value);
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
 /** The MCP endpoint of one tenant, which is the protected resource its tokens are for. */
