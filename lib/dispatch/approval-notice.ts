@@ -18,3 +18,9 @@ export async function notifySettled(deps: DispatchDeps, approval: Approval, defe
   const notifier = deps.approvals?.notifier;
   if (notifier) await deferOrAwait(defer, async () => notifier.settled(approval, await previewArguments(deps, approval)));
 }
+
+/** Shows an approval still collecting approvals with its progress ("1 of 2 approvals"), where its request was posted. */
+export async function notifyProgress(deps: DispatchDeps, approval: Approval, defer?: (work: Promise<unknown>) => void): Promise<void> {
+  const notifier = deps.approvals?.notifier;
+  if (notifier?.progressed) await deferOrAwait(defer, async () => notifier.progressed!(approval, await previewArguments(deps, approval)));
+}
