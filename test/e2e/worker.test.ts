@@ -40,7 +40,8 @@ describe('Cloudflare Worker in workerd', () => {
 
   it('runs the approvals sweep from the cron trigger wrangler.toml declares', async () => {
     expect(readFileSync(join(REPO_ROOT, 'wrangler.toml'), 'utf8')).toMatch(/^\[triggers\]\ncrons = \["\* \* \* \* \*"\]$/m);
-    const worker = await mf.getWorker();
+    // Miniflare's Fetcher type leaves out scheduled(), which workerd's Fetcher has.
+    const worker = (await mf.getWorker()) as unknown as { scheduled(options: { cron: string }): Promise<{ outcome: string }> };
     expect(await worker.scheduled({ cron: '* * * * *' })).toMatchObject({ outcome: 'ok' });
   });
 
