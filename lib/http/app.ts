@@ -3,6 +3,7 @@ import type { TenantDirectory } from '../dispatch/tenant-directory.ts';
 import { silentLogger, type Logger } from '../dispatch/events.ts';
 import type { DispatchMetrics } from '../dispatch/metrics.ts';
 import { ApiKeyResolver } from '../governance/api-keys.ts';
+import { ApiKeyLifecycle } from '../governance/key-lifecycle.ts';
 import { StoreUnavailableError, type Store } from '../stores/store.ts';
 import { requireCredential, tenantRuntime } from './auth.ts';
 import { apiKeyAuthenticator } from './authenticator.ts';
@@ -72,10 +73,14 @@ export function createApp(options: AppOptions) {
   app.route('/v1/slack', slackRoutes(options.store, options.tenants, options.slack, options.env));
   const withOrigins = originGuard(options.origins ?? fixed(originPolicyFromEnv(options.env)));
   app.use('/v1/*', withOrigins);
-  const withCredential = requireCredential(apiKeyAuthenticator(new ApiKeyResolver(options.store)));
+  const keys = new ApiKeyResolver(options.store);
+  // Revoking or rotating through this app forgets the key in this isolate's cache at once.
+  const keyLifecycle = new ApiKeyLifecycle(options.store, { resolver: keys });
+  const authenticator = apiKeyAuthenticator(keys);
+  const withCredential = requireCredential(authenticator);
   app.use('/v1/*', withCredential);
   // Operator routes work before a tenant has an active manifest (publishing its first one).
-  app.route('/v1/admin', adminRoutes(options.store, options.tenants, options.validator, options.confinement));
+  app.route('/v1/admin', adminRoutes(options.store, options.tenants, options.validator, options.confinement, keyLifecycle));
   app.route('/v1/audit', auditRoutes(options.store));
   const withRuntime = tenantRuntime(options.tenants);
   for (const path of ['/v1/tools/*', '/v1/tools', '/v1/dispatch', '/v1/approvals/*', '/v1/approvals', '/v1/calls/*']) app.use(path, withRuntime);

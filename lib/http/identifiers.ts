@@ -12,3 +12,5 @@ export const MANIFEST_VERSION: IdentifierShape = { pattern: /^[A-Za-z0-9][A-Za-z
 export const TOOL_NAME: IdentifierShape = { pattern: /^[a-zA-Z0-9_-]{1,64}$/, describe: '1-64 letters, digits, _ and -' };
 /** Principals and scopes of API keys. */
 export const KEY_NAME: IdentifierShape = { pattern: /^[\w.@:-]{1,100}$/, describe: '1-100 letters, digits and _ . @ : -' };
+/** API key ids, as the gateway gives them (never the key itself). */
+export const KEY_ID: IdentifierShape = { pattern: /^key_[0-9a-f]{16}$/, describe: '"key_" and 16 hex digits, as `toolgate keys list` shows them' };

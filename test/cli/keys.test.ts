@@ -15,7 +15,7 @@ describe('toolgate keys create', () => {
     expect(key).toMatch(/^tg_[0-9a-f]{48}$/);
     expect(created.stderr).toBe('created a key for principal "alice" of tenant "demo" with scopes [approvals:decide, audit:read]; it is shown only this once\n');
     const store = new SqliteStore(join(dataDir, 'toolgate.db'));
-    expect(await findApiKey(store, key)).toEqual({ tenant: 'demo', principal: 'alice', scopes: ['approvals:decide', 'audit:read'] });
+    expect(await findApiKey(store, key)).toMatchObject({ tenant: 'demo', principal: 'alice', scopes: ['approvals:decide', 'audit:read'], credential: { kind: 'key' } });
     const { DatabaseSync } = await import('node:sqlite');
     await store.close();
     const raw = new DatabaseSync(join(dataDir, 'toolgate.db'));
