@@ -122,8 +122,9 @@ export class ApiKeyResolver {
       this.#cache.set(hash, entry);
       return entry;
     } catch (error) {
-      // A key known here keeps the standing it had; an unknown (or forgotten) key cannot be checked.
-      if (cached?.found && now - cached.fetched_at < this.#staleMs) return cached;
+      // A key seen usable keeps working a while; one seen revoked or expired stays refused; an
+      // unknown (or forgotten) key cannot be checked.
+      if (cached?.found && (now - cached.fetched_at < this.#staleMs || !keyStanding(cached.found.state, cached.found.data, now).usable)) return cached;
       throw error;
     }
   }
