@@ -49,7 +49,8 @@ export async function keyIdFor(hash: string): Promise<string> {
   return `key_${(await sha256Hex(`toolgate key id\u0000${hash}`)).slice(0, 16)}`;
 }
 
-export const shownPrefix = (key: string) => key.slice(0, SHOWN_PREFIX_LENGTH);
+/** A generated key shows "tg_" and 8 hex digits; a key brought by the operator (the demo key) at most a quarter of itself. */
+export const shownPrefix = (key: string) => key.slice(0, /^tg_[0-9a-f]{48}$/.test(key) ? SHOWN_PREFIX_LENGTH : Math.min(SHOWN_PREFIX_LENGTH, Math.floor(key.length / 4)));
 
 /**
  * A key's listing position: creation time in microseconds plus a tail from its id, so two keys
