@@ -160,7 +160,7 @@ describe('POST /v1/admin/keys/:id/rotate', () => {
     for (const body of [{ grace_seconds: -1 }, { grace_seconds: 604_801 }, { grace_seconds: '60' }, { grace: 60 }]) {
       expect((await post(`/v1/admin/keys/${made.id}/rotate`, 'admin', body)).status).toBe(400);
     }
-    expect((await gw.request('/v1/admin/keys?limit=200', { key: 'admin' }).then((r) => r.json())).keys.find((k: { id: string }) => k.id === made.id).state).toBe('active');
+    expect((await (await gw.request('/v1/admin/keys?limit=200', { key: 'admin' })).json()).keys.find((k: { id: string }) => k.id === made.id).state).toBe('active');
   });
 
   it('concurrent rotations of one key give one new key; the others are conflicts', async () => {
