@@ -85,9 +85,10 @@ export class ApiKeyLifecycle {
     this.#now = options.now ?? Date.now;
   }
 
-  async create(tenant: string, request: { principal: string; scopes: string[]; expires_at?: string | null }, by: string): Promise<{ key: string; info: ApiKeyInfo }> {
+  /** A new key; it expires at `expires_at`, or `expires_in_seconds` from now (not both), or never. */
+  async create(tenant: string, request: { principal: string; scopes: string[]; expires_at?: string | null; expires_in_seconds?: number }, by: string): Promise<{ key: string; info: ApiKeyInfo }> {
     const now = this.#now();
-    const expiresAt = this.#checkExpiry(request.expires_at ?? null, now);
+    const expiresAt = this.#checkExpiry(request, now);
     const key = generateApiKey();
     const hash = await hashApiKey(key);
     const data = { tenant, principal: request.principal, scopes: [...request.scopes], created_at: new Date(now).toISOString(), created_by: by, id: await keyIdFor(hash), prefix: shownPrefix(key), expires_at: expiresAt };
@@ -172,8 +173,14 @@ export class ApiKeyLifecycle {
     if (key.record.state !== 'active') throw new KeyLifecycleError('conflict', `key ${key.data.id} was already rotated; its replacement is ${key.data.replaced_by ?? 'unknown'} (rotate that one instead)`);
   }
 
-  #checkExpiry(expiresAt: string | null, now: number): string | null {
-    if (expiresAt === null) return null;
+  #checkExpiry(request: { expires_at?: string | null; expires_in_seconds?: number }, now: number): string | null {
+    const { expires_at: expiresAt, expires_in_seconds: seconds } = request;
+    if (seconds !== undefined) {
+      if (expiresAt !== undefined && expiresAt !== null) throw new KeyLifecycleError('invalid_request', 'give expires_at or expires_in_seconds, not both');
+      if (!Number.isSafeInteger(seconds) || seconds < 1 || seconds > MAX_LIFETIME_SECONDS) throw new KeyLifecycleError('invalid_request', `expires_in_seconds must be a whole number of seconds from 1 to ${MAX_LIFETIME_SECONDS} (10 years)`);
+      return new Date(now + seconds * 1000).toISOString();
+    }
+    if (expiresAt === undefined || expiresAt === null) return null;
     const at = ISO_TIME.test(expiresAt) ? Date.parse(expiresAt) : Number.NaN;
     if (Number.isNaN(at)) throw new KeyLifecycleError('invalid_request', `expires_at must be an ISO 8601 date and time with a time zone, like 2030-01-31T00:00:00Z (got ${JSON.stringify(expiresAt.slice(0, 40))})`);
     if (at <= now) throw new KeyLifecycleError('invalid_request', `expires_at ${expiresAt} is not in the future`);

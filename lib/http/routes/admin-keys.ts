@@ -51,7 +51,7 @@ export function adminKeyRoutes(keys: ApiKeyLifecycle) {
     const expiry = expiresAt(body);
     if (!expiry.ok) return errorResponse(c, 400, 'invalid_request', expiry.message);
     try {
-      const { key, info } = await keys.create(tenantOf(c), { principal: body.principal, scopes: body.scopes as string[], expires_at: expiry.at }, actor(c));
+      const { key, info } = await keys.create(tenantOf(c), { principal: body.principal, scopes: body.scopes as string[], ...expiry.expiry }, actor(c));
       return c.json({ key, ...info, note: 'this key is shown once; toolgate stores only its hash' }, 201);
     } catch (error) {
       return lifecycleError(c, error);
@@ -92,19 +92,12 @@ export function adminKeyRoutes(keys: ApiKeyLifecycle) {
   return routes;
 }
 
-/** `expires_at` (ISO time, or null for never) or `expires_in_seconds`, not both; neither → never. */
-function expiresAt(body: Record<string, unknown>): { ok: true; at: string | null } | { ok: false; message: string } {
+/** The expiry fields' types; their values (future, bounded, not both) are the lifecycle's to check. */
+function expiresAt(body: Record<string, unknown>): { ok: true; expiry: { expires_at?: string | null; expires_in_seconds?: number } } | { ok: false; message: string } {
   const { expires_at: at, expires_in_seconds: seconds } = body;
-  if (at !== undefined && seconds !== undefined) return { ok: false, message: 'give expires_at or expires_in_seconds, not both' };
-  if (seconds !== undefined) {
-    if (typeof seconds !== 'number' || !Number.isSafeInteger(seconds) || seconds < 1 || seconds > MAX_LIFETIME_SECONDS) {
-      return { ok: false, message: `expires_in_seconds must be a whole number of seconds from 1 to ${MAX_LIFETIME_SECONDS} (10 years)` };
-    }
-    return { ok: true, at: new Date(Date.now() + seconds * 1000).toISOString() };
-  }
-  if (at === undefined || at === null) return { ok: true, at: null };
-  if (typeof at !== 'string') return { ok: false, message: 'expires_at must be an ISO 8601 date and time, like 2030-01-31T00:00:00Z, or null for a key that does not expire' };
-  return { ok: true, at };
+  if (seconds !== undefined && typeof seconds !== 'number') return { ok: false, message: `expires_in_seconds must be a whole number of seconds from 1 to ${MAX_LIFETIME_SECONDS} (10 years)` };
+  if (at !== undefined && at !== null && typeof at !== 'string') return { ok: false, message: 'expires_at must be an ISO 8601 date and time, like 2030-01-31T00:00:00Z, or null for a key that does not expire' };
+  return { ok: true, expiry: { ...(at !== undefined ? { expires_at: at as string | null } : {}), ...(seconds !== undefined ? { expires_in_seconds: seconds as number } : {}) } };
 }
 
 /** The rotate body: absent or `{}` (a day's grace), or `{"grace_seconds": N}`. */
