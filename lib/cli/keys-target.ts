@@ -6,6 +6,8 @@ import { nodeStoreFromEnv } from './node-store.ts';
 export interface KeysTarget {
   /** Where, for messages. */
   readonly where: string;
+  /** How soon a revocation made here holds where. */
+  readonly revocation: string;
   create(request: { principal: string; scopes: string[]; expires_in_seconds?: number }): Promise<{ key: string; info: ApiKeyInfo }>;
   list(page: { cursor?: string; limit: number }): Promise<{ keys: ApiKeyInfo[]; next?: string }>;
   revoke(id: string): Promise<ApiKeyInfo>;
@@ -42,6 +44,7 @@ export function gatewayTarget(url: string, adminKey: string): KeysTarget {
   };
   return {
     where: url,
+    revocation: 'refused at once by the gateway process that revoked it, by its other processes within 60 seconds (their key cache)',
     async create(request) {
       return keyAndInfo(await call('POST', '', request));
     },
@@ -80,6 +83,7 @@ export function storeTarget(tenant: string, env: NodeJS.ProcessEnv): KeysTarget 
   };
   return {
     where: `the store (tenant "${tenant}")`,
+    revocation: 'running gateways refuse it within 60 seconds (their key cache)',
     create: (request) => explained(() => lifecycle.create(tenant, request, by)),
     list: (page) => explained(() => lifecycle.list(tenant, { after: page.cursor, limit: page.limit })),
     revoke: (id) => explained(() => lifecycle.revoke(tenant, id, by)),

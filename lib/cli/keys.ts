@@ -97,7 +97,7 @@ const ACTIONS: Record<string, Action> = {
     const id = oneKeyId(positionals);
     const info = await target.revoke(id);
     if (values.json) console.log(JSON.stringify(info, null, 2));
-    console.error(`revoked key ${info.id} (${info.prefix}, principal "${info.principal}"): refused at once by the gateway that revoked it, by its other processes within 60 seconds`);
+    console.error(`revoked key ${info.id} (${info.prefix}, principal "${info.principal}"): ${target.revocation}`);
     return 0;
   },
 
