@@ -1,5 +1,5 @@
 /**
- * The API key lifecycle on real stores (memory and a SQLite file): create with expiry, list in
+ * The API key lifecycle on real stores (memory, a SQLite file, Upstash over redis, DynamoDB on dynalite): create with expiry, list in
  * pages, revoke, rotate with a grace period, and what the resolver answers for each state, also
  * while the store is unreachable.
  */
@@ -9,7 +9,8 @@ import { ApiKeyResolver, createApiKey } from '../../lib/governance/api-keys.ts';
 import { ApiKeyLifecycle, KeyLifecycleError, KEYS_THREAD } from '../../lib/governance/key-lifecycle.ts';
 import { MemoryStore } from '../../lib/stores/memory.ts';
 import { StoreUnavailableError, type Store } from '../../lib/stores/store.ts';
-import { openSqliteStore } from '../support/store-fixtures.ts';
+import { openDynamoDbStore } from '../support/dynalite.ts';
+import { openSqliteStore, openUpstashStore } from '../support/store-fixtures.ts';
 
 const HOUR = 3600_000;
 
@@ -44,6 +45,9 @@ function reachableStore(store: Store) {
 const backends: Array<[string, () => Promise<{ store: Store; stop(): Promise<void> }>]> = [
   ['memory', async () => ({ store: new MemoryStore(), stop: async () => {} })],
   ['sqlite', openSqliteStore],
+  // The lifecycle uses only the Store port, so the remote adapters keep it too (real redis behind the Upstash bridge, dynalite).
+  ['upstash', openUpstashStore],
+  ['dynamodb', () => openDynamoDbStore()],
 ];
 
 describe.each(backends)('API key lifecycle on the %s store', (_name, open) => {
