@@ -52,8 +52,9 @@ export async function findApiKey(store: RecordStore, presented: string): Promise
 const principalOf = (data: ApiKeyRecordData, id: string): Principal => ({ tenant: data.tenant, principal: data.principal, scopes: data.scopes, credential: { kind: 'key', key_id: id } });
 
 interface CachedKey {
-  /** The stored record as last read (undefined: no such key), with the id it has or will get. */
-  found: { state: string; data: ApiKeyRecordData; id: string } | undefined;
+  hash: string;
+  /** The stored record as last read (undefined: no such key), with the principal it speaks for. */
+  found: { state: string; data: ApiKeyRecordData; id: string; principal: Principal } | undefined;
   fetched_at: number;
 }
 
@@ -65,16 +66,19 @@ export interface ApiKeyResolverOptions {
 }
 
 /**
- * Resolves keys through a short per-isolate cache keyed by the key's hash: a key is looked up at
- * most once a minute (`ttlMs`), so a revocation elsewhere takes effect here within that time;
- * `forget` makes it immediate in the isolate that revoked. Expiry and grace periods are checked
- * on every request against the cached record. While the store is unreachable, a key last seen
- * usable keeps working for `staleMs` (read tools still run; side effects fail closed at their
- * idempotency claim), and a key last seen revoked stays refused.
+ * Resolves keys through a short per-isolate cache: a key is looked up at most once a minute
+ * (`ttlMs`), so a revocation elsewhere takes effect here within that time; `forget` makes it
+ * immediate in the isolate that revoked. Expiry and grace periods are checked on every request
+ * against the cached record. While the store is unreachable, a key last seen usable keeps working
+ * for `staleMs` (read tools still run; side effects fail closed at their idempotency claim), and
+ * a key last seen revoked or expired stays refused.
  */
 export class ApiKeyResolver {
   readonly #store: Store;
+  /** Presented key → what is known of it (the key is hashed only when it is looked up). */
   readonly #cache = new Map<string, CachedKey>();
+  /** Key hash → the presented key it was cached under, so `forget` finds it. */
+  readonly #cachedHashes = new Map<string, string>();
   readonly #ttlMs: number;
   readonly #staleMs: number;
   readonly #now: () => number;
@@ -96,30 +100,38 @@ export class ApiKeyResolver {
 
   /** The principal, or a message saying why the key is refused. Throws when the store cannot tell. */
   async check(presented: string): Promise<KeyCheck> {
-    const hash = await hashApiKey(presented);
     const now = this.#now();
-    const found = (await this.#lookup(hash, now)).found;
+    const known = await this.#lookup(presented, now);
+    const found = known.found;
     if (!found) return { ok: false, message: 'invalid API key' };
     const standing = keyStanding(found.state, found.data, now);
     if (!standing.usable) return { ok: false, message: standing.message };
-    this.#uses.noteUse(hash, presented, found.state, found.data);
-    return { ok: true, principal: principalOf(found.data, found.id) };
+    this.#uses.noteUse(known.hash, found.id, presented, found.state, found.data);
+    return { ok: true, principal: found.principal };
   }
 
   /** Drops what this isolate knows of a key (by hash), so its next use reads the store: revocation here is immediate. */
   forget(hash: string): void {
-    this.#cache.delete(hash);
+    const presented = this.#cachedHashes.get(hash);
+    if (presented !== undefined) this.#cache.delete(presented);
+    this.#cachedHashes.delete(hash);
   }
 
-  async #lookup(hash: string, now: number): Promise<CachedKey> {
-    const cached = this.#cache.get(hash);
+  async #lookup(presented: string, now: number): Promise<CachedKey> {
+    const cached = this.#cache.get(presented);
     if (cached && now - cached.fetched_at < this.#ttlMs) return cached;
+    const hash = cached?.hash ?? (await hashApiKey(presented));
     try {
       const record = await this.#store.get(apiKeyRecordKey(hash));
       const data = record ? readKeyData(record) : undefined;
-      const entry: CachedKey = { found: record && data ? { state: record.state, data, id: data.id ?? (await keyIdFor(hash)) } : undefined, fetched_at: now };
-      if (this.#cache.size > 10_000) this.#cache.clear();
-      this.#cache.set(hash, entry);
+      const id = data && (data.id ?? (await keyIdFor(hash)));
+      const entry: CachedKey = { hash, found: record && data && id ? { state: record.state, data, id, principal: principalOf(data, id) } : undefined, fetched_at: now };
+      if (this.#cache.size >= 10_000) {
+        this.#cache.clear();
+        this.#cachedHashes.clear();
+      }
+      this.#cache.set(presented, entry);
+      this.#cachedHashes.set(hash, presented);
       return entry;
     } catch (error) {
       // A key seen usable keeps working a while; one seen revoked or expired stays refused; an
