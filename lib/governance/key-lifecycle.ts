@@ -94,7 +94,7 @@ export class ApiKeyLifecycle {
     const data = { tenant, principal: request.principal, scopes: [...request.scopes], created_at: new Date(now).toISOString(), created_by: by, id: await keyIdFor(hash), prefix: shownPrefix(key), expires_at: expiresAt };
     await storeNewKey(this.#store, hash, data);
     const info = this.#info('active', data, null, now);
-    await this.#record(tenant, 'key.created', by, { ...describe(info) });
+    await this.#record(tenant, 'key.created', by, keyFacts(info));
     return { key, info };
   }
 
@@ -126,7 +126,7 @@ export class ApiKeyLifecycle {
       if (!moved.ok) continue;
       this.#resolver?.forget(key.hash);
       const info = this.#info('revoked', data, key.last_used_at, now);
-      await this.#record(tenant, 'key.revoked', by, { ...describe(info), revoked_at: data.revoked_at });
+      await this.#record(tenant, 'key.revoked', by, { ...keyFacts(info), revoked_at: data.revoked_at });
       return info;
     }
     throw new KeyLifecycleError('conflict', `key ${id} kept changing while it was being revoked; try again`);
@@ -162,7 +162,7 @@ export class ApiKeyLifecycle {
     this.#resolver?.forget(old.hash);
     const info = this.#info('active', next, null, now);
     const previous = this.#info('rotated', replaced, old.last_used_at, now);
-    await this.#record(tenant, 'key.rotated', by, { ...describe(previous), grace_until: replaced.grace_until, replaced_by: info.id, new_prefix: info.prefix, new_expires_at: info.expires_at });
+    await this.#record(tenant, 'key.rotated', by, { ...keyFacts(previous), grace_until: replaced.grace_until, replaced_by: info.id, new_prefix: info.prefix, new_expires_at: info.expires_at });
     return { key, info, previous };
   }
 
@@ -234,7 +234,7 @@ export class ApiKeyLifecycle {
 }
 
 /** What an audit envelope says of a key: never the key itself, nor its hash. */
-function describe(info: ApiKeyInfo): JsonObject {
+function keyFacts(info: ApiKeyInfo): JsonObject {
   return { id: info.id, prefix: info.prefix, principal: info.principal, scopes: info.scopes, expires_at: info.expires_at };
 }
 
