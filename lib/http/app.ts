@@ -3,6 +3,7 @@ import type { TenantDirectory } from '../dispatch/tenant-directory.ts';
 import { silentLogger, type Logger } from '../dispatch/events.ts';
 import type { DispatchMetrics } from '../dispatch/metrics.ts';
 import { ApiKeyResolver } from '../governance/api-keys.ts';
+import { ApiKeyLifecycle } from '../governance/key-lifecycle.ts';
 import { StoreUnavailableError, type Store } from '../stores/store.ts';
 import { requireCredential, tenantRuntime } from './auth.ts';
 import { apiKeyAuthenticator, credentialAuthenticator } from './authenticator.ts';
@@ -77,12 +78,15 @@ export function createApp(options: AppOptions) {
   const origins = options.origins ?? fixed(originPolicyFromEnv(options.env));
   const withOrigins = originGuard(origins);
   app.use('/v1/*', withOrigins);
+  const keys = new ApiKeyResolver(options.store);
+  // Revoking or rotating through this app forgets the key in this isolate's cache at once.
+  const keyLifecycle = new ApiKeyLifecycle(options.store, { resolver: keys });
   // One authenticator for the API, /mcp and the console: API keys, and tokens from a tenant's identity provider.
-  const authenticator = credentialAuthenticator({ keys: apiKeyAuthenticator(new ApiKeyResolver(options.store)), tokens: tokenAuthenticator(options.tenants) });
+  const authenticator = credentialAuthenticator({ keys: apiKeyAuthenticator(keys), tokens: tokenAuthenticator(options.tenants) });
   const withCredential = requireCredential(authenticator);
   app.use('/v1/*', withCredential);
   // Operator routes work before a tenant has an active manifest (publishing its first one).
-  app.route('/v1/admin', adminRoutes(options.store, options.tenants, options.validator, options.confinement));
+  app.route('/v1/admin', adminRoutes(options.store, options.tenants, options.validator, options.confinement, keyLifecycle));
   app.route('/v1/audit', auditRoutes(options.store));
   const withRuntime = tenantRuntime(options.tenants);
   for (const path of ['/v1/tools/*', '/v1/tools', '/v1/dispatch', '/v1/approvals/*', '/v1/approvals', '/v1/calls/*']) app.use(path, withRuntime);
