@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { TenantDirectory } from '../dispatch/tenant-directory.ts';
 import { silentLogger, type Logger } from '../dispatch/events.ts';
 import type { DispatchMetrics } from '../dispatch/metrics.ts';
+import { consoleRoutes } from '../console/routes.ts';
 import { ApiKeyResolver } from '../governance/api-keys.ts';
 import { StoreUnavailableError, type Store } from '../stores/store.ts';
 import { requireCredential, tenantRuntime } from './auth.ts';
@@ -70,9 +71,12 @@ export function createApp(options: AppOptions) {
   // Slack's own signature authenticates interactions; registered before the API-key check, and
   // before the Host/Origin check (Slack's servers send no Origin; a tunnel's Host is not ours).
   app.route('/v1/slack', slackRoutes(options.store, options.tenants, options.slack, options.env));
-  const withOrigins = originGuard(options.origins ?? fixed(originPolicyFromEnv(options.env)));
+  const origins = options.origins ?? fixed(originPolicyFromEnv(options.env));
+  const withOrigins = originGuard(origins);
   app.use('/v1/*', withOrigins);
-  const withCredential = requireCredential(apiKeyAuthenticator(new ApiKeyResolver(options.store)));
+  const keys = new ApiKeyResolver(options.store);
+  const authenticator = apiKeyAuthenticator(keys);
+  const withCredential = requireCredential(authenticator);
   app.use('/v1/*', withCredential);
   // Operator routes work before a tenant has an active manifest (publishing its first one).
   app.route('/v1/admin', adminRoutes(options.store, options.tenants, options.validator, options.confinement));
@@ -86,6 +90,8 @@ export function createApp(options: AppOptions) {
   app.route('/v1/dispatch', dispatchRoutes(options.env));
   app.route('/v1/approvals', approvalRoutes(options.store, options.env));
   app.route('/v1/calls', callRoutes(options.store));
+  // The operator console: browser pages signed in through the same authenticator.
+  app.route('/console', consoleRoutes({ store: options.store, tenants: options.tenants, authenticator, env: options.env, origins, log }));
 
   app.notFound((c) => errorResponse(c, 404, 'not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
   app.onError((error, c) => {
