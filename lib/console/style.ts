@@ -35,7 +35,7 @@ button.link{border:0;background:none;color:var(--accent);padding:0;text-decorati
 input,select,textarea{width:100%;padding:.45rem;border:1px solid var(--line);border-radius:6px;background:var(--bg);color:var(--fg)}
 label{display:block;margin:.5rem 0}
 form.inline{display:inline}
-.row{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end}
+.row{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end;margin:0 0 1rem}
 .row>label{flex:1 1 12rem;margin:0}
 .actions{display:flex;flex-wrap:wrap;gap:.5rem;margin-top:.5rem}
 .notice{padding:.6rem .8rem;border-radius:6px;border:1px solid var(--line);margin:0 0 1rem;background:var(--card)}

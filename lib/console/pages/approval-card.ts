@@ -22,10 +22,11 @@ export interface CardOptions {
 
 /** One approval: what was asked, by whom, until when, how far its quorum got, and (while pending) the decision form. */
 export function approvalCard(c: Context<ConsoleEnv>, approval: Approval, options: CardOptions) {
-  const title = html`<code>${approval.tool}</code> <span class="badge">${approval.tier}</span> ${stateBadge(approval)}`;
+  const tool = html`<code>${approval.tool}</code>`;
+  const title = html`${options.linked ? html`<a href="/console/approvals/${approval.id}">${tool}</a>` : tool} <span class="badge">${approval.tier}</span> ${stateBadge(approval)}`;
   const thread = options.mayReadAudit ? html`<a href="/console/audit?thread_id=${encodeURIComponent(approval.thread_id)}"><code>${approval.thread_id}</code></a>` : html`<code>${approval.thread_id}</code>`;
   return html`<article class="card" id="${approval.id}" data-approval="${approval.id}" data-state="${approval.state}">
-<h2>${options.linked ? html`<a href="/console/approvals/${approval.id}">${title}</a>` : title}</h2>
+<h2>${title}</h2>
 <dl>
 <dt>Requested by</dt><dd>${approval.requested_by}</dd>
 <dt>Why review</dt><dd>${approval.reason || 'the policy gave no reason'}</dd>
