@@ -51,8 +51,7 @@ table.stack thead{display:none}
 table.stack tr{display:block;border:1px solid var(--line);border-radius:8px;margin:0 0 .75rem;padding:.4rem}
 table.stack td{display:block;border:0;padding:.15rem .3rem}
 table.stack td[data-label]::before{content:attr(data-label) ": ";color:var(--muted)}
-dl{grid-template-columns:1fr}
-dt{margin-top:.3rem}
+dl{gap:.2rem .6rem}
 .who{margin-left:0}
 }
 `.trim();
