@@ -8,6 +8,8 @@ import type { Manifest } from '../lib/registry/manifest.ts';
 declare const Deno: {
   env: { toObject(): Record<string, string> };
   resolveDns(query: string, recordType: 'A' | 'AAAA'): Promise<string[]>;
+  cron?(name: string, schedule: string, handler: () => Promise<unknown>): Promise<void>;
+  unrefTimer(id: number): void;
   serve(options: { port: number; hostname: string; onListen?: (address: { hostname: string; port: number }) => void }, handler: (request: Request) => Promise<Response>): unknown;
 };
 
@@ -28,4 +30,9 @@ const onListen = (address: { hostname: string; port: number }) => {
   origins = localOriginPolicy(env, hostname, address.port);
   console.log(`toolgate listening on http://${address.hostname}:${address.port} (Deno, store ${gateway.store.name})`);
 };
+// Approval reminders and expiry, with nobody reading the approvals: Deno.cron where the runtime
+// has it (Deno Deploy; --unstable-cron), else a timer that does not keep the process alive.
+const sweep = () => gateway.sweep().catch((error: Error) => console.error(JSON.stringify({ event: 'tools.approvals.sweep_failed', error: error.message })));
+if (typeof Deno.cron === 'function') Deno.cron('toolgate approvals sweep', '* * * * *', sweep);
+else Deno.unrefTimer(setInterval(sweep, Number(env.TOOLGATE_SWEEP_SECONDS ?? 30) * 1000) as unknown as number);
 Deno.serve({ port: Number(env.PORT ?? 8787), hostname, onListen }, (request) => gateway.fetch(request));

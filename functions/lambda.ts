@@ -13,3 +13,6 @@ const gateway = createRuntimeGateway({ runtime: 'lambda', env, manifests: env.TO
 
 // hono/aws-lambda only calls fetch(request, bindings); the gateway waits for its seeding first.
 export const handler = handle({ fetch: gateway.fetch } as unknown as Hono);
+
+// The scheduled function (serverless.yml, `sweeper`): approval reminders and expiry, with nobody reading the approvals.
+export const sweep = () => gateway.sweep();

@@ -9,18 +9,24 @@ import type { Manifest } from '../lib/registry/manifest.ts';
 
 type Env = Record<string, string | undefined>;
 
-function build(env: Env): (request: Request, env: Env, ctx: unknown) => Response | Promise<Response> {
+type Gateway = { fetch: (request: Request, env: Env, ctx: unknown) => Response | Promise<Response>; sweep?: () => Promise<unknown> };
+
+function build(env: Env): Gateway {
   try {
-    return createRuntimeGateway({ runtime: 'workers', env, manifests: env.TOOLGATE_DEMO_KEY ? [demoManifest as Manifest] : [] }).fetch;
+    return createRuntimeGateway({ runtime: 'workers', env, manifests: env.TOOLGATE_DEMO_KEY ? [demoManifest as Manifest] : [] });
   } catch (error) {
-    return misconfiguredFetch(error);
+    return { fetch: misconfiguredFetch(error) };
   }
 }
 
-const gatewayFetch = build(bindings as Env);
+const gateway = build(bindings as Env);
 
 export default {
   fetch(request: Request, env: Env, ctx: unknown): Response | Promise<Response> {
-    return gatewayFetch(request, env, ctx);
+    return gateway.fetch(request, env, ctx);
+  },
+  /** The cron trigger (wrangler.toml [triggers]): approval reminders and expiry, with nobody reading the approvals. */
+  scheduled(_event: unknown, _env: Env, ctx: { waitUntil(work: Promise<unknown>): void }): void {
+    if (gateway.sweep) ctx.waitUntil(gateway.sweep());
   },
 };

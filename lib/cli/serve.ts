@@ -48,6 +48,25 @@ function describeCommands({ health }: LocalExecServer): string {
   return `${health.commands.toUpperCase()}: ${health.reason}`;
 }
 
+/** How often `serve` sweeps approvals (reminders, expiry): TOOLGATE_SWEEP_SECONDS, default 30. */
+function sweepIntervalMs(env: NodeJS.ProcessEnv): number {
+  const seconds = Number(env.TOOLGATE_SWEEP_SECONDS ?? 30);
+  if (!Number.isFinite(seconds) || seconds < 1 || seconds > 3600) throw new Error(`TOOLGATE_SWEEP_SECONDS must be a number of seconds from 1 to 3600 (got ${JSON.stringify(env.TOOLGATE_SWEEP_SECONDS)}); leave it unset for 30`);
+  return seconds * 1000;
+}
+
+/** Runs the sweep on an interval that never keeps the process alive, one run at a time; answers a stop function. */
+function sweepEvery(sweep: () => Promise<unknown>, intervalMs: number, log: (event: string, fields: Record<string, unknown>) => void): () => void {
+  let running: Promise<unknown> | undefined;
+  const timer = setInterval(() => {
+    running ??= sweep()
+      .catch((error: Error) => log('tools.approvals.sweep_failed', { level: 'error', error: error.message }))
+      .finally(() => (running = undefined));
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
 /**
  * `toolgate serve` (npm start): the Node runtime of the same gateway, on 127.0.0.1, with the demo
  * tenant seeded from its manifest file, an exec-server beside it for the coding tools, SQLite
@@ -73,6 +92,7 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
     let origins = originPolicyFromEnv(runtimeEnv);
     const gateway = createRuntimeGateway({ runtime: 'node', env: runtimeEnv, manifests: [manifest], store, log: options.quiet ? () => {} : jsonLineLogger, egressTransport: nodeEgressTransport(), origins: () => origins });
     await gateway.ready;
+    const stopSweeping = sweepEvery(gateway.sweep, sweepIntervalMs(env), options.quiet ? () => {} : jsonLineLogger);
     const server = await listen(gateway.app.fetch, port, host);
     const address = server.address();
     const boundPort = typeof address === 'object' && address ? address.port : port;
@@ -96,6 +116,7 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
       demoKey: demo.key,
       server,
       close: async () => {
+        stopSweeping();
         await new Promise<void>((done) => server.close(() => done()));
         await running?.close();
         await store.close();

@@ -1,5 +1,5 @@
 import type { Approval } from '../governance/approval.ts';
-import { advanceApproval, loadApproval } from '../governance/approvals.ts';
+import { updateApproval } from '../governance/approvals.ts';
 import type { ToolResult } from './call.ts';
 import type { DispatchDeps } from './context.ts';
 import { notifySettled } from './approval-notice.ts';
@@ -15,7 +15,8 @@ const RESULT_EXCERPT_CHARS = 500;
 export async function concludeApproval(deps: DispatchDeps, approval: Approval, state: 'executed' | 'interrupted', result: ToolResult, defer?: (work: Promise<unknown>) => void): Promise<Approval> {
   const final: Approval = { ...approval, state, result: { status: result.status, is_error: result.is_error, content: result.content.slice(0, RESULT_EXCERPT_CHARS) } };
   if (!deps.store) return final;
-  if (!(await advanceApproval(deps.store, 'approved', final))) return (await loadApproval(deps.store, approval.id, deps.now())) ?? final;
-  await notifySettled(deps, final, defer);
-  return final;
+  const outcome = await updateApproval(deps.store, approval.id, (current) => (current.state === 'approved' ? { ...current, state, result: final.result } : undefined), deps.now());
+  if (!outcome?.written) return outcome?.approval ?? final;
+  await notifySettled(deps, outcome.approval, defer);
+  return outcome.approval;
 }

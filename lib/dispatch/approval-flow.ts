@@ -1,6 +1,6 @@
 import { auditedContent } from '../audit/content-digest.ts';
 import type { Approval } from '../governance/approval.ts';
-import { decideApproval, type Decision, type DecisionOutcome } from '../governance/approvals.ts';
+import { approvalsOf, decideApproval, quorumOf, type Decision, type DecisionOutcome } from '../governance/approvals.ts';
 import { executingChange } from '../idempotency/execution.ts';
 import type { ToolResult } from './call.ts';
 import { failureResult } from './call.ts';
@@ -8,7 +8,8 @@ import type { CheckedContent } from './content-check.ts';
 import { okResult } from './ok-result.ts';
 import type { DispatchDeps } from './context.ts';
 import { concludeApproval } from './approval-conclusion.ts';
-import { notifySettled } from './approval-notice.ts';
+import { notifyProgress, notifySettled } from './approval-notice.ts';
+import { withApprovalNote } from './approval-note.ts';
 import { rejectedFailure } from './approval-results.ts';
 import { leaseMsFor } from './lease.ts';
 import { settleExpired } from './parked-call.ts';
@@ -16,12 +17,14 @@ import { approvalEnvelope, parkedCallRequest, resultEnvelope, settleParkedCall }
 import { executeStage } from './stages/execute.ts';
 import { validateStage } from './stages/validate.ts';
 
-export type DecideOutcome = { ok: true; approval: Approval; result: ToolResult } | Extract<DecisionOutcome, { ok: false }>;
+/** `result` is absent while the approval still collects approvals (quorum not reached). */
+export type DecideOutcome = { ok: true; approval: Approval; result?: ToolResult } | Extract<DecisionOutcome, { ok: false }>;
 
 /**
- * A human's decision on a parked call. Exactly one of racing decisions wins; an approval runs
- * the call once (its parked record moves to executing by compare-and-set, so a double click
- * or a redelivered webhook finds nothing left to run), a rejection ends it as `denied`.
+ * A human's decision on a parked call. Each approver's decision is recorded and audited; the
+ * one that completes the quorum runs the call once (its parked record moves to executing by
+ * compare-and-set, so a double click or a redelivered webhook finds nothing left to run); a
+ * rejection by anyone ends it as `denied`.
  */
 export async function decideParkedCall(deps: DispatchDeps, approvalId: string, decision: Decision, env: Readonly<Record<string, string | undefined>>, defer?: (work: Promise<unknown>) => void): Promise<DecideOutcome> {
   if (!deps.store) return { ok: false, reason: 'not_found' };
@@ -31,7 +34,12 @@ export async function decideParkedCall(deps: DispatchDeps, approvalId: string, d
     return outcome;
   }
   const approval = outcome.approval;
-  deps.log('tools.approval.decided', { tenant: approval.tenant, approval_id: approval.id, state: approval.state, by: decision.by, via: decision.via });
+  deps.log('tools.approval.decided', { tenant: approval.tenant, approval_id: approval.id, state: approval.state, by: decision.by, via: decision.via, approvals: approvalsOf(approval).length, quorum: quorumOf(approval) });
+  if (approval.state === 'pending') {
+    await recordPartialApproval(deps, approval, decision.by);
+    await notifyProgress(deps, approval, defer);
+    return { ok: true, approval };
+  }
   if (approval.state === 'rejected') {
     const result = await settleRejected(deps, approval, decision.by);
     await notifySettled(deps, approval, defer);
@@ -39,6 +47,16 @@ export async function decideParkedCall(deps: DispatchDeps, approvalId: string, d
   }
   const result = await runApprovedCall(deps, approval, decision.by, env);
   return { ok: true, approval: await concludeApproval(deps, approval, 'executed', result, defer), result };
+}
+
+/** An approval short of the quorum: audited in the call's thread as it is counted (the record already holds it). */
+async function recordPartialApproval(deps: DispatchDeps, approval: Approval, by: string): Promise<void> {
+  if (!deps.audit) return;
+  try {
+    await deps.audit.record({ tenant: approval.tenant, thread_id: approval.thread_id }, [approvalEnvelope(approval, by)]);
+  } catch (error) {
+    deps.log('tools.approval.audit_failed', { level: 'error', tenant: approval.tenant, approval_id: approval.id, error: (error as Error).message });
+  }
 }
 
 async function settleRejected(deps: DispatchDeps, approval: Approval, by: string): Promise<ToolResult> {
@@ -62,7 +80,9 @@ async function runApprovedCall(deps: DispatchDeps, approval: Approval, by: strin
     return stored ?? failureResult(call, { code: 'in_progress', message: `This call of \`${approval.tool}\` is already running.` }, startedAt);
   }
   deps.events?.({ type: 'tool_call.start', ...call, thread_id: approval.thread_id, tenant: approval.tenant, arguments: approval.arguments });
-  const { result, output, content } = await executeApproved(deps, approval, env, timeoutMs, startedAt);
+  const executed = await executeApproved(deps, approval, env, timeoutMs, startedAt);
+  const { output, content } = executed;
+  const result = withApprovalNote(executed.result, approval);
   await settleParkedCall(deps, approval, result, [resultEnvelope(approval, result, output, content ? await auditedContent(content) : undefined)], { state: 'executing', owner });
   deps.events?.({ type: 'tool_call.end', ...call, thread_id: approval.thread_id, tenant: approval.tenant, result, output });
   deps.metrics?.observe(result);

@@ -1,5 +1,6 @@
 import { maskSensitive } from '../audit/redact.ts';
 import type { Approval } from '../governance/approval.ts';
+import { loadApproval } from '../governance/approvals.ts';
 import type { DispatchDeps } from './context.ts';
 
 /** The approval's arguments with the tool's `x-sensitive` fields masked, for people to read. */
@@ -17,4 +18,19 @@ export async function deferOrAwait(defer: ((work: Promise<unknown>) => void) | u
 export async function notifySettled(deps: DispatchDeps, approval: Approval, defer?: (work: Promise<unknown>) => void): Promise<void> {
   const notifier = deps.approvals?.notifier;
   if (notifier) await deferOrAwait(defer, async () => notifier.settled(approval, await previewArguments(deps, approval)));
+}
+
+/**
+ * Shows an approval still collecting approvals with its progress ("1 of 2 approvals"), where its
+ * request was posted. Read again first (the update may run after the response): once the approval
+ * ended, its final message is the settling decision's to show, and a late progress update must
+ * not bring the buttons back.
+ */
+export async function notifyProgress(deps: DispatchDeps, approval: Approval, defer?: (work: Promise<unknown>) => void): Promise<void> {
+  const notifier = deps.approvals?.notifier;
+  if (!notifier?.progressed) return;
+  await deferOrAwait(defer, async () => {
+    const current = deps.store ? await loadApproval(deps.store, approval.id, deps.now()) : approval;
+    if (current?.state === 'pending') await notifier.progressed!(current, await previewArguments(deps, current));
+  });
 }

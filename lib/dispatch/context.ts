@@ -48,7 +48,7 @@ export interface DispatchDeps {
   audit?: AuditRecorder;
   metrics?: DispatchMetrics;
   /** Deferred approvals: `review` parks calls (needs a store); without it, review answers `denied`. */
-  approvals?: { ttlMs: number; notifier?: ApprovalNotifier };
+  approvals?: { ttlMs: number; notifier?: ApprovalNotifier; /** Remind this long before an approval expires (the sweep sends it). */ remindBeforeMs?: number };
   idempotencyTtlMs: number;
   /** Added to a tool's timeout before its call is given up on (TOOLGATE_LEASE_GRACE_MS; lease.ts). */
   leaseGraceMs?: number;

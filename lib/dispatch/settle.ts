@@ -1,5 +1,6 @@
 import type { EnvelopeDraft } from '../audit/envelope.ts';
 import type { Approval } from '../governance/approval.ts';
+import { approvalsOf, quorumOf } from '../governance/approvals.ts';
 import { completionChange, type ClaimRequest } from '../idempotency/claim.ts';
 import type { JsonObject } from '../registry/json.ts';
 import type { ToolResult } from './call.ts';
@@ -29,8 +30,14 @@ export async function settleParkedCall(
   return outcome?.ok ?? false;
 }
 
-/** The envelope recording a human decision (or an expiry) in the call's thread. */
+/**
+ * The envelope recording a human decision (or an expiry) in the call's thread: one per approver's
+ * decision, the partial ones (state `pending`, short of the quorum) included.
+ */
 export function approvalEnvelope(approval: Approval, principal: string): EnvelopeDraft {
+  const last = approval.state === 'expired' ? undefined : approval.decisions?.at(-1);
+  const via = last?.via ?? approval.decided_via;
+  const reason = last ? last.reason : approval.decision_reason;
   return {
     type: 'tool.call.approval',
     call_id: approval.call_id,
@@ -41,8 +48,10 @@ export function approvalEnvelope(approval: Approval, principal: string): Envelop
     data: {
       approval_id: approval.id,
       state: approval.state,
-      ...(approval.decided_via ? { via: approval.decided_via } : {}),
-      ...(approval.decision_reason ? { reason: approval.decision_reason } : {}),
+      ...(via ? { via } : {}),
+      ...(reason ? { reason } : {}),
+      ...(last ? { decision: last.decision, approvals: approvalsOf(approval).length, quorum: quorumOf(approval) } : {}),
+      ...(last?.slack_user ? { slack_user: last.slack_user } : {}),
     },
   };
 }

@@ -1,6 +1,6 @@
 import { DEFAULT_APPROVAL_TTL_SECONDS } from '../governance/approvals.ts';
 import type { ApprovalNotifier } from '../governance/notifier.ts';
-import { policyGovernor, type ApprovalOverride } from '../governance/policy.ts';
+import { policyGovernor, type ApprovalOverride, type QuorumSettings } from '../governance/policy.ts';
 import type { ExecutorKind } from '../registry/executors/kind.ts';
 import type { Manifest } from '../registry/manifest.ts';
 import { buildManifestRegistry } from '../registry/manifest-registry.ts';
@@ -58,10 +58,8 @@ export function buildTenantRuntime(manifest: Manifest, services: GatewayServices
     deps: {
       registry,
       schemas: new SchemaCache(services.validator),
-      governor: policyGovernor(manifest.policy, approvalOverrides(manifest)),
-      approvals: services.store
-        ? { ttlMs: (manifest.approvals?.ttl_seconds ?? DEFAULT_APPROVAL_TTL_SECONDS) * 1000, notifier: services.notifierFor?.(manifest) }
-        : undefined,
+      governor: policyGovernor(manifest.policy, approvalOverrides(manifest), approvalQuorums(manifest)),
+      approvals: services.store ? approvalSettings(manifest, services) : undefined,
       store: services.store,
       audit: services.audit,
       metrics: services.metrics,
@@ -77,4 +75,18 @@ export function buildTenantRuntime(manifest: Manifest, services: GatewayServices
 
 function approvalOverrides(manifest: Manifest): Map<string, ApprovalOverride> {
   return new Map(manifest.tools.flatMap((tool) => (tool.approval ? [[tool.name, tool.approval] as const] : [])));
+}
+
+function approvalQuorums(manifest: Manifest): QuorumSettings {
+  const tools = new Map(manifest.tools.flatMap((tool) => (tool.approvals?.quorum ? [[tool.name, tool.approvals.quorum] as const] : [])));
+  return { default: manifest.approvals?.quorum, tools };
+}
+
+function approvalSettings(manifest: Manifest, services: GatewayServices): NonNullable<DispatchDeps['approvals']> {
+  const remind = manifest.approvals?.remind_before_seconds;
+  return {
+    ttlMs: (manifest.approvals?.ttl_seconds ?? DEFAULT_APPROVAL_TTL_SECONDS) * 1000,
+    notifier: services.notifierFor?.(manifest),
+    ...(remind ? { remindBeforeMs: remind * 1000 } : {}),
+  };
 }

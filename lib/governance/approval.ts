@@ -18,6 +18,8 @@ export interface ApproverDecision {
   via: DecisionChannel;
   at: string;
   reason?: string;
+  /** The Slack user who clicked, when `by` is the principal that user is mapped to (`approvals.slack_principals`). */
+  slack_user?: string;
 }
 
 /** A parked call waiting for (or having had) a human decision. Stored as `approval/<id>`. */
@@ -53,4 +55,15 @@ export interface Approval {
   result?: { status: string; is_error: boolean; content: string };
   /** The Slack message showing this approval, once posted. */
   slack?: { channel: string; ts: string };
+  /** When a reminder is due (the tenant's `approvals.remind_before_seconds` before expiry), if one was asked for. */
+  remind_at?: string;
+  /** When the reminder went out (it goes out once). */
+  reminded_at?: string;
+  /** The escalation post (`approvals.escalation_channel`), once made. */
+  escalation?: { channel: string; ts: string };
+  /**
+   * Bumped by every write; the stored record's `owner` holds it too, and every write is a
+   * compare-and-set on it, so two racing decisions cannot overwrite one another.
+   */
+  revision?: number;
 }

@@ -1,8 +1,8 @@
 import { toHex } from '../crypto/sha256.ts';
 import type { JsonObject } from '../registry/json.ts';
 import { checkPageLimit } from '../stores/page-limit.ts';
-import type { Store } from '../stores/store.ts';
-import type { Approval, ApprovalState, DecisionChannel } from './approval.ts';
+import { StoreUnavailableError, type Store } from '../stores/store.ts';
+import type { Approval, ApprovalState, ApproverDecision, DecisionChannel } from './approval.ts';
 
 /** Decided approvals stay readable this long after they expire. */
 const RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -15,78 +15,136 @@ export function newApprovalId(): string {
   return `apr_${toHex(crypto.getRandomValues(new Uint8Array(12)))}`;
 }
 
+/** The revision a record was written at, kept in its `owner` (approval records have no lease owner). */
+const revisionOwner = (revision: number) => `rev-${revision}`;
+
 function recordOf(approval: Approval) {
-  return { state: approval.state, expires_at: Date.parse(approval.expires_at) + RETENTION_MS, data: approval as unknown as JsonObject };
+  return { state: approval.state, owner: revisionOwner(approval.revision ?? 0), expires_at: Date.parse(approval.expires_at) + RETENTION_MS, data: approval as unknown as JsonObject };
 }
 
-/** Stores a new pending approval and indexes it under its tenant. */
+/** The approvals whose next deadline (reminder, then expiry) is at the score, across tenants; the sweep reads it. */
+export const DUE_APPROVALS_INDEX = 'approvals-due';
+
+/** When the sweep should next look at a pending approval: its reminder, if not sent yet, else its expiry. */
+export function nextDueAt(approval: Approval): number {
+  return approval.remind_at && !approval.reminded_at ? Date.parse(approval.remind_at) : Date.parse(approval.expires_at);
+}
+
+/** Stores a new pending approval and indexes it under its tenant and by when it is next due. */
 export async function saveNewApproval(store: Store, approval: Approval): Promise<void> {
-  const outcome = await store.claim(approvalKey(approval.id), recordOf(approval));
+  const outcome = await store.claim(approvalKey(approval.id), recordOf({ ...approval, revision: 0 }));
   if (!outcome.claimed) throw new Error(`approval id ${approval.id} already exists`);
   // Microseconds plus a random tail: listing pages on scores, so two approvals must not share one.
   const score = Date.parse(approval.created_at) * 1000 + Math.floor(Math.random() * 1000);
   await store.addToIndex(approvalIndex(approval.tenant), approval.id, score);
+  await store.addToIndex(DUE_APPROVALS_INDEX, approval.id, nextDueAt(approval));
+}
+
+/** How often a write retries after losing a compare-and-set to another writer (each loss means another writer progressed). */
+const MAX_WRITE_ATTEMPTS = 50;
+
+/**
+ * Changes an approval by compare-and-set on its state and revision: `change` sees the approval as
+ * stored and answers the next version, or undefined to leave it as it is. A lost race re-reads and
+ * asks again. Returns the approval as written, or (`written: false`) as it stands.
+ */
+export async function updateApproval(store: Store, id: string, change: (current: Approval) => Approval | undefined, now = Date.now()): Promise<{ written: boolean; approval: Approval } | undefined> {
+  for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+    const current = await loadApproval(store, id, now);
+    if (!current) return undefined;
+    const next = change(current);
+    if (!next) return { written: false, approval: current };
+    const written: Approval = { ...next, revision: (current.revision ?? 0) + 1 };
+    // A record written before revisions existed has none: its state alone is compared, as before.
+    const expect = { state: current.state, ...(current.revision === undefined ? {} : { owner: revisionOwner(current.revision) }) };
+    if ((await store.transition(approvalKey(id), expect, recordOf(written))).ok) return { written: true, approval: written };
+  }
+  throw new StoreUnavailableError(store.name, new Error(`approval ${id} changed under ${MAX_WRITE_ATTEMPTS} writes in a row`));
 }
 
 /** The approval, with a pending one past its expiry turned into `expired` (once, atomically). */
 export async function loadApproval(store: Store, id: string, now = Date.now()): Promise<Approval | undefined> {
-  const record = await store.get(approvalKey(id));
-  if (!record) return undefined;
-  const approval = record.data as unknown as Approval;
-  if (approval.state !== 'pending' || Date.parse(approval.expires_at) > now) return approval;
-  const expired: Approval = { ...approval, state: 'expired', decided_at: new Date(now).toISOString() };
-  const outcome = await store.transition(approvalKey(id), { state: 'pending' }, recordOf(expired));
-  return outcome.ok ? expired : ((outcome.current?.data as unknown as Approval | undefined) ?? approval);
-}
-
-/** Moves an approval from one state to the next; false when another writer got there first. */
-export async function advanceApproval(store: Store, from: ApprovalState, next: Approval): Promise<boolean> {
-  return (await store.transition(approvalKey(next.id), { state: from }, recordOf(next))).ok;
+  for (let attempt = 0; ; attempt++) {
+    const record = await store.get(approvalKey(id));
+    if (!record) return undefined;
+    const approval = record.data as unknown as Approval;
+    if (approval.state !== 'pending' || Date.parse(approval.expires_at) > now) return approval;
+    const expired: Approval = { ...approval, state: 'expired', decided_at: new Date(now).toISOString(), revision: (approval.revision ?? 0) + 1 };
+    const expect = { state: 'pending', ...(record.owner === undefined ? {} : { owner: record.owner }) };
+    const outcome = await store.transition(approvalKey(id), expect, recordOf(expired));
+    if (outcome.ok) return expired;
+    // Another writer got there first (a decision, the sweep): read what it wrote, a few times at most.
+    if (attempt === 3) return (outcome.current?.data as unknown as Approval | undefined) ?? approval;
+  }
 }
 
 export type DecisionOutcome =
   | { ok: true; approval: Approval }
-  | { ok: false; reason: 'not_found' | 'not_pending' | 'expired' | 'self_approval'; approval?: Approval };
+  | { ok: false; reason: 'not_found' | 'not_pending' | 'expired' | 'self_approval' | 'already_decided'; approval?: Approval };
 
 export interface Decision {
   decision: 'approve' | 'reject';
+  /** The principal deciding (a Slack user id, or the principal it is mapped to). */
   by: string;
   via: DecisionChannel;
   reason?: string;
+  /** The Slack user who clicked, when `by` is the principal that user is mapped to. */
+  slack_user?: string;
 }
 
+/** How many distinct approvers an approval needs. */
+export const quorumOf = (approval: Approval) => approval.quorum ?? 1;
+
+/** The approvals counted so far (a rejection ends the approval, so only approvals collect). */
+export const approvalsOf = (approval: Approval) => (approval.decisions ?? []).filter((d) => d.decision === 'approve');
+
 /**
- * Decides a pending approval: exactly one of racing decisions wins (compare-and-set on
- * `pending`). Through the API the principal that asked cannot approve its own call.
+ * Records one approver's decision on a pending approval. A rejection by anyone ends it; approvals
+ * collect until `quorum` distinct approvers approved, then it is `approved`. The principal that
+ * asked never counts (whatever the channel), and nobody counts twice. Every write is a
+ * compare-and-set on the approval's revision, so racing decisions are all counted or refused,
+ * never lost, and exactly one of them completes the quorum.
  */
 export async function decideApproval(store: Store, id: string, decision: Decision, now = Date.now()): Promise<DecisionOutcome> {
-  const approval = await loadApproval(store, id, now);
-  if (!approval) return { ok: false, reason: 'not_found' };
-  if (approval.state === 'expired') return { ok: false, reason: 'expired', approval };
-  if (approval.state !== 'pending') return { ok: false, reason: 'not_pending', approval };
-  if (decision.via === 'api' && decision.decision === 'approve' && decision.by === approval.requested_by) {
-    return { ok: false, reason: 'self_approval', approval };
-  }
-  const decided: Approval = {
-    ...approval,
-    state: decision.decision === 'approve' ? 'approved' : 'rejected',
-    decided_by: decision.by,
-    decided_via: decision.via,
-    decided_at: new Date(now).toISOString(),
-    ...(decision.reason ? { decision_reason: decision.reason } : {}),
+  let refusal: Extract<DecisionOutcome, { ok: false }>['reason'] | undefined;
+  const outcome = await updateApproval(store, id, (current) => {
+    refusal = refusalOf(current, decision);
+    return refusal ? undefined : withDecision(current, decision, now);
+  }, now);
+  if (!outcome) return { ok: false, reason: 'not_found' };
+  if (refusal) return { ok: false, reason: refusal, approval: outcome.approval };
+  return { ok: true, approval: outcome.approval };
+}
+
+function refusalOf(approval: Approval, decision: Decision): Extract<DecisionOutcome, { ok: false }>['reason'] | undefined {
+  if (approval.state === 'expired') return 'expired';
+  if (approval.state !== 'pending') return 'not_pending';
+  if (decision.decision === 'reject') return undefined;
+  if (decision.by === approval.requested_by) return 'self_approval';
+  if (approvalsOf(approval).some((d) => d.by === decision.by)) return 'already_decided';
+  return undefined;
+}
+
+function withDecision(approval: Approval, decision: Decision, now: number): Approval {
+  const at = new Date(now).toISOString();
+  const entry: ApproverDecision = {
+    decision: decision.decision,
+    by: decision.by,
+    via: decision.via,
+    at,
+    ...(decision.reason ? { reason: decision.reason } : {}),
+    ...(decision.slack_user ? { slack_user: decision.slack_user } : {}),
   };
-  if (await advanceApproval(store, 'pending', decided)) return { ok: true, approval: decided };
-  const current = await loadApproval(store, id, now);
-  return { ok: false, reason: current?.state === 'expired' ? 'expired' : 'not_pending', approval: current };
+  const decisions = [...(approval.decisions ?? []), entry];
+  const next: Approval = { ...approval, decisions };
+  const state = decision.decision === 'reject' ? 'rejected' : approvalsOf(next).length >= quorumOf(approval) ? 'approved' : 'pending';
+  if (state === 'pending') return next;
+  return { ...next, state, decided_by: decision.by, decided_via: decision.via, decided_at: at, ...(decision.reason ? { decision_reason: decision.reason } : {}) };
 }
 
 /** Records where the approval request was posted (whatever state it reached meanwhile). */
 export async function attachSlackMessage(store: Store, id: string, slack: { channel: string; ts: string }): Promise<void> {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const current = await loadApproval(store, id);
-    if (!current) return;
-    if (await advanceApproval(store, current.state, { ...current, slack })) return;
-  }
+  await updateApproval(store, id, (current) => ({ ...current, slack }));
 }
 
 /** Index pages one listing reads at most while filtering by state; then it returns what it found and a cursor. */

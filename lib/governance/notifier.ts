@@ -7,4 +7,11 @@ export interface ApprovalNotifier {
   requested(approval: Approval, preview: JsonObject): Promise<{ channel: string; ts: string } | undefined>;
   /** The approval ended (decided, executed, expired): show the outcome; `preview` has sensitive fields masked. */
   settled(approval: Approval, preview?: JsonObject): Promise<void>;
+  /** An approval was counted but the quorum is not reached yet: show the progress. */
+  progressed?(approval: Approval, preview: JsonObject): Promise<void>;
+  /**
+   * The approval's expiry is near and nobody finished deciding: remind (once), and escalate where
+   * configured. Returns where the escalation was posted, if anywhere.
+   */
+  reminded?(approval: Approval, preview: JsonObject): Promise<{ escalation?: { channel: string; ts: string } }>;
 }

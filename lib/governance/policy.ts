@@ -16,7 +16,7 @@ export const DEFAULT_TIER_POLICY: Readonly<TierPolicy> = { read: 'grant', write:
 
 export type GovernanceDecision =
   | { action: 'grant'; reason: string; /** Set when a rule granted by argument class: what the run is limited to. */ constraints?: GrantConstraints }
-  | { action: 'review'; reason: string; /** An approval id chosen by a custom handler. */ request_id?: string }
+  | { action: 'review'; reason: string; /** An approval id chosen by a custom handler. */ request_id?: string; /** Distinct approvers needed (default 1). */ quorum?: number }
   | { action: 'deny'; reason: string };
 
 export interface GovernanceRequest {
@@ -36,6 +36,12 @@ export interface PolicyConfig extends Partial<TierPolicy> {
   rules?: PolicyRule[];
 }
 
+/** How many approvers a reviewed call needs: the tenant's default and each tool's own (manifest `approvals.quorum`). */
+export interface QuorumSettings {
+  default?: number;
+  tools?: ReadonlyMap<string, number>;
+}
+
 /** The manifest's tier → action table alone. */
 export function tierGovernor(policy: Partial<TierPolicy> = {}): Governor {
   return policyGovernor({ ...policy });
@@ -46,20 +52,27 @@ export function tierGovernor(policy: Partial<TierPolicy> = {}): Governor {
  * 1. the tool's `approval`: "always" → review, "never" → grant;
  * 2. the first rule whose tool and argument patterns match;
  * 3. the tier's action (default read grant, write review, execute review).
+ * A review needs the largest quorum that applies (the tenant's default, the tool's, the matching
+ * rule's): no setting can lower another's four-eyes.
  */
-export function policyGovernor(policy: PolicyConfig = {}, overrides: ReadonlyMap<string, ApprovalOverride> = new Map()): Governor {
+export function policyGovernor(policy: PolicyConfig = {}, overrides: ReadonlyMap<string, ApprovalOverride> = new Map(), quorums: QuorumSettings = {}): Governor {
   const { rules = [], ...tiers } = policy;
   const table: TierPolicy = { ...DEFAULT_TIER_POLICY, ...tiers };
   const compiled = compileRules(rules);
+  const withQuorum = (decision: GovernanceDecision, tool: string, rule?: CompiledRule): GovernanceDecision => {
+    if (decision.action !== 'review') return decision;
+    const quorum = Math.max(1, quorums.default ?? 1, quorums.tools?.get(tool) ?? 1, rule?.rule.approvals?.quorum ?? 1);
+    return quorum > 1 ? { ...decision, quorum } : decision;
+  };
   return {
     decide({ definition, args, patternBudget }): GovernanceDecision {
       const override = overrides.get(definition.name);
-      if (override === 'always') return { action: 'review', reason: `tool "${definition.name}" always needs approval` };
+      if (override === 'always') return withQuorum({ action: 'review', reason: `tool "${definition.name}" always needs approval` }, definition.name);
       if (override === 'never') return { action: 'grant', reason: `tool "${definition.name}" never needs approval` };
       const rule = firstMatchingRule(compiled, definition.name, args, patternBudget);
-      if (rule) return ruleDecision(rule);
+      if (rule) return withQuorum(ruleDecision(rule), definition.name, rule);
       const action = table[definition.tier];
-      return { action, reason: `policy for tier "${definition.tier}" is ${action}` };
+      return withQuorum({ action, reason: `policy for tier "${definition.tier}" is ${action}` }, definition.name);
     },
   };
 }

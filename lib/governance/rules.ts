@@ -13,6 +13,8 @@ export interface PolicyRule {
   arguments?: Record<string, ArgumentMatcherSource>;
   action: PolicyAction;
   description?: string;
+  /** For a `review` rule: how many distinct approvers the call needs. */
+  approvals?: { quorum?: number };
 }
 
 export interface CompiledRule {

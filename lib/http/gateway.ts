@@ -5,6 +5,7 @@ import { egressFetch, type EgressTransport } from '../egress/fetch.ts';
 import { EgressPolicy } from '../egress/policy.ts';
 import { DispatchMetrics } from '../dispatch/metrics.ts';
 import { StoreTenantDirectory } from '../dispatch/store-tenant-directory.ts';
+import { sweepApprovals } from '../dispatch/approval-sweep.ts';
 import type { GatewayServices } from '../dispatch/tenant-runtime.ts';
 import { silentLogger, type EventSink, type Logger } from '../dispatch/events.ts';
 import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../idempotency/claim.ts';
@@ -100,6 +101,8 @@ export function createGateway(config: GatewayConfig) {
     fetch,
     services,
     tenants,
+    /** Sends due approval reminders and ends expired approvals (lib/dispatch/approval-sweep.ts); runtimes call it on a schedule. */
+    sweep: () => sweepApprovals(config.store, tenants, { log }),
     /** Resolves when the seed manifests are in place (starting the seeding if no request has yet). */
     get ready() {
       return start();

@@ -106,6 +106,11 @@ export function createRuntimeGateway(config: RuntimeGatewayConfig) {
       await start();
       return gateway.app.fetch(request, ...(rest as []));
     },
+    /** The approvals sweep (reminders, expiry), for the runtime's schedule: a cron, a timer. */
+    async sweep() {
+      await start();
+      return gateway.sweep();
+    },
   };
 }
 

@@ -11,6 +11,7 @@ import { confinementProblems, type ConfinementChecks } from './manifest-confinem
 import { findInlineSecrets } from './manifest-secrets.ts';
 import { checkMcpImports } from './mcp-import-check.ts';
 import { checkRuleClasses } from './rule-classes-check.ts';
+import { checkApprovalSettings } from './approval-settings-check.ts';
 
 export interface ManifestLoadOptions {
   validator: SchemaValidator;
@@ -66,6 +67,7 @@ export function loadManifest(value: unknown, options: ManifestLoadOptions): Mani
     problems.push(...checkMcpImports(value.mcp_imports));
     problems.push(...checkRulePatterns(value.policy));
     problems.push(...checkRuleClasses(value.policy, value.tools));
+    problems.push(...checkApprovalSettings(value));
     problems.push(...confinementProblems(value, options.confinement ?? {}));
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, manifest: value as unknown as Manifest };

@@ -18,6 +18,8 @@ export interface ManifestTool {
   idempotency?: IdempotencyMode;
   output?: OutputLimits;
   approval?: ApprovalOverride;
+  /** When a call of this tool is reviewed: how many distinct approvers it needs. */
+  approvals?: { quorum?: number };
   executor: JsonObject & { kind: string };
 }
 
@@ -37,6 +39,14 @@ export interface ApprovalSettings {
   slack_channel?: string;
   /** Slack user ids who may decide. */
   approvers?: string[];
+  /** How many distinct approvers a reviewed call needs (default 1; a tool or rule may ask for more). */
+  quorum?: number;
+  /** Remind (a Slack thread reply on the request) this long before an approval expires. */
+  remind_before_seconds?: number;
+  /** With a reminder, also post the request here (escalation), buttons included. */
+  escalation_channel?: string;
+  /** Slack user id → the principal it is: decisions in Slack then count as that principal (never the requester's own, never twice). */
+  slack_principals?: Record<string, string>;
 }
 
 /**

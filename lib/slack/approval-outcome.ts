@@ -1,4 +1,4 @@
-import type { Approval } from '../governance/approval.ts';
+import type { Approval, ApproverDecision } from '../governance/approval.ts';
 import { codeBlock, escapeMrkdwn, inlineCode, slackDate, truncateMrkdwn } from './mrkdwn.ts';
 
 /** How much of an executed call's result the decided message quotes. */
@@ -27,11 +27,38 @@ export function decider(approval: Approval): string {
   return slackUser ? `<@${slackUser}>` : escapeMrkdwn(who);
 }
 
-/** "Approved by <@U123> via Slack at <time>", then the decider's reason as a quote. */
+/** One approver as Slack shows them: a mention for a Slack user, else the principal's name, escaped. */
+export function approverName(decision: ApproverDecision): string {
+  const slackUser = decision.slack_user ?? (decision.via === 'slack' ? /^(?:slack:)?([UW][A-Z0-9]{2,})$/.exec(decision.by)?.[1] : undefined);
+  if (!slackUser) return escapeMrkdwn(decision.by);
+  return decision.slack_user ? `<@${slackUser}> (${escapeMrkdwn(decision.by)})` : `<@${slackUser}>`;
+}
+
+const CHANNEL_WORDS: Record<string, string> = { slack: ' in Slack', api: ' via the API', console: ' in the console' };
+
+/** Each approver's decision on its own line, with its reason quoted: "1. Approved by <@U1> in Slack". */
+export function decisionsList(approval: Approval): string {
+  return (approval.decisions ?? [])
+    .map((d, i) => {
+      const reason = d.reason ? ` — _${escapeMrkdwn(d.reason.replace(/\s+/g, ' '))}_` : '';
+      return `${i + 1}. ${d.decision === 'approve' ? 'Approved' : 'Rejected'} by ${approverName(d)}${CHANNEL_WORDS[d.via] ?? ''}${reason}`;
+    })
+    .join('\n');
+}
+
+/** "1 of 2 approvals", for an approval that needs several approvers. */
+export function progressText(approval: Approval): string {
+  const quorum = approval.quorum ?? 1;
+  const approvals = (approval.decisions ?? []).filter((d) => d.decision === 'approve').length;
+  return `${approvals} of ${quorum} approvals`;
+}
+
+/** "Approved by <@U123> via Slack at <time>", then the decider's reason as a quote; with several approvers, each of them. */
 export function decisionText(approval: Approval): string {
   const { emoji } = outcomeTitle(approval);
-  if (approval.state === 'expired') return `*Decision*\n${emoji} Nobody decided before ${slackDate(approval.expires_at)}.`;
+  if (approval.state === 'expired') return `*Decision*\n${emoji} Nobody decided before ${slackDate(approval.expires_at)}${(approval.quorum ?? 1) > 1 ? ` (${progressText(approval)})` : ''}.`;
   if (approval.state === 'pending') return `*Decision*\n${emoji} Not decided yet.`;
+  if ((approval.quorum ?? 1) > 1 && approval.decisions?.length) return `*Decision* (${progressText(approval)})\n${emoji} ${decisionsList(approval)}`;
   const verb = approval.state === 'rejected' ? 'Rejected' : 'Approved';
   const via = approval.decided_via === 'slack' ? ' in Slack' : approval.decided_via === 'api' ? ' via the API' : '';
   const when = approval.decided_at ? ` on ${slackDate(approval.decided_at)}` : '';

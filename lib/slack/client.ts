@@ -59,8 +59,8 @@ export class SlackClient {
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
-  /** chat.postMessage; answers the channel id and the message's ts (needed to update it). */
-  async postMessage(message: { channel: string; text: string; blocks: Block[] }): Promise<SlackMessageRef> {
+  /** chat.postMessage (a thread reply with `thread_ts`); answers the channel id and the message's ts (needed to update it). */
+  async postMessage(message: { channel: string; text: string; blocks: Block[]; thread_ts?: string }): Promise<SlackMessageRef> {
     const body = await this.call('chat.postMessage', { ...message, unfurl_links: false, unfurl_media: false });
     return messageRef('chat.postMessage', body);
   }

@@ -9,5 +9,5 @@ import { SlackApprovalNotifier } from './notifier.ts';
 export function slackNotifierFor(manifest: Manifest, slack: SlackConfig | undefined, log: Logger): ApprovalNotifier | undefined {
   const channel = manifest.approvals?.slack_channel;
   if (!slack || !channel) return undefined;
-  return new SlackApprovalNotifier(new SlackClient({ token: slack.botToken, apiUrl: slack.apiUrl, log }), channel, log);
+  return new SlackApprovalNotifier(new SlackClient({ token: slack.botToken, apiUrl: slack.apiUrl, log }), channel, log, { escalationChannel: manifest.approvals?.escalation_channel });
 }

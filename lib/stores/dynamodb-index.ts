@@ -32,6 +32,22 @@ export async function addIndexMember(ctx: DynamoDbContext, index: string, member
   throw new StoreUnavailableError('dynamodb', new Error(`re-scoring "${member}" in index "${index}" lost ${RESCORE_ATTEMPTS} races in a row`));
 }
 
+/** Deletes the member item and its entry together, conditional on the score read, so a concurrent re-scoring is not half undone. */
+export async function removeIndexMember(ctx: DynamoDbContext, index: string, member: string): Promise<void> {
+  const pk = indexPartition(index);
+  const memberKey: Item = { pk: { S: pk }, sk: { S: sortKey(`member#${member}`, `index member "${member}"`) } };
+  for (let attempt = 0; attempt < RESCORE_ATTEMPTS; attempt++) {
+    const current = (await readItem(ctx, memberKey))?.score?.S;
+    if (current === undefined) return;
+    const writes: ConditionalWrite[] = [
+      { Delete: { TableName: ctx.table, Key: memberKey, ...unchangedScore(current) } },
+      { Delete: { TableName: ctx.table, Key: entryKey(pk, current, member) } },
+    ];
+    if ((await transact(ctx, writes)) === undefined) return;
+  }
+  throw new StoreUnavailableError('dynamodb', new Error(`removing "${member}" from index "${index}" lost ${RESCORE_ATTEMPTS} races in a row`));
+}
+
 export async function listIndexMembers(ctx: DynamoDbContext, index: string, page: { after_score?: number; limit: number }): Promise<Array<{ member: string; score: number }>> {
   checkPageLimit(page.limit, 'listIndex');
   const members: Array<{ member: string; score: number }> = [];

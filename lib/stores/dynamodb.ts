@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { appendedHead, appendEnvelopes, appendWrites, failedAppend, listEnvelopes, readHead } from './dynamodb-audit.ts';
-import { addIndexMember, listIndexMembers } from './dynamodb-index.ts';
+import { addIndexMember, listIndexMembers, removeIndexMember } from './dynamodb-index.ts';
 import { changeRecord, changeWrite, claimRecord, failedChange, liveRecord, putRecord, removeRecord } from './dynamodb-records.ts';
 import { held, transact, type DynamoDbContext } from './dynamodb-requests.ts';
 import type {
@@ -93,6 +93,10 @@ export class DynamoDbStore implements Store {
 
   addToIndex(index: string, member: string, score: number): Promise<void> {
     return addIndexMember(this.#ctx, index, member, score);
+  }
+
+  removeFromIndex(index: string, member: string): Promise<void> {
+    return removeIndexMember(this.#ctx, index, member);
   }
 
   listIndex(index: string, page: { after_score?: number; limit: number }): Promise<Array<{ member: string; score: number }>> {

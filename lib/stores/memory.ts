@@ -86,6 +86,10 @@ export class MemoryStore implements Store {
     entries.set(member, score);
   }
 
+  async removeFromIndex(index: string, member: string): Promise<void> {
+    this.#indexes.get(index)?.delete(member);
+  }
+
   async listIndex(index: string, page: { after_score?: number; limit: number }) {
     checkPageLimit(page.limit, 'listIndex');
     const entries = [...(this.#indexes.get(index) ?? new Map<string, number>())].map(([member, score]) => ({ member, score }));

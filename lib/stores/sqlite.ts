@@ -114,6 +114,10 @@ export class SqliteStore implements Store {
     this.#db.prepare('INSERT INTO indexes (name, member, score) VALUES (?, ?, ?) ON CONFLICT (name, member) DO UPDATE SET score = excluded.score').run(index, member, score);
   }
 
+  async removeFromIndex(index: string, member: string): Promise<void> {
+    this.#db.prepare('DELETE FROM indexes WHERE name = ? AND member = ?').run(index, member);
+  }
+
   async listIndex(index: string, page: { after_score?: number; limit: number }) {
     checkPageLimit(page.limit, 'listIndex');
     return this.#db

@@ -97,6 +97,8 @@ export interface Store extends RecordStore {
   commit(request: CommitRequest): Promise<CommitOutcome>;
   /** Adds (or re-scores) a member of an ordered index (approvals of a tenant, manifest versions). */
   addToIndex(index: string, member: string, score: number): Promise<void>;
+  /** Removes a member from an ordered index (nothing happens if it is not there). */
+  removeFromIndex(index: string, member: string): Promise<void>;
   /** Members in ascending score order, after `after_score` (exclusive). */
   listIndex(index: string, page: { after_score?: number; limit: number }): Promise<Array<{ member: string; score: number }>>;
   /** Releases connections; the store is unusable afterwards. */

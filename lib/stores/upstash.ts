@@ -141,6 +141,10 @@ export class UpstashStore implements Store {
     await this.#command(['ZADD', this.#indexKey(index), scoreText(score), member], () => undefined);
   }
 
+  async removeFromIndex(index: string, member: string): Promise<void> {
+    await this.#command(['ZREM', this.#indexKey(index), member], () => undefined);
+  }
+
   async listIndex(index: string, page: { after_score?: number; limit: number }): Promise<Array<{ member: string; score: number }>> {
     checkPageLimit(page.limit, 'listIndex');
     const limit = page.limit;

@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,6 +37,14 @@ describe('the Lambda bundle', () => {
     } finally {
       await environment.stop();
     }
+  });
+
+  it('exports the scheduled sweep, which runs on the bundle alone', () => {
+    const script = `const m = await import(${JSON.stringify(pathToFileURL(bundle).href)}); console.log(JSON.stringify(await m.sweep()));`;
+    const env = { PATH: process.env.PATH ?? '', TOOLGATE_STORE: 'memory', AWS_REGION: 'eu-west-1' };
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, env, encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout.trim().split('\n').at(-1)!)).toEqual({ reminded: 0, expired: 0, dropped: 0, failed: 0 });
   });
 
   it('fails its cold start inside Lambda when the demo tenant points at a loopback exec-server', async () => {

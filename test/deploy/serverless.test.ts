@@ -16,9 +16,8 @@ describe('serverless.yml', () => {
   it('deploys functions/lambda.ts on nodejs22.x, behind an HTTP API catch-all and a function URL', () => {
     expect(config.service).toBe('toolgate');
     expect(config.provider).toMatchObject({ name: 'aws', runtime: 'nodejs22.x', httpApi: { payload: '2.0' } });
-    const functions = Object.values(config.functions);
-    expect(functions).toHaveLength(1);
-    const [gateway] = functions;
+    expect(Object.keys(config.functions).sort()).toEqual(['gateway', 'sweeper']);
+    const gateway = config.functions.gateway;
     const entry = handlerEntry(gateway.handler);
     expect(entry).toEqual({ file: 'functions/lambda.ts', exportName: 'handler' });
     expect(readFileSync(join(REPO_ROOT, entry.file), 'utf8')).toMatch(/^export const handler = /m);
@@ -27,6 +26,15 @@ describe('serverless.yml', () => {
     // The HTTP API gives an integration 30 s; the long-poll holds a request up to 25 s.
     expect(config.provider.timeout).toBeGreaterThan(25);
     expect(config.provider.timeout).toBeLessThan(30);
+  });
+
+  it('sweeps approvals every minute with a scheduled function from the same bundle', () => {
+    const sweeper = config.functions.sweeper;
+    const entry = handlerEntry(sweeper.handler);
+    expect(entry).toEqual({ file: 'functions/lambda.ts', exportName: 'sweep' });
+    expect(readFileSync(join(REPO_ROOT, entry.file), 'utf8')).toMatch(/^export const sweep = /m);
+    expect(sweeper.events).toEqual([{ schedule: 'rate(1 minute)' }]);
+    expect(sweeper.url).toBeUndefined();
   });
 
   it('bundles the handler with serverless-esbuild for Node 22, everything included', () => {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,6 +36,13 @@ describe('Cloudflare Worker in workerd', () => {
       expect(((await response.json()) as { error: { message: string } }).error.message).toContain(message);
       await bare.dispose();
     }
+  });
+
+  it('runs the approvals sweep from the cron trigger wrangler.toml declares', async () => {
+    expect(readFileSync(join(REPO_ROOT, 'wrangler.toml'), 'utf8')).toMatch(/^\[triggers\]\ncrons = \["\* \* \* \* \*"\]$/m);
+    // Miniflare's Fetcher type leaves out scheduled(), which workerd's Fetcher has.
+    const worker = (await mf.getWorker()) as unknown as { scheduled(options: { cron: string }): Promise<{ outcome: string }> };
+    expect(await worker.scheduled({ cron: '* * * * *' })).toMatchObject({ outcome: 'ok' });
   });
 
   it('builds a bundle with wrangler', () => {

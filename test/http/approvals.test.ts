@@ -49,15 +49,17 @@ describe('approvals over the API', () => {
     await new Promise((r) => setTimeout(r, 100));
     const decided = await decide(id, 'alice', { decision: 'approve', reason: 'looks fine' });
     expect(decided.status).toBe(200);
-    expect(await decided.json()).toMatchObject({ approval: { state: 'executed', decided_by: 'alice', decided_via: 'api', decision_reason: 'looks fine', arguments: { token: '••••••' } }, result: { status: 'ok', content: 'hello' } });
+    // The approver's reason reaches the model, after the tool's output.
+    const withNote = 'hello\n\n[Approved by alice: "looks fine"]';
+    expect(await decided.json()).toMatchObject({ approval: { state: 'executed', decided_by: 'alice', decided_via: 'api', decision_reason: 'looks fine', arguments: { token: '••••••' } }, result: { status: 'ok', content: withNote } });
     const polled = await (await poll).json();
-    expect(polled).toMatchObject({ call_id: 'pub-1', thread_id: 'th', status: 'ok', result: { status: 'ok', content: 'hello' } });
+    expect(polled).toMatchObject({ call_id: 'pub-1', thread_id: 'th', status: 'ok', result: { status: 'ok', content: withNote } });
     const again = await decide(id, 'alice', { decision: 'reject' });
     expect(again.status).toBe(409);
     expect(await again.json()).toEqual({ error: { code: 'conflict', message: `approval "${id}" is already executed (by alice)` } });
     expect(runs).toBe(1);
     const resent = await park();
-    expect(resent).toMatchObject({ status: 'ok', replayed: true, content: 'hello' });
+    expect(resent).toMatchObject({ status: 'ok', replayed: true, content: withNote });
   });
 
   it('self-approval through the API is forbidden; rejection is allowed', async () => {

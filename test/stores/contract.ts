@@ -215,6 +215,29 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>, o
         expect(await store.listIndex(key('empty'), { limit: 10 })).toEqual([]);
       });
 
+      it('removes a member (re-scored or not); removing an absent one changes nothing; it can come back', async () => {
+        const index = key('remove');
+        await store.addToIndex(index, 'a', 10);
+        await store.addToIndex(index, 'b', 20);
+        await store.addToIndex(index, 'b', 5);
+        await store.addToIndex(index, 'c/ü', 30);
+        await store.removeFromIndex(index, 'b');
+        await store.removeFromIndex(index, 'missing');
+        await store.removeFromIndex(key('no-such-index'), 'a');
+        expect(await store.listIndex(index, { limit: 10 })).toEqual([{ member: 'a', score: 10 }, { member: 'c/ü', score: 30 }]);
+        await store.removeFromIndex(index, 'c/ü');
+        await store.addToIndex(index, 'b', 40);
+        expect(await store.listIndex(index, { limit: 10 })).toEqual([{ member: 'a', score: 10 }, { member: 'b', score: 40 }]);
+      });
+
+      it('concurrent removals and re-scorings of one member leave it listed at most once', async () => {
+        const index = key('remove-race');
+        await store.addToIndex(index, 'm', 1);
+        await Promise.all([store.removeFromIndex(index, 'm'), store.addToIndex(index, 'm', 2), store.removeFromIndex(index, 'm'), store.addToIndex(index, 'm', 3)]);
+        const listed = await store.listIndex(index, { limit: 10 });
+        expect(listed.length).toBeLessThanOrEqual(1);
+      });
+
       // The attack was GET /v1/approvals?limit=-1: SQLite read LIMIT -1 as "all", Upstash answered
       // nothing, and listApprovals paged on forever waiting for a short page, at 100% CPU.
       it('refuses a page limit that is not a whole number of at least 1, and listApprovals does not loop on one', async () => {

@@ -55,7 +55,10 @@ export async function parkStage(
     ...(caller.manifest_version ? { manifest_version: caller.manifest_version } : {}),
     created_at: new Date(now).toISOString(),
     expires_at: new Date(now + approvals.ttlMs).toISOString(),
+    ...(approvals.remindBeforeMs && approvals.remindBeforeMs < approvals.ttlMs ? { remind_at: new Date(now + approvals.ttlMs - approvals.remindBeforeMs).toISOString() } : {}),
     state: 'pending',
+    quorum: decision.quorum ?? 1,
+    decisions: [],
   };
   try {
     const outcome = await store.claimWithHead(key, parkedRecord(request, approval.id, now + approvals.ttlMs), { tenant: caller.tenant, thread_id: caller.thread_id });

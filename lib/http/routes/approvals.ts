@@ -3,7 +3,7 @@ import { decideParkedCall } from '../../dispatch/approval-flow.ts';
 import type { DispatchDeps } from '../../dispatch/context.ts';
 import { settleInterruptedApproval } from '../../dispatch/interrupted-approval.ts';
 import type { Approval, ApprovalState } from '../../governance/approval.ts';
-import { listApprovals, loadApproval } from '../../governance/approvals.ts';
+import { approvalsOf, listApprovals, loadApproval, quorumOf } from '../../governance/approvals.ts';
 import type { Store } from '../../stores/store.ts';
 import { approvalView } from '../approval-view.ts';
 import { requireScope } from '../auth.ts';
@@ -61,12 +61,15 @@ export function approvalRoutes(store: Store, env: Readonly<Record<string, string
     }
     const runtime = c.get('runtime');
     const outcome = await decideParkedCall(runtime.deps, id, { decision: body.decision, by: principal.principal, via: 'api', reason: body.reason }, env, deferFor(c));
-    if (outcome.ok) return c.json({ approval: await approvalView(runtime, outcome.approval), result: outcome.result });
+    // Short of the quorum, the approval answers with its progress and no result: the call has not run.
+    if (outcome.ok) return c.json({ approval: await approvalView(runtime, outcome.approval), ...(outcome.result ? { result: outcome.result } : {}) });
     switch (outcome.reason) {
       case 'not_found':
         return errorResponse(c, 404, 'not_found', `approval "${id}" not found`);
       case 'self_approval':
         return errorResponse(c, 403, 'forbidden', 'the principal that requested a call cannot approve it; ask another approver');
+      case 'already_decided':
+        return errorResponse(c, 409, 'already_decided', alreadyDecided(principal.principal, outcome.approval));
       case 'expired':
         return errorResponse(c, 409, 'expired', `approval "${id}" expired at ${existing.expires_at}; the call did not run`);
       case 'not_pending':
@@ -75,6 +78,12 @@ export function approvalRoutes(store: Store, env: Readonly<Record<string, string
   });
 
   return routes;
+}
+
+/** Why a second approval by the same principal does not count, and what the approval still needs. */
+function alreadyDecided(principal: string, approval: Approval | undefined): string {
+  const missing = approval ? quorumOf(approval) - approvalsOf(approval).length : 1;
+  return `${principal} already approved approval "${approval?.id ?? ''}"; it needs ${missing} more approval${missing === 1 ? '' : 's'} from other approvers (a principal counts once)`;
 }
 
 /** An approval as it stands now: an approved call interrupted by a stopped gateway is settled when seen. */

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { decideParkedCall } from '../../dispatch/approval-flow.ts';
 import type { TenantDirectory } from '../../dispatch/tenant-directory.ts';
-import { loadApproval } from '../../governance/approvals.ts';
+import { approvalsOf, loadApproval, quorumOf } from '../../governance/approvals.ts';
 import type { SlackConfig } from '../../slack/config.ts';
 import { APPROVE_ACTION_ID, parseSlackInteraction } from '../../slack/interaction.ts';
 import { SLACK_SIGNATURE_HEADER, SLACK_TIMESTAMP_HEADER, verifySlackRequest } from '../../slack/signature.ts';
@@ -37,7 +37,10 @@ export function slackRoutes(store: Store, tenants: TenantDirectory, slack: Slack
       runtime.deps.log('tools.approval.refused', { approval_id: approval.id, slack_user: user.id, reason: 'not an approver' });
       return c.json(ephemeral(`You are not on the approver list of tenant "${approval.tenant}", so your click changed nothing.`));
     }
-    const decision = { decision: action.action_id === APPROVE_ACTION_ID ? ('approve' as const) : ('reject' as const), by: user.id, via: 'slack' as const };
+    // A Slack user mapped to a principal decides as that principal: the requester's own click never
+    // counts, and nobody counts twice by deciding in Slack and through the API.
+    const principal = runtime.manifest.approvals?.slack_principals?.[user.id];
+    const decision = { decision: action.action_id === APPROVE_ACTION_ID ? ('approve' as const) : ('reject' as const), by: principal ?? user.id, via: 'slack' as const, ...(principal ? { slack_user: user.id } : {}) };
     const defer = deferFor(c);
     const work = decideParkedCall(runtime.deps, approval.id, decision, env, defer);
     if (defer) {
@@ -48,6 +51,8 @@ export function slackRoutes(store: Store, tenants: TenantDirectory, slack: Slack
     const outcome = await work;
     if (outcome.ok) return c.body(null, 200);
     const current = outcome.approval;
+    if (outcome.reason === 'already_decided') return c.json(ephemeral(`You already approved ${approval.id}; it needs approvals from others (${approvalsOf(current ?? approval).length} of ${quorumOf(approval)} so far).`));
+    if (outcome.reason === 'self_approval') return c.json(ephemeral(`You requested this call, so your approval cannot count; ask another approver.`));
     return c.json(ephemeral(`Nothing to do: approval ${approval.id} is ${current?.state ?? outcome.reason}${current?.decided_by ? ` (decided by ${current.decided_by})` : ''}.`));
   });
   return routes;
