@@ -20,7 +20,7 @@ export function demoManifest(version: number): Manifest {
   const tools = [
     { name: 'echo', executor: { kind: 'builtin' } },
     echoTool('publish_post', 'Publishes a post to the company blog.', { channel: { type: 'string' }, api_token: { type: 'string', 'x-sensitive': true } }),
-    echoTool('refund_order', 'Refunds an order in full.', { order_id: { type: 'string' }, amount_eur: { type: 'number' }, card_token: { type: 'string', 'x-sensitive': true } }, { approval: 'always' }),
+    echoTool('refund_order', 'Refunds an order in full.', { order_id: { type: 'string' }, amount_eur: { type: 'number' }, card_token: { type: 'string', 'x-sensitive': true } }, { approval: 'always', approvals: { quorum: 2 } }),
     ...added,
   ];
   return { format: 'toolgate.manifest/v1', tenant: 'acme', version: String(version), profile: 'openai', description: `Demo version ${version}`, policy: { read: 'grant', write: 'review', execute: 'deny' }, tools } as unknown as Manifest;
@@ -49,9 +49,9 @@ export function apiCaller(request: (path: string, init: RequestInit) => Response
 }
 
 export interface DemoSizes {
-  /** Calls left waiting for approval (one refund, then blog posts). */
+  /** Calls left waiting for approval (a refund with one of its two approvals, then blog posts). */
   pending: number;
-  /** Approved refunds in thread support-42 (each: 7 envelopes... request, decision, result, approval, result). */
+  /** Lookups and refunds (approved by two) in thread support-42. */
   auditedCalls: number;
   /** Manifest versions published; the last one is activated. */
   versions: number;
@@ -64,9 +64,14 @@ export async function seedDemo(api: ApiCall, sizes: DemoSizes): Promise<void> {
     await dispatch('support-42', `lookup_${i}`, 'echo', { text: `Customer asks about order ord_7f3k${i}a` });
     const parked = await dispatch('support-42', `refund_${i}`, 'refund_order', { text: `Refund ord_7f3k${i}a`, order_id: `ord_7f3k${i}a`, amount_eur: 129.9, card_token: 'tok_live_4242' });
     await api(DEMO_KEYS.bob, `/v1/approvals/${parked.error!.details.approval_id}`, { decision: 'approve', reason: 'Matches the ticket' });
+    await api(DEMO_KEYS.alice, `/v1/approvals/${parked.error!.details.approval_id}`, { decision: 'approve' });
   }
   for (let i = 1; i <= sizes.pending; i++) {
-    if (i === 1) await dispatch('support-43', 'call_1', 'refund_order', { text: 'Refund ord_9x1m0q', order_id: 'ord_9x1m0q', amount_eur: 2400, card_token: 'tok_live_1881' });
+    if (i === 1) {
+      // Four eyes: one of the two approvals is in.
+      const parked = await dispatch('support-43', 'call_1', 'refund_order', { text: 'Refund ord_9x1m0q', order_id: 'ord_9x1m0q', amount_eur: 2400, card_token: 'tok_live_1881' });
+      await api(DEMO_KEYS.bob, `/v1/approvals/${parked.error!.details.approval_id}`, { decision: 'approve', reason: 'Customer called twice' });
+    }
     else await dispatch(`blog-${i}`, 'call_1', 'publish_post', { text: `Spring release notes, part ${i}: faster sync, new export formats, and a calmer inbox.`, channel: 'blog', api_token: 'cms_live_secret' });
   }
   for (let version = 2; version <= sizes.versions; version++) await api(DEMO_KEYS.alice, '/v1/admin/manifests', demoManifest(version));

@@ -9,7 +9,8 @@ import { launchChromium, signIn, startConsoleGateway, submit, text, type Console
  * @hono/node-server). One browser for the file; each user signs in in a new incognito context.
  */
 const publishTool = { name: 'publish', tier: 'write', executor: { kind: 'builtin', name: 'echo' }, input_schema: { type: 'object', properties: { text: { type: 'string' }, token: { type: 'string', 'x-sensitive': true } }, required: ['text'] } };
-const manifest = (version: string, extra: unknown[] = []) => validManifest({ tenant: 'acme', version, policy: { read: 'grant', write: 'review', execute: 'review' }, tools: [{ name: 'echo', executor: { kind: 'builtin' } }, publishTool, ...extra] });
+const fourEyesTool = { ...publishTool, name: 'publish_four_eyes', approvals: { quorum: 2 } };
+const manifest = (version: string, extra: unknown[] = []) => validManifest({ tenant: 'acme', version, policy: { read: 'grant', write: 'review', execute: 'review' }, tools: [{ name: 'echo', executor: { kind: 'builtin' } }, publishTool, fourEyesTool, ...extra] });
 
 let browser: Browser;
 let gw: ConsoleGateway;
@@ -30,8 +31,8 @@ afterAll(async () => {
 });
 
 /** The agent's call of `publish`, parked for approval; returns the approval id. */
-async function park(thread_id: string, call_id: string, args: Record<string, unknown> = { text: `ran ${call_id}` }): Promise<string> {
-  const answer = await (await gw.api('/v1/dispatch', { key: 'tg_agent_key', json: { thread_id, calls: [{ call_id, name: 'publish', arguments: args }] } })).json();
+async function park(thread_id: string, call_id: string, args: Record<string, unknown> = { text: `ran ${call_id}` }, name = 'publish'): Promise<string> {
+  const answer = await (await gw.api('/v1/dispatch', { key: 'tg_agent_key', json: { thread_id, calls: [{ call_id, name, arguments: args }] } })).json();
   expect(answer.results[0].status).toBe('pending_approval');
   return answer.results[0].error.details.approval_id;
 }
@@ -103,9 +104,11 @@ describe('console in Chromium', () => {
     await submit(page, `${card} button[value="approve"]`);
     expect(new URL(page.url()).pathname).toBe(`/console/approvals/${id}`);
     expect(await text(page, '[data-role="state"]')).toBe('executed');
-    expect(await text(page, '[data-role="result"]')).toBe('shipped');
+    // The approver's reason reaches the model as a note after the tool's output.
+    const content = 'shipped\n\n[Approved by alice: "looks right"]';
+    expect(await text(page, '[data-role="result"]')).toBe(content);
     const polled = await poll;
-    expect(polled).toMatchObject({ call_id: 'c-approve', status: 'ok', result: { status: 'ok', content: 'shipped' } });
+    expect(polled).toMatchObject({ call_id: 'c-approve', status: 'ok', result: { status: 'ok', content } });
     await context.close();
   });
 
@@ -123,6 +126,29 @@ describe('console in Chromium', () => {
     expect(polled.status).toBe('denied');
     expect(polled.result.content).toContain('A human (bob) rejected this call of `publish`: wrong customer: use the staging account. It did not run.');
     await context.close();
+  });
+
+  it('a quorum of two: two approvers sign in separately; the call runs after the second approval', async () => {
+    const id = await park('th-quorum', 'c-quorum', { text: 'four eyes' }, 'publish_four_eyes');
+    const poll = longPoll('th-quorum', 'c-quorum');
+    const alice = await signIn(browser, gw.url, 'tg_alice_key');
+    const card = `[data-approval="${id}"]`;
+    await alice.page.waitForSelector(card);
+    expect(await text(alice.page, `${card} [data-role="quorum"]`)).toBe('Approvals: 0 of 2');
+    await submit(alice.page, `${card} button[value="approve"]`);
+    expect(await text(alice.page, '[data-role="state"]')).toBe('pending');
+    expect(await text(alice.page, '[data-role="quorum"]')).toBe('Approvals: 1 of 2 (alice)');
+    expect(await alice.page.$('button[value="approve"]')).toBeNull();
+    expect(await approvalState(id)).toBe('pending');
+    const bob = await signIn(browser, gw.url, 'tg_bob_key');
+    await bob.page.waitForSelector(card);
+    expect(await text(bob.page, `${card} [data-role="quorum"]`)).toBe('Approvals: 1 of 2 (alice)');
+    await submit(bob.page, `${card} button[value="approve"]`);
+    expect(await text(bob.page, '[data-role="state"]')).toBe('executed');
+    expect(await text(bob.page, '[data-role="quorum"]')).toBe('Approvals: 2 of 2 (alice, bob)');
+    expect(await poll).toMatchObject({ call_id: 'c-quorum', status: 'ok', result: { content: 'four eyes' } });
+    await alice.context.close();
+    await bob.context.close();
   });
 
   it('the audit page shows "chain intact", then "broken" where an envelope was changed in the store', async () => {

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { html } from 'hono/html';
 import type { Approval } from '../../governance/approval.ts';
+import { approvalsOf, quorumOf } from '../../governance/approvals.ts';
 import type { JsonObject } from '../../registry/json.ts';
 import type { ConsoleEnv } from '../env.ts';
 import { csrfField } from '../layout.ts';
@@ -58,10 +59,10 @@ function argumentsBlock(args: JsonObject | undefined) {
 
 /** "Approvals: 1 of 2 (alice)": shown when more than one approver is needed or someone decided. */
 function quorumProgress(approval: Approval) {
-  const quorum = approval.quorum ?? 1;
+  const quorum = quorumOf(approval);
   const decisions = approval.decisions ?? [];
   if (quorum <= 1 && decisions.length === 0) return '';
-  const approvers = decisions.filter((d) => d.decision === 'approve').map((d) => d.by);
+  const approvers = approvalsOf(approval).map((d) => d.by);
   const list = decisions.map((d) => html`<li>${d.by} ${d.decision === 'approve' ? 'approved' : 'rejected'} via ${d.via} at ${shortTime(d.at)}${d.reason ? html`: “${d.reason}”` : ''}</li>`);
   return html`<p data-role="quorum"><strong>Approvals: ${approvers.length} of ${quorum}</strong>${approvers.length > 0 ? html` (${approvers.join(', ')})` : ''}</p>${list.length > 0 ? html`<ul class="muted">${list}</ul>` : ''}`;
 }
@@ -76,7 +77,7 @@ function outcome(approval: Approval) {
 }
 
 function decisionForm(c: Context<ConsoleEnv>, approval: Approval) {
-  const mine = (approval.decisions ?? []).some((d) => d.by === c.get('principal').principal && d.decision === 'approve');
+  const mine = approvalsOf(approval).some((d) => d.by === c.get('principal').principal);
   return html`<form method="post" action="/console/approvals/${approval.id}" data-role="decide">
 ${csrfField(c)}
 <label>Reason (optional; the model sees it)<textarea name="reason" rows="2" maxlength="${MAX_REASON_CHARS}"></textarea></label>

@@ -56,8 +56,6 @@ export function approvalPages(routes: Hono<ConsoleEnv>, options: ConsoleOptions)
     if (decision !== 'approve' && decision !== 'reject') return showApproval(c, runtime, approval, { status: 400, message: 'choose Approve or Reject' });
     if (reason.length > MAX_REASON_CHARS) return showApproval(c, runtime, approval, { status: 400, message: `the reason is longer than ${MAX_REASON_CHARS} characters; shorten it` });
     const by = c.get('principal').principal;
-    // The requester never approves its own call, whatever the channel.
-    if (decision === 'approve' && by === approval.requested_by) return showApproval(c, runtime, approval, { status: 403, message: 'you requested this call, so you cannot approve it; ask another approver' });
     const outcome = await decideParkedCall(runtime.deps, approval.id, { decision, by, via: 'console', ...(reason ? { reason } : {}) }, options.env, deferFor(c));
     if (outcome.ok) return c.redirect(`/console/approvals/${approval.id}`, 303);
     const current = outcome.approval ?? approval;
