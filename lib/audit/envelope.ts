@@ -8,7 +8,10 @@ export type EnvelopeType =
   | 'tool.call.result'
   | 'tool.call.approval'
   | 'manifest.published'
-  | 'manifest.activated';
+  | 'manifest.activated'
+  | 'key.created'
+  | 'key.revoked'
+  | 'key.rotated';
 
 /** What a writer supplies; the recorder adds id, time, position and hashes. */
 export interface EnvelopeDraft {

@@ -17,7 +17,7 @@ Usage:
   toolgate exec-server --root DIR --tenant T [--port 8788]  serve DIR to a tenant's coding tools, commands sandboxed (TOOLGATE_EXEC_SECRET)
   toolgate call TOOL --root DIR --args JSON [--unsandboxed] run one coding tool locally; exits 1 on an error result
   toolgate audit verify --thread ID [--tenant T | --url U]  recompute a thread's audit chain; exits 1 if broken
-  toolgate keys create --tenant T --principal P --scopes a,b  create an API key (printed once)
+  toolgate keys create|list|revoke|rotate                   API keys: create (printed once, --expires-in), list, revoke, rotate (--url/--key, or --tenant on the store)
   toolgate help                                             this text
 `;
 

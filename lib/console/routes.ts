@@ -8,6 +8,7 @@ import { messagePage, renderPage } from './layout.ts';
 import type { ConsoleOptions } from './options.ts';
 import { approvalPages } from './pages/approvals.ts';
 import { auditPages } from './pages/audit.ts';
+import { keyPages } from './pages/keys.ts';
 import { manifestPages } from './pages/manifests.ts';
 import { signInPages, signOutRoute } from './pages/sign-in.ts';
 import { consoleHeaders, consoleHostGuard, formGuard } from './security.ts';
@@ -37,6 +38,7 @@ export function consoleRoutes(options: ConsoleOptions) {
   approvalPages(routes, options);
   auditPages(routes, options);
   manifestPages(routes, options);
+  keyPages(routes, options);
 
   routes.all('*', (c) => messagePage(c, 404, 'Not found', `no console page at ${new URL(c.req.url).pathname}`));
   routes.onError((error, c) => {

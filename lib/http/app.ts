@@ -4,6 +4,7 @@ import { silentLogger, type Logger } from '../dispatch/events.ts';
 import type { DispatchMetrics } from '../dispatch/metrics.ts';
 import { consoleRoutes } from '../console/routes.ts';
 import { ApiKeyResolver } from '../governance/api-keys.ts';
+import { ApiKeyLifecycle } from '../governance/key-lifecycle.ts';
 import { StoreUnavailableError, type Store } from '../stores/store.ts';
 import { requireCredential, tenantRuntime } from './auth.ts';
 import { apiKeyAuthenticator } from './authenticator.ts';
@@ -75,11 +76,13 @@ export function createApp(options: AppOptions) {
   const withOrigins = originGuard(origins);
   app.use('/v1/*', withOrigins);
   const keys = new ApiKeyResolver(options.store);
+  // Revoking or rotating through this app forgets the key in this isolate's cache at once.
+  const keyLifecycle = new ApiKeyLifecycle(options.store, { resolver: keys });
   const authenticator = apiKeyAuthenticator(keys);
   const withCredential = requireCredential(authenticator);
   app.use('/v1/*', withCredential);
   // Operator routes work before a tenant has an active manifest (publishing its first one).
-  app.route('/v1/admin', adminRoutes(options.store, options.tenants, options.validator, options.confinement));
+  app.route('/v1/admin', adminRoutes(options.store, options.tenants, options.validator, options.confinement, keyLifecycle));
   app.route('/v1/audit', auditRoutes(options.store));
   const withRuntime = tenantRuntime(options.tenants);
   for (const path of ['/v1/tools/*', '/v1/tools', '/v1/dispatch', '/v1/approvals/*', '/v1/approvals', '/v1/calls/*']) app.use(path, withRuntime);
@@ -91,7 +94,7 @@ export function createApp(options: AppOptions) {
   app.route('/v1/approvals', approvalRoutes(options.store, options.env));
   app.route('/v1/calls', callRoutes(options.store));
   // The operator console: browser pages signed in through the same authenticator.
-  app.route('/console', consoleRoutes({ store: options.store, tenants: options.tenants, authenticator, env: options.env, origins, log }));
+  app.route('/console', consoleRoutes({ store: options.store, tenants: options.tenants, authenticator, keyLifecycle, env: options.env, origins, log }));
 
   app.notFound((c) => errorResponse(c, 404, 'not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
   app.onError((error, c) => {

@@ -1,4 +1,4 @@
-import type { ApiKeyResolver, Principal } from '../governance/api-keys.ts';
+import type { ApiKeyResolver, KeyCheck, Principal } from '../governance/api-keys.ts';
 
 /** What a presented credential proved: a principal, or why not (status and code as the API answers them). */
 export type Authentication =
@@ -22,13 +22,15 @@ export function apiKeyAuthenticator(keys: ApiKeyResolver): Authenticator {
   return {
     async authenticate(credential, namedTenant) {
       if (!credential) return { ok: false, status: 401, code: 'unauthorized', message: 'missing API key: send "Authorization: Bearer <key>"' };
-      let principal: Principal | undefined;
+      let checked: KeyCheck;
       try {
-        principal = await keys.resolve(credential);
+        checked = await keys.check(credential);
       } catch (error) {
         return { ok: false, status: 503, code: 'unavailable', message: `cannot check the API key: ${(error as Error).message}` };
       }
-      if (!principal) return { ok: false, status: 401, code: 'unauthorized', message: 'invalid API key' };
+      // Unknown, revoked, expired, or rotated past its grace: the message says which.
+      if (!checked.ok) return { ok: false, status: 401, code: 'unauthorized', message: checked.message };
+      const principal = checked.principal;
       if (namedTenant !== undefined && namedTenant !== principal.tenant) return { ok: false, status: 404, code: 'not_found', message: `tenant "${namedTenant}" not found` };
       return { ok: true, principal };
     },

@@ -1,3 +1,5 @@
+import { KEY_ID_PATTERN } from '../governance/api-key-record.ts';
+
 /** The shapes of identifiers the API accepts, each with the words a 400 uses to describe it. */
 export interface IdentifierShape {
   pattern: RegExp;
@@ -12,3 +14,5 @@ export const MANIFEST_VERSION: IdentifierShape = { pattern: /^[A-Za-z0-9][A-Za-z
 export const TOOL_NAME: IdentifierShape = { pattern: /^[a-zA-Z0-9_-]{1,64}$/, describe: '1-64 letters, digits, _ and -' };
 /** Principals and scopes of API keys. */
 export const KEY_NAME: IdentifierShape = { pattern: /^[\w.@:-]{1,100}$/, describe: '1-100 letters, digits and _ . @ : -' };
+/** API key ids, as the gateway gives them (never the key itself). */
+export const KEY_ID: IdentifierShape = { pattern: KEY_ID_PATTERN, describe: '"key_" and 16 hex digits, as `toolgate keys list` shows them' };

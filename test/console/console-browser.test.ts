@@ -175,7 +175,7 @@ describe('console in Chromium', () => {
     expect(await page.$$eval('nav a', (links) => links.map((a) => a.textContent))).toEqual(['Approvals']);
     await page.waitForSelector(`[data-approval="${id}"]`);
     expect(await page.$(`[data-approval="${id}"] form[data-role="decide"]`)).toBeNull();
-    for (const path of ['/console/audit?thread_id=th-scope', '/console/manifests']) {
+    for (const path of ['/console/audit?thread_id=th-scope', '/console/manifests', '/console/keys']) {
       const response = await page.goto(`${gw.url}${path}`);
       expect(response!.status(), path).toBe(403);
       expect(await text(page, '.notice.bad')).toContain('your key lacks the scope');
@@ -239,6 +239,47 @@ describe('console in Chromium', () => {
     await context.close();
   });
 
+  it('keys: create (shown once), rotate, revoke; a revoked key is refused by the API and its console session ends', async () => {
+    const { context, page } = await signIn(browser, gw.url, 'tg_alice_key');
+    await page.goto(`${gw.url}/console/keys`);
+    await page.type('form[data-role="create-key"] input[name="principal"]', 'ci-bot');
+    await page.type('form[data-role="create-key"] input[name="scopes"]', 'approvals:read');
+    await page.select('form[data-role="create-key"] select[name="expires_in_days"]', '30');
+    const created = await Promise.all([page.waitForNavigation(), page.click('form[data-role="create-key"] button')]).then(([r]) => r!);
+    expect(created.status()).toBe(201);
+    const key = await text(page, '[data-role="new-key"] [data-role="key"]');
+    expect(key).toMatch(/^tg_[0-9a-f]{48}$/);
+    expect((await gw.api('/v1/approvals', { key })).status).toBe(200);
+    await page.goto(`${gw.url}/console/keys`);
+    expect(await page.content()).not.toContain(key);
+    const row = `tr[data-prefix="${key.slice(0, 11)}"]`;
+    expect(await text(page, `${row} [data-role="state"]`)).toBe('active');
+    expect(await text(page, row)).toContain('approvals:read');
+
+    // Rotate with no grace: the old key stops at once, the new one works.
+    await page.select(`${row} select[name="grace_seconds"]`, '0');
+    await submit(page, `${row} button[data-role="rotate"]`);
+    const rotated = await text(page, '[data-role="new-key"] [data-role="key"]');
+    expect(rotated).not.toBe(key);
+    expect((await gw.api('/v1/approvals', { key })).status).toBe(401);
+    expect((await gw.api('/v1/approvals', { key: rotated })).status).toBe(200);
+
+    // The new key signs in to the console; revoking it in alice's page refuses it in the API and ends its session.
+    const bot = await signIn(browser, gw.url, rotated);
+    expect(new URL(bot.page.url()).pathname).toBe('/console/approvals');
+    await page.goto(`${gw.url}/console/keys`);
+    const newRow = `tr[data-prefix="${rotated.slice(0, 11)}"]`;
+    await submit(page, `${newRow} button[data-role="revoke"]`);
+    expect(await text(page, '.notice.ok')).toContain('is revoked');
+    expect(await text(page, `${newRow} [data-role="state"]`)).toBe('revoked');
+    expect((await gw.api('/v1/approvals', { key: rotated })).status).toBe(401);
+    await bot.page.reload();
+    expect(new URL(bot.page.url()).pathname).toBe('/console/sign-in');
+    expect(await text(bot.page, '.notice.bad')).toContain('Your session ended');
+    await bot.context.close();
+    await context.close();
+  });
+
   it('every page fits a 390 px wide phone screen without sideways scrolling', async () => {
     await park('th-phone', 'c-phone-with-a-rather-long-call-identifier-that-must-wrap', { text: 'x'.repeat(300), token: 't' });
     const context = await browser.createBrowserContext();
@@ -249,7 +290,7 @@ describe('console in Chromium', () => {
     expect(await overflow()).toBeLessThanOrEqual(0);
     await page.type('input[name="credential"]', 'tg_alice_key');
     await submit(page, 'form[action="/console/sign-in"] button');
-    for (const path of ['/console/approvals', '/console/audit?thread_id=th-phone', '/console/manifests?from=1&to=1']) {
+    for (const path of ['/console/approvals', '/console/audit?thread_id=th-phone', '/console/manifests?from=1&to=1', '/console/keys']) {
       await page.goto(`${gw.url}${path}`);
       expect(await overflow(), path).toBeLessThanOrEqual(0);
     }

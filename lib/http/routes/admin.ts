@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { AuditRecorder } from '../../audit/recorder.ts';
 import type { TenantDirectory } from '../../dispatch/tenant-directory.ts';
-import { createApiKey } from '../../governance/api-keys.ts';
+import type { ApiKeyLifecycle } from '../../governance/key-lifecycle.ts';
 import { defaultExecutorKinds } from '../../registry/executors/index.ts';
 import { diffManifests } from '../../registry/manifest-diff.ts';
 import type { ConfinementChecks } from '../../registry/manifest-confinement.ts';
@@ -14,12 +14,11 @@ import type { SchemaValidator } from '../../validation/validator.ts';
 import { requireScope } from '../auth.ts';
 import type { GatewayEnv } from '../env.ts';
 import { errorResponse, readJsonBody } from '../errors.ts';
-import { KEY_NAME, MANIFEST_VERSION } from '../identifiers.ts';
+import { MANIFEST_VERSION } from '../identifiers.ts';
 import { identifierParam, identifierQuery } from '../params.ts';
-import { readEmptyBody, readKnownObject } from '../strict-body.ts';
+import { readEmptyBody } from '../strict-body.ts';
+import { adminKeyRoutes } from './admin-keys.ts';
 
-const MAX_SCOPES = 50;
-const KEY_FIELDS = { fields: ['principal', 'scopes'], hints: { tenant: "a key is created in the tenant of the admin key that asks for it; tenant is not a field" } };
 
 function lifecycleError(c: Context, error: unknown) {
   if (!(error instanceof ManifestLifecycleError)) throw error;
@@ -27,28 +26,17 @@ function lifecycleError(c: Context, error: unknown) {
 }
 
 /**
- * Operator routes (scope `admin`), always within the key's own tenant: API keys, and the
+ * Operator routes (scope `admin`), always within the key's own tenant: API keys (admin-keys.ts), and the
  * manifest lifecycle (publish, activate, rollback, list, diff), every step audited.
  */
-export function adminRoutes(store: Store, tenants: TenantDirectory, validator: SchemaValidator, confinement: ConfinementChecks) {
+export function adminRoutes(store: Store, tenants: TenantDirectory, validator: SchemaValidator, confinement: ConfinementChecks, keys: ApiKeyLifecycle) {
   const routes = new Hono<GatewayEnv>();
   const audit = new AuditRecorder(store);
   routes.use('*', requireScope('admin'));
   const actor = (c: Context<GatewayEnv>) => c.get('principal').principal;
   const tenantOf = (c: Context<GatewayEnv>) => c.get('principal').tenant;
 
-  routes.post('/keys', async (c) => {
-    const read = await readKnownObject(c, KEY_FIELDS);
-    if (!read.ok) return read.response;
-    const body = read.body;
-    if (typeof body.principal !== 'string' || !KEY_NAME.pattern.test(body.principal)) return errorResponse(c, 400, 'invalid_request', `principal must be ${KEY_NAME.describe}`);
-    if (!Array.isArray(body.scopes) || body.scopes.length > MAX_SCOPES || body.scopes.some((s) => typeof s !== 'string' || !KEY_NAME.pattern.test(s))) {
-      return errorResponse(c, 400, 'invalid_request', `scopes must be an array of at most ${MAX_SCOPES} scope names, each ${KEY_NAME.describe}`);
-    }
-    const principal = { tenant: tenantOf(c), principal: body.principal, scopes: body.scopes as string[] };
-    const { key } = await createApiKey(store, principal);
-    return c.json({ key, ...principal, note: 'this key is shown once; toolgate stores only its hash' }, 201);
-  });
+  routes.route('/keys', adminKeyRoutes(keys));
 
   routes.post('/manifests', async (c) => {
     const read = await readJsonBody(c);
