@@ -31,6 +31,7 @@ export const consoleBench: BenchModule = {
       approval: `/console/approvals/${approvalId}`,
       audit: '/console/audit?thread_id=support-42',
       manifests: `/console/manifests?from=1&to=${SIZES.versions}`,
+      keys: '/console/keys',
     };
     const figures: Figures = { pending_approvals: SIZES.pending, audit_envelopes: 0, manifest_versions: SIZES.versions };
     for (const [name, path] of Object.entries(pages)) {

@@ -4,6 +4,7 @@
  * call, and more than one manifest version.
  */
 import { createApiKey } from '../lib/governance/api-keys.ts';
+import { ApiKeyLifecycle } from '../lib/governance/key-lifecycle.ts';
 import { createGateway } from '../lib/http/gateway.ts';
 import type { Manifest } from '../lib/registry/manifest.ts';
 import { MemoryStore } from '../lib/stores/memory.ts';
@@ -32,6 +33,14 @@ export async function createDemoGateway() {
   await createApiKey(store, { tenant: 'acme', principal: 'support-bot', scopes: [] }, DEMO_KEYS.agent);
   await createApiKey(store, { tenant: 'acme', principal: 'alice@acme.example', scopes: ['admin', 'approvals:decide', 'audit:read'] }, DEMO_KEYS.alice);
   await createApiKey(store, { tenant: 'acme', principal: 'bob@acme.example', scopes: ['approvals:decide'] }, DEMO_KEYS.bob);
+  // Keys the Keys page lists (the three above predate the lifecycle's index, as a demo key does).
+  const lifecycle = new ApiKeyLifecycle(store);
+  await lifecycle.create('acme', { principal: 'support-bot', scopes: [], expires_at: new Date(Date.now() + 90 * 86_400_000).toISOString() }, 'alice@acme.example');
+  await lifecycle.create('acme', { principal: 'oncall@acme.example', scopes: ['approvals:decide', 'audit:read'], expires_at: null }, 'alice@acme.example');
+  const rotated = await lifecycle.create('acme', { principal: 'ci-deploy', scopes: ['admin'], expires_at: new Date(Date.now() + 30 * 86_400_000).toISOString() }, 'alice@acme.example');
+  await lifecycle.rotate('acme', rotated.info.id, 'alice@acme.example', { grace_seconds: 86_400 });
+  const revoked = await lifecycle.create('acme', { principal: 'old-laptop', scopes: ['approvals:read'], expires_at: null }, 'alice@acme.example');
+  await lifecycle.revoke('acme', revoked.info.id, 'alice@acme.example');
   const gateway = createGateway({ manifests: [demoManifest(1)], store, env: {}, manifestCacheMs: 0 });
   await gateway.ready;
   return { gateway, store };

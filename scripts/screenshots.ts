@@ -54,6 +54,7 @@ async function main() {
     await shoot(page, `${url}/console/approvals`, 'approvals');
     await shoot(page, `${url}/console/audit?thread_id=support-42`, 'audit');
     await shoot(page, `${url}/console/manifests?from=1&to=2`, 'manifests');
+    await shoot(page, `${url}/console/keys`, 'keys');
   } finally {
     await browser.close();
     server.close();

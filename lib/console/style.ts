@@ -14,7 +14,7 @@ nav{display:flex;flex-wrap:wrap;gap:.25rem}
 nav a{padding:.3rem .6rem;border-radius:6px;color:var(--fg);text-decoration:none}
 nav a[aria-current]{background:var(--card);font-weight:600}
 .who{margin-left:auto;display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;color:var(--muted);font-size:.9rem}
-main{max-width:62rem;margin:0 auto;padding:1rem}
+main{max-width:76rem;margin:0 auto;padding:1rem}
 h1{font-size:1.4rem;margin:.2rem 0 1rem}
 h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
 .card{border:1px solid var(--line);border-radius:8px;padding:1rem;margin:0 0 1rem;background:var(--card)}
@@ -25,7 +25,8 @@ dd{margin:0;overflow-wrap:anywhere}
 pre{background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:.6rem;overflow:auto;max-height:20rem;white-space:pre-wrap;overflow-wrap:anywhere;margin:.5rem 0}
 code{overflow-wrap:anywhere}
 table{border-collapse:collapse;width:100%}
-th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
+.scroll{overflow-x:auto}
+th,td{text-align:left;padding:.4rem .4rem;border-bottom:1px solid var(--line);vertical-align:top}
 tr.broken td{background:color-mix(in srgb,var(--bad) 18%,transparent)}
 button,input,select,textarea{font:inherit}
 button{padding:.4rem .9rem;border-radius:6px;border:1px solid var(--line);background:var(--bg);color:var(--fg);cursor:pointer}
@@ -45,6 +46,12 @@ form.inline{display:inline}
 .badge.ok{border-color:var(--ok);color:var(--ok)}
 .badge.bad{border-color:var(--bad);color:var(--bad)}
 .muted{color:var(--muted)}
+.small{font-size:.8rem}
+.actions select{width:auto}
+.key-actions{display:grid;gap:.4rem;width:11rem}
+.key-actions form{display:grid;grid-template-columns:1fr auto;gap:.4rem;margin:0}
+.key-actions form.inline{display:block}
+.nowrap{white-space:nowrap}
 .secret{font-family:ui-monospace,monospace;padding:.6rem;border:2px dashed var(--ok);border-radius:6px;overflow-wrap:anywhere;user-select:all}
 @media (max-width:40rem){
 table.stack thead{display:none}

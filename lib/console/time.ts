@@ -22,3 +22,10 @@ export function shortTime(at: string | null | undefined): string {
   const date = new Date(at);
   return Number.isNaN(date.getTime()) ? at : `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
+
+/** Just the day ("2026-05-01", UTC), for dense tables; the full time goes in a title. */
+export function shortDate(at: string | null | undefined): string {
+  if (!at) return '—';
+  const date = new Date(at);
+  return Number.isNaN(date.getTime()) ? at : date.toISOString().slice(0, 10);
+}

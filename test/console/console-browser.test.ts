@@ -280,7 +280,7 @@ describe('console in Chromium', () => {
     await context.close();
   });
 
-  it('every page fits a 390 px wide phone screen without sideways scrolling', async () => {
+  it('every page fits a 390 px wide phone screen (and a 1280 px desktop) without sideways scrolling', async () => {
     await park('th-phone', 'c-phone-with-a-rather-long-call-identifier-that-must-wrap', { text: 'x'.repeat(300), token: 't' });
     const context = await browser.createBrowserContext();
     const page = await context.newPage();
@@ -290,9 +290,12 @@ describe('console in Chromium', () => {
     expect(await overflow()).toBeLessThanOrEqual(0);
     await page.type('input[name="credential"]', 'tg_alice_key');
     await submit(page, 'form[action="/console/sign-in"] button');
-    for (const path of ['/console/approvals', '/console/audit?thread_id=th-phone', '/console/manifests?from=1&to=1', '/console/keys']) {
-      await page.goto(`${gw.url}${path}`);
-      expect(await overflow(), path).toBeLessThanOrEqual(0);
+    for (const width of [390, 1280]) {
+      await page.setViewport({ width, height: 844, isMobile: width < 600, hasTouch: width < 600 });
+      for (const path of ['/console/approvals', '/console/audit?thread_id=th-phone', '/console/manifests?from=1&to=1', '/console/keys']) {
+        await page.goto(`${gw.url}${path}`);
+        expect(await overflow(), `${path} at ${width} px`).toBeLessThanOrEqual(0);
+      }
     }
     await context.close();
   });

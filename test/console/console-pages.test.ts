@@ -196,3 +196,29 @@ describe('console: audit and manifests', () => {
     expect(await rollback.text()).toContain('has no earlier active version to roll back to');
   });
 });
+
+describe('console: keys', () => {
+  it("creates a key shown once; refuses bad fields, another tenant's key id, and non-admins", async () => {
+    const { cookie, csrf } = await signIn('alice');
+    const created = await post('/console/keys', { _csrf: csrf, principal: 'ci-bot', scopes: 'approvals:read, audit:read', expires_in_days: '30' }, cookie);
+    expect(created.status).toBe(201);
+    const page = await created.text();
+    const key = /data-role="key">(tg_[0-9a-f]{48})</.exec(page)![1];
+    const id = /Id (key_[0-9a-f]{16})/.exec(page)![1];
+    expect(await (await get('/console/keys', cookie)).text()).not.toContain(key);
+    expect((await post('/console/keys', { _csrf: csrf, principal: 'bad name!', scopes: '', expires_in_days: '30' }, cookie)).status).toBe(400);
+    expect((await post('/console/keys', { _csrf: csrf, principal: 'x', scopes: '<b>', expires_in_days: '30' }, cookie)).status).toBe(400);
+    expect((await post('/console/keys', { _csrf: csrf, principal: 'x', scopes: '', expires_in_days: '7' }, cookie)).status).toBe(400);
+    const beta = await signIn('beta');
+    const foreign = await post(`/console/keys/${id}/revoke`, { _csrf: beta.csrf }, beta.cookie);
+    expect(foreign.status).toBe(404);
+    expect(await (await get('/console/keys', beta.cookie)).text()).not.toContain(id);
+    expect((await gw.request('/v1/approvals', { key })).status).toBe(200);
+    const agent = await signIn('agent');
+    expect((await post(`/console/keys/${id}/revoke`, { _csrf: agent.csrf }, agent.cookie)).status).toBe(403);
+    expect((await post('/console/keys', { _csrf: agent.csrf, principal: 'x', scopes: 'admin', expires_in_days: '0' }, agent.cookie)).status).toBe(403);
+    expect((await gw.request('/v1/approvals', { key })).status).toBe(200);
+    expect((await post(`/console/keys/${id}/revoke`, { _csrf: csrf }, cookie)).headers.get('location')).toBe(`/console/keys?revoked=${id}`);
+    expect((await gw.request('/v1/approvals', { key })).status).toBe(401);
+  });
+});

@@ -63,7 +63,7 @@ function envelopeTable(envelopes: StoredEnvelope[], check: ChainCheck) {
   const broken = check.ok ? undefined : check.broken_at;
   const rows = envelopes.slice(0, MAX_SHOWN).map((e) => envelopeRow(e, e.seq === broken));
   const more = envelopes.length > MAX_SHOWN ? html`<p class="muted">The first ${MAX_SHOWN} of ${envelopes.length} envelopes are shown; the chain check covers all of them.</p>` : '';
-  return html`<table class="stack"><thead><tr><th>Seq</th><th>Time</th><th>Type</th><th>Tool · call</th><th>Principal</th><th>Hash</th></tr></thead><tbody>${rows}</tbody></table>${more}`;
+  return html`<div class="scroll"><table class="stack"><thead><tr><th>Seq</th><th>Time</th><th>Type</th><th>Tool · call</th><th>Principal</th><th>Hash</th></tr></thead><tbody>${rows}</tbody></table></div>${more}`;
 }
 
 function envelopeRow(envelope: StoredEnvelope, broken: boolean) {

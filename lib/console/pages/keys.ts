@@ -7,7 +7,7 @@ import type { ConsoleEnv } from '../env.ts';
 import { csrfField, notice, renderPage, type Html } from '../layout.ts';
 import type { ConsoleOptions } from '../options.ts';
 import { requirePage } from '../scope-guard.ts';
-import { shortTime } from '../time.ts';
+import { shortDate, shortTime } from '../time.ts';
 
 const PAGE_SIZE = 100;
 const CURSOR = /^\d{1,16}$/;
@@ -105,28 +105,28 @@ function shownKey(shown: Shown): Html {
 
 function keyTable(c: Context<ConsoleEnv>, keys: ApiKeyInfo[]) {
   const rows = keys.map((key) => html`<tr data-key="${key.id}" data-prefix="${key.prefix}" data-state="${key.state}">
-<td data-label="Key"><code>${key.prefix}…</code><br><span class="muted">${key.id}</span></td>
+<td data-label="Key" class="nowrap"><code title="${key.id}">${key.prefix}…</code></td>
 <td data-label="Principal">${key.principal}</td>
 <td data-label="Scopes">${key.scopes.length > 0 ? key.scopes.join(' ') : html`<span class="muted">none</span>`}</td>
 <td data-label="State">${stateBadge(key)}</td>
-<td data-label="Created">${shortTime(key.created_at)}${key.created_by ? ` by ${key.created_by}` : ''}</td>
-<td data-label="Expires">${key.expires_at ? shortTime(key.expires_at) : 'never'}</td>
-<td data-label="Last used">${shortTime(key.last_used_at)}</td>
+<td data-label="Created"><span title="${shortTime(key.created_at)}">${shortDate(key.created_at)}</span>${key.created_by ? html`<br><span class="muted small">by ${key.created_by}</span>` : ''}</td>
+<td data-label="Expires" class="nowrap"><span title="${shortTime(key.expires_at)}">${key.expires_at ? shortDate(key.expires_at) : 'never'}</span></td>
+<td data-label="Last used" class="nowrap"><span title="${shortTime(key.last_used_at)}">${key.last_used_at ? shortDate(key.last_used_at) : 'never'}</span></td>
 <td>${keyActions(c, key)}</td>
 </tr>`);
-  return html`<table class="stack"><thead><tr><th>Key</th><th>Principal</th><th>Scopes</th><th>State</th><th>Created</th><th>Expires</th><th>Last used</th><th></th></tr></thead><tbody>${rows}</tbody></table>`;
+  return html`<div class="scroll"><table class="stack"><thead><tr><th>Key</th><th>Principal</th><th>Scopes</th><th>State</th><th>Created</th><th>Expires</th><th>Used</th><th></th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 function stateBadge(key: ApiKeyInfo) {
   const kind = key.state === 'active' ? ' ok' : key.state === 'rotated' ? '' : ' bad';
-  const detail = key.state === 'rotated' && key.grace_until ? ` until ${shortTime(key.grace_until)}` : key.state === 'revoked' && key.revoked_by ? ` by ${key.revoked_by}` : '';
-  return html`<span class="badge${kind}" data-role="state">${key.state}</span>${detail}`;
+  const detail = key.state === 'rotated' && key.grace_until ? `valid until ${shortTime(key.grace_until)}` : key.state === 'revoked' && key.revoked_by ? `by ${key.revoked_by}` : '';
+  return html`<span class="badge${kind}" data-role="state">${key.state}</span>${detail ? html`<br><span class="muted small">${detail}</span>` : ''}`;
 }
 
 function keyActions(c: Context<ConsoleEnv>, key: ApiKeyInfo) {
   const revoke = key.state === 'revoked' ? '' : html`<form class="inline" method="post" action="/console/keys/${key.id}/revoke">${csrfField(c)}<button class="danger" type="submit" data-role="revoke">Revoke</button></form>`;
-  const rotate = key.state !== 'active' ? '' : html`<form method="post" action="/console/keys/${key.id}/rotate" class="actions">${csrfField(c)}<select name="grace_seconds" aria-label="Old key stays valid for">${GRACES.map((g) => html`<option value="${g.seconds}"${g.seconds === DAY_SECONDS ? html` selected` : ''}>old key valid ${g.label}</option>`)}</select><button type="submit" data-role="rotate">Rotate</button></form>`;
-  return html`<div class="actions">${revoke}${rotate}</div>`;
+  const rotate = key.state !== 'active' ? '' : html`<form method="post" action="/console/keys/${key.id}/rotate">${csrfField(c)}<select name="grace_seconds" aria-label="Old key stays valid for">${GRACES.map((g) => html`<option value="${g.seconds}"${g.seconds === DAY_SECONDS ? html` selected` : ''}>grace ${g.label}</option>`)}</select><button type="submit" data-role="rotate">Rotate</button></form>`;
+  return html`<div class="key-actions">${revoke}${rotate}</div>`;
 }
 
 function createForm(c: Context<ConsoleEnv>) {

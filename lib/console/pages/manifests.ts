@@ -79,7 +79,7 @@ function versionTable(c: Context<ConsoleEnv>, versions: Versions) {
 <td data-label="Hash"><code title="${v.hash}">${v.hash.slice(0, 12)}</code></td>
 <td>${v.active ? '' : html`<form class="inline" method="post" action="/console/manifests/${encodeURIComponent(v.version)}/activate">${csrfField(c)}<button type="submit" data-role="activate">Activate</button></form>`}</td>
 </tr>`);
-  return html`<table class="stack"><thead><tr><th>Version</th><th>Published</th><th>Hash</th><th></th></tr></thead><tbody>${rows}</tbody></table>`;
+  return html`<div class="scroll"><table class="stack"><thead><tr><th>Version</th><th>Published</th><th>Hash</th><th></th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 function rollbackForm(c: Context<ConsoleEnv>, previous: string) {
