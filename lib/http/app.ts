@@ -2,6 +2,7 @@ import { Hono, type Context } from 'hono';
 import type { TenantDirectory } from '../dispatch/tenant-directory.ts';
 import { silentLogger, type Logger } from '../dispatch/events.ts';
 import type { DispatchMetrics } from '../dispatch/metrics.ts';
+import { consoleRoutes } from '../console/routes.ts';
 import { ApiKeyResolver } from '../governance/api-keys.ts';
 import { ApiKeyLifecycle } from '../governance/key-lifecycle.ts';
 import { StoreUnavailableError, type Store } from '../stores/store.ts';
@@ -104,6 +105,8 @@ export function createApp(options: AppOptions) {
   app.route('/v1/dispatch', dispatchRoutes(options.env));
   app.route('/v1/approvals', approvalRoutes(options.store, options.env));
   app.route('/v1/calls', callRoutes(options.store));
+  // The operator console: browser pages signed in through the same authenticator.
+  app.route('/console', consoleRoutes({ store: options.store, tenants: options.tenants, authenticator, keyLifecycle, env: options.env, origins, log }));
 
   app.notFound((c) => errorResponse(c, 404, 'not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
   app.onError((error, c) => {

@@ -150,6 +150,30 @@ export function runtimeScenarios(name: string, open: (fixtures: ScenarioFixtures
       }
     });
 
+    it('serves the console: sign in with a form, an audit page with its chain verified, sign out', async () => {
+      // As a browser on the console's own pages sends a form (Sec-Fetch-Site; the runtime's own URL is not http://gateway).
+      const form = (path: string, fields: Record<string, string>, cookie?: string) => target.fetch(new Request(`http://gateway${path}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin', ...(cookie ? { cookie } : {}) },
+        body: new URLSearchParams(fields).toString(),
+      }));
+      const signedIn = await form('/console/sign-in', { credential: DEMO_KEY });
+      expect(signedIn.status).toBe(303);
+      const cookie = signedIn.headers.get('set-cookie')!.split(';')[0];
+      expect(cookie.startsWith('__Secure-toolgate_console=')).toBe(true);
+      await dispatch('e2e-console', [{ call_id: 'c', name: 'echo', arguments: { text: 'audited' } }]);
+      const audit = await target.fetch(new Request('http://gateway/console/audit?thread_id=e2e-console', { headers: { cookie } }));
+      expect(audit.status).toBe(200);
+      expect(audit.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      const page = await audit.text();
+      expect(page).toContain('data-chain="intact"');
+      const csrf = /name="_csrf" value="([0-9a-f]{64})"/.exec(page)![1];
+      const signedOut = await form('/console/sign-out', { _csrf: csrf }, cookie);
+      expect(signedOut.status).toBe(303);
+      expect(signedOut.headers.get('set-cookie')).toMatch(/^__Secure-toolgate_console=; Max-Age=0/);
+    });
+
     it('publishes, activates, serves and rolls back a manifest version', async () => {
       const demo = JSON.parse(readFileSync(join(REPO_ROOT, 'examples/demo/manifest.json'), 'utf8'));
       const v2 = { ...demo, version: 'e2e-2', tools: [demo.tools[0]] };
