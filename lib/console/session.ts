@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { sha256Hex } from '../crypto/sha256.ts';
 import type { Authenticator } from '../http/authenticator.ts';
+import { isTenantId } from '../http/routes/protected-resource.ts';
 import type { ConsoleEnv } from './env.ts';
 
 /**
@@ -18,17 +19,33 @@ const SESSION_SECONDS = 8 * 60 * 60;
 /** Longer than any API key or ID token we accept; bounds what a sign-in form makes us hash. */
 export const MAX_CREDENTIAL_CHARS = 8192;
 
-export function startSession(c: Context, credential: string): void {
-  setCookie(c, SESSION_COOKIE, credential, { prefix: 'secure', httpOnly: true, sameSite: 'Strict', path: CONSOLE_PATH, maxAge: SESSION_SECONDS });
+/** The tenant a token signs in to (a token, unlike a key, does not name it); kept beside the credential, with the same flags. */
+export const TENANT_COOKIE = 'toolgate_console_tenant';
+
+/** What the cookies hold: the credential and, for a token, the tenant it was signed in to. */
+export interface SessionCredential {
+  credential: string;
+  tenant?: string;
+}
+
+const COOKIE_FLAGS = { prefix: 'secure', httpOnly: true, sameSite: 'Strict', path: CONSOLE_PATH } as const;
+
+export function startSession(c: Context, session: SessionCredential): void {
+  setCookie(c, SESSION_COOKIE, session.credential, { ...COOKIE_FLAGS, maxAge: SESSION_SECONDS });
+  if (session.tenant) setCookie(c, TENANT_COOKIE, session.tenant, { ...COOKIE_FLAGS, maxAge: SESSION_SECONDS });
+  else if (getCookie(c, TENANT_COOKIE, 'secure') !== undefined) deleteCookie(c, TENANT_COOKIE, COOKIE_FLAGS);
 }
 
 export function endSession(c: Context): void {
-  deleteCookie(c, SESSION_COOKIE, { prefix: 'secure', httpOnly: true, sameSite: 'Strict', path: CONSOLE_PATH });
+  deleteCookie(c, SESSION_COOKIE, COOKIE_FLAGS);
+  if (getCookie(c, TENANT_COOKIE, 'secure') !== undefined) deleteCookie(c, TENANT_COOKIE, COOKIE_FLAGS);
 }
 
-export function sessionCredential(c: Context): string | undefined {
-  const value = getCookie(c, SESSION_COOKIE, 'secure');
-  return value && value.length <= MAX_CREDENTIAL_CHARS ? value : undefined;
+export function sessionCredential(c: Context): SessionCredential | undefined {
+  const credential = getCookie(c, SESSION_COOKIE, 'secure');
+  if (!credential || credential.length > MAX_CREDENTIAL_CHARS) return undefined;
+  const tenant = getCookie(c, TENANT_COOKIE, 'secure');
+  return tenant && isTenantId(tenant) ? { credential, tenant } : { credential };
 }
 
 /**
@@ -36,8 +53,8 @@ export function sessionCredential(c: Context): string | undefined {
  * cannot read it (it never learns the credential, and the pages that carry the token are not
  * readable cross-origin), while every page of the session can put it in its forms.
  */
-export function csrfToken(credential: string): Promise<string> {
-  return sha256Hex(`toolgate console form token v1\n${credential}`);
+export function csrfToken(session: SessionCredential): Promise<string> {
+  return sha256Hex(`toolgate console form token v1\n${session.tenant ?? ''}\n${session.credential}`);
 }
 
 /** Whether two strings are equal, in time that does not depend on where they first differ. */
@@ -55,16 +72,16 @@ export function sameToken(a: string, b: string): boolean {
  */
 export function requireSession(authenticator: Authenticator, unavailable: (c: Context<ConsoleEnv>, message: string) => Response | Promise<Response>): MiddlewareHandler<ConsoleEnv> {
   return async (c, next) => {
-    const credential = sessionCredential(c);
-    if (!credential) return c.redirect(`${CONSOLE_PATH}/sign-in`, 303);
-    const outcome = await authenticator.authenticate(credential, undefined);
+    const session = sessionCredential(c);
+    if (!session) return c.redirect(`${CONSOLE_PATH}/sign-in`, 303);
+    const outcome = await authenticator.authenticate(session.credential, session.tenant);
     if (!outcome.ok) {
       if (outcome.status === 503) return unavailable(c, outcome.message);
       endSession(c);
       return c.redirect(`${CONSOLE_PATH}/sign-in?ended=1`, 303);
     }
     c.set('principal', outcome.principal);
-    c.set('csrf', await csrfToken(credential));
+    c.set('csrf', await csrfToken(session));
     await next();
   };
 }
