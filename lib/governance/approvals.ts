@@ -3,6 +3,7 @@ import type { JsonObject } from '../registry/json.ts';
 import { checkPageLimit } from '../stores/page-limit.ts';
 import { StoreUnavailableError, type Store } from '../stores/store.ts';
 import type { Approval, ApprovalState, ApproverDecision, DecisionChannel } from './approval.ts';
+import { samePrincipal } from './principal-identity.ts';
 
 /** Decided approvals stay readable this long after they expire. */
 const RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -120,8 +121,9 @@ function refusalOf(approval: Approval, decision: Decision): Extract<DecisionOutc
   if (approval.state === 'expired') return 'expired';
   if (approval.state !== 'pending') return 'not_pending';
   if (decision.decision === 'reject') return undefined;
-  if (decision.by === approval.requested_by) return 'self_approval';
-  if (approvalsOf(approval).some((d) => d.by === decision.by)) return 'already_decided';
+  // Compared as people, not strings: "Alice" and "alice " are one approver (principal-identity.ts).
+  if (samePrincipal(decision.by, approval.requested_by)) return 'self_approval';
+  if (approvalsOf(approval).some((d) => samePrincipal(d.by, decision.by))) return 'already_decided';
   return undefined;
 }
 

@@ -3,6 +3,7 @@ import { egressRefusal, type Fetch } from '../egress/fetch.ts';
 import { capBody } from '../registry/executors/bounded-body.ts';
 import { TOKEN_ALGORITHMS, type OidcSettings } from '../registry/manifest.ts';
 import type { Principal } from './api-keys.ts';
+import { FetchBackoffError, fetchWithBackoff } from './fetch-backoff.ts';
 import { DiscoveryError, discoverJwksUri } from './oidc-discovery.ts';
 
 /** Longer than any real access token (Entra's with many groups stay under 8 KiB); refused before it is parsed. */
@@ -24,6 +25,9 @@ export interface TokenVerifierOptions {
   cooldownMs?: number;
   /** How long a fetched key set is used before it is fetched again (default 10 min). */
   cacheMaxAgeMs?: number;
+  /** After a failed fetch of the discovery document or key set, how long nothing is fetched (default 10 s; requests needing the keys get 503). */
+  failureBackoffMs?: number;
+  now?: () => number;
 }
 
 /**
@@ -45,8 +49,10 @@ export class TokenVerifier {
     this.#settings = settings;
     this.issuer = settings.issuer;
     this.#options = options;
-    // The key set is never read whole into memory past its cap, however large the answer.
-    this.#fetch = async (input, init) => capBody(await fetch(input, init), MAX_JWKS_BYTES);
+    // The key set is never read whole into memory past its cap, however large the answer; a
+    // failing provider is asked again only after a pause, however many tokens arrive meanwhile.
+    const capped: Fetch = async (input, init) => capBody(await fetch(input, init), MAX_JWKS_BYTES);
+    this.#fetch = fetchWithBackoff(capped, options.failureBackoffMs ?? 10_000, options.now);
   }
 
   async verify(token: string): Promise<TokenVerification> {
@@ -131,7 +137,7 @@ function scopesOf(payload: JWTPayload, configured: string | undefined): { ok: tr
 function keysUnavailable(error: unknown): string | undefined {
   const refused = egressRefusal(error);
   if (refused) return `cannot fetch the identity provider's keys: ${refused.message}`;
-  if (error instanceof DiscoveryError) return `cannot fetch the identity provider's keys: ${error.message}`;
+  if (error instanceof DiscoveryError || error instanceof FetchBackoffError) return `cannot fetch the identity provider's keys: ${error.message}`;
   if (error instanceof errors.JWKSTimeout) return "cannot fetch the identity provider's keys: the request timed out";
   if (error instanceof errors.JWKSInvalid) return "cannot use the identity provider's keys: its key set is not a JSON Web Key Set";
   // jose's own errors about the key set's HTTP answer, and network failures (TypeError from fetch).
