@@ -38,7 +38,7 @@ export function apiKeyAuthenticator(keys: ApiKeyResolver): Authenticator {
       // Unknown, revoked, expired, or rotated past its grace: the message says which.
       if (!checked.ok) return { ok: false, status: 401, code: 'unauthorized', message: checked.message };
       const principal = checked.principal;
-      if (namedTenant !== undefined && namedTenant !== principal.tenant) return { ok: false, status: 404, code: 'not_found', message: `tenant "${namedTenant}" not found` };
+      if (namedTenant !== undefined && namedTenant !== principal.tenant) return { ok: false, status: 404, code: 'not_found', message: `tenant "${shownTenant(namedTenant)}" not found` };
       return { ok: true, principal };
     },
   };
@@ -62,4 +62,9 @@ export function credentialAuthenticator(parts: { keys: Authenticator; tokens: Au
       return (jwt ? parts.tokens : parts.keys).authenticate(credential, namedTenant);
     },
   };
+}
+
+/** A tenant name as the request sent it, cut for an error message (the name is the caller's text, of any length). */
+export function shownTenant(name: string): string {
+  return name.length > 64 ? `${name.slice(0, 64)}…` : name;
 }

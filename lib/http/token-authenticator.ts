@@ -1,5 +1,6 @@
 import type { TenantDirectory } from '../dispatch/tenant-directory.ts';
-import type { Authentication, Authenticator } from './authenticator.ts';
+import { shownTenant, type Authentication, type Authenticator } from './authenticator.ts';
+import { isTenantId } from './routes/protected-resource.ts';
 import { bearerChallenge } from './challenge.ts';
 
 const HOW_TO_NAME = 'name the tenant: call /mcp/<tenant>, add ?tenant=<tenant>, or send "X-Toolgate-Tenant: <tenant>"';
@@ -19,13 +20,15 @@ export function tokenAuthenticator(tenants: TenantDirectory): Authenticator {
     async authenticate(credential, namedTenant) {
       if (!credential) return { ok: false, status: 401, code: 'unauthorized', message: 'missing credential: send "Authorization: Bearer <token>"', challenge: 'Bearer' };
       if (namedTenant === undefined) return refused(`a token from an identity provider signs in to one tenant only: ${HOW_TO_NAME}`);
+      // A name no tenant can have is not looked up (nor remembered by the directory as absent).
+      if (!isTenantId(namedTenant)) return refused(`tenant "${shownTenant(namedTenant)}" accepts no tokens from an identity provider (no such tenant, or its manifest sets no identity.oidc)`);
       let verifier;
       try {
         verifier = (await tenants.runtime(namedTenant))?.tokens;
       } catch (error) {
         return { ok: false, status: 503, code: 'unavailable', message: `cannot read the tenant's settings: ${(error as Error).message}` };
       }
-      if (!verifier) return refused(`tenant "${namedTenant}" accepts no tokens from an identity provider (no such tenant, or its manifest sets no identity.oidc)`);
+      if (!verifier) return refused(`tenant "${shownTenant(namedTenant)}" accepts no tokens from an identity provider (no such tenant, or its manifest sets no identity.oidc)`);
       const verified = await verifier.verify(credential);
       if (verified.ok) return verified;
       if (verified.reason === 'unavailable') return { ok: false, status: 503, code: 'unavailable', message: verified.message };

@@ -64,3 +64,24 @@ describe('attacks: identity provider fetch storms', () => {
     await idp.close();
   });
 });
+
+describe('attacks: tenant names a caller makes up', () => {
+  it('a huge or odd tenant name is neither looked up nor echoed whole, for tokens and keys alike', async () => {
+    const gw = await testGateway([validManifest({ tenant: 'acme', tools: [{ name: 'echo', executor: { kind: 'builtin' } }] })], { k: { tenant: 'acme', principal: 'p' } });
+    const lookedUp: string[] = [];
+    const runtime = gw.tenants.runtime.bind(gw.tenants);
+    gw.tenants.runtime = async (tenant: string) => {
+      lookedUp.push(tenant);
+      return runtime(tenant);
+    };
+    const huge = `x${'A'.repeat(5000)}`;
+    for (const credential of ['a.b.c', 'k']) {
+      const response = await gw.request('/v1/tools', { key: credential, headers: { 'x-toolgate-tenant': huge } });
+      expect([401, 404]).toContain(response.status);
+      const message = (await response.json()).error.message as string;
+      expect(message.length).toBeLessThan(300);
+      expect(message).toContain(`${'A'.repeat(63)}…`);
+    }
+    expect(lookedUp.filter((t) => t === huge)).toEqual([]);
+  });
+});

@@ -15,6 +15,7 @@ describe('Slack four-eyes approvals', () => {
   let slack: FakeSlack;
   let gw: Awaited<ReturnType<typeof testGateway>>;
   let runs = 0;
+  const MAPPED = { U0ALICE: 'alice', U0BOB: 'bob' };
 
   const start = async (approvals: ApprovalSettings) => {
     const manifest = validManifest({
@@ -49,7 +50,7 @@ describe('Slack four-eyes approvals', () => {
   const posts = (channel?: string) => slack.calls.filter((c) => c.method === 'chat.postMessage' && (!channel || c.body.channel === channel));
 
   it('two approvers in Slack: the message shows "1 of 2 approvals" with its buttons, a second click by the same user counts nothing, the second approver runs it once and the message lists both', async () => {
-    await start({});
+    await start({ slack_principals: MAPPED });
     const id = (await park()).error.details.approval_id;
     expect(textOf(requestMessage().blocks)).toContain('0 of 2 approvals');
 
@@ -58,7 +59,7 @@ describe('Slack four-eyes approvals', () => {
     const progressed = requestMessage();
     expect(progressed.updates).toBe(1);
     expect(textOf(progressed.blocks)).toContain('1 of 2 approvals');
-    expect(textOf(progressed.blocks)).toContain('Approved by <@U0ALICE> in Slack');
+    expect(textOf(progressed.blocks)).toContain('Approved by <@U0ALICE> (alice) in Slack');
     expect(buttonsOf(progressed.blocks).map((b) => b.action_id)).toEqual(['toolgate_approve', 'toolgate_reject']);
 
     const again = await (await click(id, 'approve', 'U0ALICE')).json();
@@ -69,21 +70,33 @@ describe('Slack four-eyes approvals', () => {
     const decided = requestMessage();
     expect(buttonsOf(decided.blocks)).toEqual([]);
     expect(textOf(decided.blocks)).toContain('2 of 2 approvals');
-    expect(textOf(decided.blocks)).toContain('1. Approved by <@U0ALICE> in Slack');
-    expect(textOf(decided.blocks)).toContain('2. Approved by <@U0BOB> in Slack');
+    expect(textOf(decided.blocks)).toContain('1. Approved by <@U0ALICE> (alice) in Slack');
+    expect(textOf(decided.blocks)).toContain('2. Approved by <@U0BOB> (bob) in Slack');
     expect(await park()).toMatchObject({ status: 'ok', replayed: true });
   });
 
   it('a rejection by the second approver after one approval ends it, and the message says who did what', async () => {
-    await start({});
+    await start({ slack_principals: MAPPED });
     const id = (await park()).error.details.approval_id;
     await click(id, 'approve', 'U0ALICE');
     await click(id, 'reject', 'U0BOB');
     expect(runs).toBe(0);
     expect(await park()).toMatchObject({ status: 'denied' });
     const blocks = textOf(requestMessage().blocks);
-    expect(blocks).toContain('1. Approved by <@U0ALICE> in Slack');
-    expect(blocks).toContain('2. Rejected by <@U0BOB> in Slack');
+    expect(blocks).toContain('1. Approved by <@U0ALICE> (alice) in Slack');
+    expect(blocks).toContain('2. Rejected by <@U0BOB> (bob) in Slack');
+  });
+
+  it('with a quorum, an unmapped Slack user cannot approve (one person could count once in Slack and once through the API), but can reject', async () => {
+    await start({});
+    const id = (await park()).error.details.approval_id;
+    const refused = await (await click(id, 'approve', 'U0ALICE')).json();
+    expect(refused.text).toContain('ask the tenant admin to add U0ALICE to approvals.slack_principals');
+    const shown = await (await gw.request(`/v1/approvals/${id}`, { key: 'alice' })).json();
+    expect(shown).toMatchObject({ state: 'pending', decisions: [] });
+    expect((await click(id, 'reject', 'U0BOB')).status).toBe(200);
+    expect(await park()).toMatchObject({ status: 'denied' });
+    expect(runs).toBe(0);
   });
 
   it('mapped Slack users decide as their principal: the requester cannot count in Slack, and an approver cannot count twice across Slack and the API', async () => {
@@ -101,7 +114,7 @@ describe('Slack four-eyes approvals', () => {
   });
 
   it('the sweep reminds once, as a thread reply on the request, and escalates with buttons that work', async () => {
-    await start({ remind_before_seconds: 300, escalation_channel: 'C0ESCALATE' });
+    await start({ remind_before_seconds: 300, escalation_channel: 'C0ESCALATE', slack_principals: MAPPED });
     const id = (await park()).error.details.approval_id;
     await click(id, 'approve', 'U0ALICE');
     const request = requestMessage();
@@ -134,7 +147,7 @@ describe('Slack four-eyes approvals', () => {
   });
 
   it('expiry by the sweep, with nobody reading: terminal, audited, shown in Slack, and seen by the long-poll and by re-sending', async () => {
-    await start({});
+    await start({ slack_principals: MAPPED });
     const id = (await park()).error.details.approval_id;
     await click(id, 'approve', 'U0ALICE');
     vi.useFakeTimers({ toFake: ['Date'] });
@@ -150,7 +163,7 @@ describe('Slack four-eyes approvals', () => {
 
     const audit = await (await gw.request('/v1/audit?thread_id=t', { key: 'agent' })).json();
     const approvals = audit.envelopes.filter((e: { type: string }) => e.type === 'tool.call.approval');
-    expect(approvals.map((e: { principal: string; data: { state: string } }) => [e.principal, e.data.state])).toEqual([['U0ALICE', 'pending'], ['toolgate', 'expired']]);
+    expect(approvals.map((e: { principal: string; data: { state: string } }) => [e.principal, e.data.state])).toEqual([['alice', 'pending'], ['toolgate', 'expired']]);
     expect(audit.envelopes.at(-1)).toMatchObject({ type: 'tool.call.result', data: { status: 'expired' } });
 
     const polled = await (await gw.request('/v1/calls/s1?thread_id=t&wait=5', { key: 'agent' })).json();

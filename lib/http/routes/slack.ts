@@ -40,6 +40,12 @@ export function slackRoutes(store: Store, tenants: TenantDirectory, slack: Slack
     // A Slack user mapped to a principal decides as that principal: the requester's own click never
     // counts, and nobody counts twice by deciding in Slack and through the API.
     const principal = runtime.manifest.approvals?.slack_principals?.[user.id];
+    // Four-eyes counts people. An unmapped Slack id cannot be told apart from an API principal (the
+    // same person could approve once in each), so with a quorum only mapped users' approvals count.
+    if (!principal && action.action_id === APPROVE_ACTION_ID && quorumOf(approval) > 1) {
+      runtime.deps.log('tools.approval.refused', { approval_id: approval.id, slack_user: user.id, reason: 'unmapped slack user on a quorum' });
+      return c.json(ephemeral(`This call needs ${quorumOf(approval)} different approvers, and toolgate tells people apart in Slack only by the principal a Slack user is mapped to: ask the tenant admin to add ${user.id} to approvals.slack_principals. Your click changed nothing; rejecting still works.`));
+    }
     const decision = { decision: action.action_id === APPROVE_ACTION_ID ? ('approve' as const) : ('reject' as const), by: principal ?? user.id, via: 'slack' as const, ...(principal ? { slack_user: user.id } : {}) };
     const defer = deferFor(c);
     const work = decideParkedCall(runtime.deps, approval.id, decision, env, defer);
