@@ -59,7 +59,8 @@ describe('console attacks that hold', () => {
   });
 
   it('login CSRF: a same-site, null-origin or origin-less sign-in form is refused and sets no cookie', async () => {
-    for (const headers of [{ origin: 'http://evil.localhost', 'sec-fetch-site': 'same-site' }, { origin: 'null' }, {}, { origin: `${ORIGIN}.evil.example` }]) {
+    const variants: Array<Record<string, string>> = [{ origin: 'http://evil.localhost', 'sec-fetch-site': 'same-site' }, { origin: 'null' }, {}, { origin: `${ORIGIN}.evil.example` }];
+    for (const headers of variants) {
       const response = await post('/console/sign-in', 'credential=alice', headers);
       expect(response.status, JSON.stringify(headers)).toBe(403);
       expect(response.headers.getSetCookie()).toEqual([]);
