@@ -8,7 +8,8 @@ const isNode = (value: unknown): value is SchemaNode => value !== null && typeof
 /**
  * Replaces argument fields marked `"x-sensitive": true` in the tool's input schema by
  * `"sha256:<hex>"` of their canonical JSON, so the audit trail can prove what was sent
- * without keeping it. Follows properties, items and local $refs.
+ * without keeping it. Follows properties, patternProperties, additionalProperties, items,
+ * prefixItems, allOf/anyOf/oneOf, if/then/else and local $refs.
  */
 export async function redactSensitive(args: JsonObject, schema: JsonSchema): Promise<JsonObject> {
   return replaceSensitive(args, schema, async (value) => `sha256:${await sha256Hex(canonicalJson(value))}`);
@@ -42,24 +43,50 @@ export function hasSensitiveFields(schema: JsonSchema): boolean {
 
 async function redactValue(value: JsonValue, node: SchemaNode, root: SchemaNode, depth: number, replace: Replace): Promise<JsonValue> {
   if (depth > 32) return value;
-  const resolved = typeof node.$ref === 'string' && node.$ref.startsWith('#/') ? resolveRef(root, node.$ref) : node;
+  const resolved = typeof node.$ref === 'string' && (node.$ref === '#' || node.$ref.startsWith('#/')) ? resolveRef(root, node.$ref) : node;
   if (resolved['x-sensitive'] === true) return replace(value);
-  if (Array.isArray(value) && isNode(resolved.items)) {
-    return Promise.all(value.map((item) => redactValue(item, resolved.items as SchemaNode, root, depth + 1, replace)));
+  let out = await redactParts(value, resolved, root, depth, replace);
+  // A value may take any branch of a choice (anyOf, oneOf, if/then/else): every branch's sensitive fields are replaced.
+  for (const branch of branchesOf(resolved)) out = await redactValue(out, branch, root, depth + 1, replace);
+  return out;
+}
+
+const BRANCH_LISTS = ['allOf', 'anyOf', 'oneOf'] as const;
+const BRANCHES = ['if', 'then', 'else'] as const;
+
+function branchesOf(node: SchemaNode): SchemaNode[] {
+  const lists = BRANCH_LISTS.flatMap((name) => (Array.isArray(node[name]) ? (node[name] as unknown[]).filter(isNode) : []));
+  return [...lists, ...BRANCHES.map((name) => node[name]).filter(isNode)];
+}
+
+/** Array items (items, prefixItems, tuple items) and object members (properties, patternProperties, additionalProperties). */
+async function redactParts(value: JsonValue, node: SchemaNode, root: SchemaNode, depth: number, replace: Replace): Promise<JsonValue> {
+  if (Array.isArray(value)) {
+    const prefix = Array.isArray(node.prefixItems) ? node.prefixItems : Array.isArray(node.items) ? node.items : [];
+    const rest = Array.isArray(node.items) ? node.additionalItems : node.items;
+    return Promise.all(value.map((item, i) => redactWith(item, [prefix[i] ?? rest], root, depth, replace)));
   }
-  if (isNode(value) && !Array.isArray(value) && isNode(resolved.properties)) {
-    const properties = resolved.properties as Record<string, unknown>;
-    const out: JsonObject = {};
-    for (const [key, child] of Object.entries(value)) {
-      const childSchema = properties[key];
-      out[key] = isNode(childSchema) ? await redactValue(child, childSchema, root, depth + 1, replace) : child;
-    }
-    return out;
+  if (!isNode(value)) return value;
+  const properties = isNode(node.properties) ? node.properties : {};
+  // Patterns are not run here: a member any sensitive pattern could cover is replaced (never shown by mistake).
+  const patterns = isNode(node.patternProperties) ? Object.values(node.patternProperties) : [];
+  const out: JsonObject = {};
+  for (const [key, child] of Object.entries(value)) {
+    const named = Object.hasOwn(properties, key) ? properties[key] : node.additionalProperties;
+    out[key] = await redactWith(child, [named, ...patterns], root, depth, replace);
   }
-  return value;
+  return out;
+}
+
+async function redactWith(value: JsonValue, schemas: unknown[], root: SchemaNode, depth: number, replace: Replace): Promise<JsonValue> {
+  let out = value;
+  for (const schema of schemas) if (isNode(schema)) out = await redactValue(out, schema, root, depth + 1, replace);
+  return out;
 }
 
 function resolveRef(root: SchemaNode, ref: string): SchemaNode {
-  const target = ref.slice(2).split('/').reduce<unknown>((node, key) => (isNode(node) ? node[key] : undefined), root);
+  if (ref === '#') return root;
+  const keys = ref.slice(2).split('/').map((key) => decodeURIComponent(key).replaceAll('~1', '/').replaceAll('~0', '~'));
+  const target = keys.reduce<unknown>((node, key) => (isNode(node) ? node[key] : undefined), root);
   return isNode(target) ? target : {};
 }

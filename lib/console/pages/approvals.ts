@@ -5,12 +5,12 @@ import { settleInterruptedApproval } from '../../dispatch/interrupted-approval.t
 import type { TenantRuntime } from '../../dispatch/tenant-runtime.ts';
 import type { Approval } from '../../governance/approval.ts';
 import { listApprovals, loadApproval } from '../../governance/approvals.ts';
-import { approvalView } from '../../http/approval-view.ts';
 import { deferFor } from '../../http/defer.ts';
 import { APPROVAL_ID } from '../../http/identifiers.ts';
 import { holdsAny, mayOpen } from '../access.ts';
 import type { ConsoleEnv } from '../env.ts';
 import { messagePage, notice, renderPage } from '../layout.ts';
+import { maskedArguments } from '../masked-arguments.ts';
 import type { ConsoleOptions } from '../options.ts';
 import { requirePage, requireScopes } from '../scope-guard.ts';
 import { approvalCard, MAX_REASON_CHARS } from './approval-card.ts';
@@ -31,7 +31,7 @@ export function approvalPages(routes: Hono<ConsoleEnv>, options: ConsoleOptions)
       refresh: async (a) => (await settleInterruptedApproval(runtime.deps, a, deferFor(c))).approval,
     });
     const now = Date.now();
-    const cards = await Promise.all(page.approvals.map(async (a) => approvalCard(c, a, { ...(await cardAccess(c, runtime, a)), now, linked: true })));
+    const cards = await Promise.all(page.approvals.map(async (a) => approvalCard(c, a, { ...(await cardAccess(c, options, runtime, a)), now, linked: true })));
     const next = page.next !== undefined ? html`<p><a href="/console/approvals?after=${page.next}">Next page</a></p>` : '';
     const summary = page.approvals.length === 0 ? html`<p class="muted" data-role="empty">No calls are waiting for approval.</p>` : html`<p class="muted">${page.approvals.length}${page.next !== undefined ? '+' : ''} waiting, oldest first.</p>`;
     return renderPage(c, { title: 'Pending approvals', current: 'approvals', body: html`${summary}${cards}${next}` });
@@ -42,7 +42,7 @@ export function approvalPages(routes: Hono<ConsoleEnv>, options: ConsoleOptions)
     if (!runtime) return noManifest(c);
     const approval = await ownApproval(c, options, runtime);
     if (!approval) return notFound(c);
-    return showApproval(c, runtime, approval);
+    return showApproval(c, options, runtime, approval);
   });
 
   routes.post('/approvals/:id', requireScopes('approvals:decide', 'decide approvals'), async (c) => {
@@ -53,8 +53,8 @@ export function approvalPages(routes: Hono<ConsoleEnv>, options: ConsoleOptions)
     const form = await c.req.parseBody();
     const decision = form.decision;
     const reason = typeof form.reason === 'string' ? form.reason.trim() : '';
-    if (decision !== 'approve' && decision !== 'reject') return showApproval(c, runtime, approval, { status: 400, message: 'choose Approve or Reject' });
-    if (reason.length > MAX_REASON_CHARS) return showApproval(c, runtime, approval, { status: 400, message: `the reason is longer than ${MAX_REASON_CHARS} characters; shorten it` });
+    if (decision !== 'approve' && decision !== 'reject') return showApproval(c, options, runtime, approval, { status: 400, message: 'choose Approve or Reject' });
+    if (reason.length > MAX_REASON_CHARS) return showApproval(c, options, runtime, approval, { status: 400, message: `the reason is longer than ${MAX_REASON_CHARS} characters; shorten it` });
     const by = c.get('principal').principal;
     const outcome = await decideParkedCall(runtime.deps, approval.id, { decision, by, via: 'console', ...(reason ? { reason } : {}) }, options.env, deferFor(c));
     if (outcome.ok) return c.redirect(`/console/approvals/${approval.id}`, 303);
@@ -63,11 +63,11 @@ export function approvalPages(routes: Hono<ConsoleEnv>, options: ConsoleOptions)
       case 'not_found':
         return notFound(c);
       case 'self_approval':
-        return showApproval(c, runtime, current, { status: 403, message: 'you requested this call, so you cannot approve it; ask another approver' });
+        return showApproval(c, options, runtime, current, { status: 403, message: 'you requested this call, so you cannot approve it; ask another approver' });
       case 'expired':
-        return showApproval(c, runtime, current, { status: 409, message: `this approval expired at ${current.expires_at}; the call did not run` });
+        return showApproval(c, options, runtime, current, { status: 409, message: `this approval expired at ${current.expires_at}; the call did not run` });
       default:
-        return showApproval(c, runtime, current, { status: 409, message: refusalMessage(outcome.reason, current) });
+        return showApproval(c, options, runtime, current, { status: 409, message: refusalMessage(outcome.reason, current) });
     }
   });
 }
@@ -99,15 +99,14 @@ async function ownApproval(c: Context<ConsoleEnv>, options: ConsoleOptions, runt
   return (await settleInterruptedApproval(runtime.deps, approval, deferFor(c))).approval;
 }
 
-async function showApproval(c: Context<ConsoleEnv>, runtime: TenantRuntime, approval: Approval, problem?: { status: 400 | 403 | 409; message: string }) {
-  const card = approvalCard(c, approval, { ...(await cardAccess(c, runtime, approval)), now: Date.now(), linked: false });
+async function showApproval(c: Context<ConsoleEnv>, options: ConsoleOptions, runtime: TenantRuntime, approval: Approval, problem?: { status: 400 | 403 | 409; message: string }) {
+  const card = approvalCard(c, approval, { ...(await cardAccess(c, options, runtime, approval)), now: Date.now(), linked: false });
   const back = html`<p><a href="/console/approvals">All pending approvals</a></p>`;
   return renderPage(c, { title: `Approval of ${approval.tool}`, current: 'approvals', status: problem?.status, body: html`${problem ? notice('bad', problem.message) : ''}${card}${back}` });
 }
 
 /** What this principal may do with the card, and the arguments as shown (masked by the tool's schema; hidden when the tool is gone). */
-async function cardAccess(c: Context<ConsoleEnv>, runtime: TenantRuntime, approval: Approval) {
+async function cardAccess(c: Context<ConsoleEnv>, options: ConsoleOptions, runtime: TenantRuntime, approval: Approval) {
   const principal = c.get('principal');
-  const shownArguments = runtime.registry.get(approval.tool) ? (await approvalView(runtime, approval)).arguments : undefined;
-  return { shownArguments, mayDecide: holdsAny(principal, ['approvals:decide']), mayReadAudit: mayOpen(principal, 'audit') };
+  return { shownArguments: await maskedArguments(options.store, runtime, approval), mayDecide: holdsAny(principal, ['approvals:decide']), mayReadAudit: mayOpen(principal, 'audit') };
 }

@@ -13,6 +13,8 @@ const READ_PAGE = 500;
 /** Envelopes read (and verified) per view at most: a page answers in bounded time however long the thread. */
 export const MAX_VERIFIED = 20_000;
 const MAX_SHOWN = 1_000;
+/** Characters of an envelope's data a row shows (an output alone may be 100,000): the page stays bounded. */
+const MAX_DATA_CHARS = 2_000;
 
 /** A thread's audit trail (audit:read), its hash chain verified here on every view. */
 export function auditPages(routes: Hono<ConsoleEnv>, options: ConsoleOptions) {
@@ -22,23 +24,36 @@ export function auditPages(routes: Hono<ConsoleEnv>, options: ConsoleOptions) {
     if (!THREAD_ID.pattern.test(threadId)) {
       return renderPage(c, { title: 'Audit trail', current: 'audit', status: 400, body: html`${notice('bad', `a thread id is ${THREAD_ID.describe}`)}${threadForm('')}` });
     }
-    const { envelopes, complete } = await readThread(options.store, c.get('principal').tenant, threadId);
-    const check = await verifyChain(envelopes);
-    return renderPage(c, { title: 'Audit trail', current: 'audit', body: html`${threadForm(threadId)}${chainNotice(check, complete)}${envelopeTable(envelopes, check)}` });
+    const shown: StoredEnvelope[] = [];
+    const thread = { complete: true };
+    const check = await verifyChain(keepFirst(readThread(options.store, c.get('principal').tenant, threadId, thread), shown));
+    return renderPage(c, { title: 'Audit trail', current: 'audit', body: html`${threadForm(threadId)}${chainNotice(check, thread.complete)}${envelopeTable(shown, check)}` });
   });
 }
 
-/** The thread's envelopes in order, up to MAX_VERIFIED (complete: false when it has more). */
-export async function readThread(store: Store, tenant: string, thread_id: string): Promise<{ envelopes: StoredEnvelope[]; complete: boolean }> {
-  const envelopes: StoredEnvelope[] = [];
+/**
+ * The thread's envelopes in order, up to MAX_VERIFIED, a page at a time (a long thread of large
+ * envelopes is never held whole); `thread.complete` becomes false when it has more.
+ */
+export async function* readThread(store: Store, tenant: string, thread_id: string, thread: { complete: boolean }): AsyncGenerator<StoredEnvelope> {
   let after_seq: number | undefined;
-  while (envelopes.length < MAX_VERIFIED) {
+  let read = 0;
+  while (read < MAX_VERIFIED) {
     const page = await store.listAudit({ tenant, thread_id }, { after_seq, limit: READ_PAGE });
-    envelopes.push(...page.envelopes);
-    if (page.next_after_seq === undefined) return { envelopes, complete: true };
+    read += page.envelopes.length;
+    yield* page.envelopes;
+    if (page.next_after_seq === undefined) return;
     after_seq = page.next_after_seq;
   }
-  return { envelopes, complete: false };
+  thread.complete = false;
+}
+
+/** Passes every envelope on to the chain check and keeps the first MAX_SHOWN (those the page shows). */
+async function* keepFirst(envelopes: AsyncIterable<StoredEnvelope>, shown: StoredEnvelope[]): AsyncGenerator<StoredEnvelope> {
+  for await (const envelope of envelopes) {
+    if (shown.length < MAX_SHOWN) shown.push(envelope);
+    yield envelope;
+  }
 }
 
 function threadForm(threadId: string) {
@@ -61,14 +76,14 @@ function chainNotice(check: ChainCheck, complete: boolean) {
 function envelopeTable(envelopes: StoredEnvelope[], check: ChainCheck) {
   if (envelopes.length === 0) return '';
   const broken = check.ok ? undefined : check.broken_at;
-  const rows = envelopes.slice(0, MAX_SHOWN).map((e) => envelopeRow(e, e.seq === broken));
-  const more = envelopes.length > MAX_SHOWN ? html`<p class="muted">The first ${MAX_SHOWN} of ${envelopes.length} envelopes are shown; the chain check covers all of them.</p>` : '';
+  const rows = envelopes.map((e) => envelopeRow(e, e.seq === broken));
+  const more = check.count > envelopes.length ? html`<p class="muted">The first ${envelopes.length} of ${check.count} envelopes are shown; the chain check covers all of them.</p>` : '';
   return html`<div class="scroll"><table class="stack"><thead><tr><th>Seq</th><th>Time</th><th>Type</th><th>Tool · call</th><th>Principal</th><th>Hash</th></tr></thead><tbody>${rows}</tbody></table></div>${more}`;
 }
 
 function envelopeRow(envelope: StoredEnvelope, broken: boolean) {
   const field = (name: string) => (typeof envelope[name] === 'string' ? (envelope[name] as string) : '');
-  const data = envelope.data === undefined ? '' : JSON.stringify(envelope.data, null, 2);
+  const data = envelope.data === undefined ? '' : cutData(JSON.stringify(envelope.data, null, 2));
   return html`<tr${broken ? html` class="broken" data-role="broken-row"` : ''} data-seq="${envelope.seq}">
 <td data-label="Seq">${envelope.seq}</td>
 <td data-label="Time">${shortTime(field('time'))}</td>
@@ -79,3 +94,8 @@ function envelopeRow(envelope: StoredEnvelope, broken: boolean) {
 </tr>`;
 }
 
+
+function cutData(json: string): string {
+  if (json.length <= MAX_DATA_CHARS) return json;
+  return `${json.slice(0, MAX_DATA_CHARS)}\n… data cut: the first ${MAX_DATA_CHARS.toLocaleString('en-US')} of ${json.length.toLocaleString('en-US')} characters are shown (GET /v1/audit returns the whole envelope)`;
+}
