@@ -107,6 +107,7 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
         `store: ${store.name}${store instanceof SqliteStore ? ` (${store.path})` : ''}`,
         `allowed hosts: ${origins.allowedHosts?.join(', ') ?? 'any (set TOOLGATE_ALLOWED_HOSTS to the names clients use, against DNS rebinding)'}`,
         `demo API key: ${demo.key}  (from ${demo.source})`,
+        `console: ${url}/console  (sign in with the demo API key)`,
       ];
       console.log(lines.join('\n'));
     }

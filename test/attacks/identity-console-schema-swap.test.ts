@@ -32,4 +32,29 @@ describe('console: masking after the manifest changes under a parked call', () =
       expect(page, path).not.toContain('PARKED-SECRET');
     }
   });
+
+  it('the API masks the same way, and a tool removed since keeps its parked version\'s masking', async () => {
+    const gw = await testGateway([], {
+      admin: { tenant: 'acme', principal: 'admin', scopes: ['admin'] },
+      agent: { tenant: 'acme', principal: 'agent', scopes: [] },
+      reviewer: { tenant: 'acme', principal: 'reviewer', scopes: ['approvals:decide'] },
+    }, { manifestCacheMs: 0 });
+    expect((await gw.request('/v1/admin/manifests', { key: 'admin', json: version('1', true) })).status).toBe(201);
+    expect((await gw.request('/v1/admin/manifests/1/activate', { key: 'admin', method: 'POST' })).status).toBe(200);
+    const parked = await (await gw.request('/v1/dispatch', { key: 'agent', json: { thread_id: 'th', calls: [{ call_id: 'c1', name: 'publish', arguments: { text: 'x', token: 'PARKED-SECRET' } }] } })).json();
+    const id = parked.results[0].error.details.approval_id;
+    const shown = async () => (await gw.request(`/v1/approvals/${id}`, { key: 'reviewer' })).text();
+    expect((await gw.request('/v1/admin/manifests', { key: 'admin', json: version('2', false) })).status).toBe(201);
+    expect((await gw.request('/v1/admin/manifests/2/activate', { key: 'admin', method: 'POST' })).status).toBe(200);
+    expect(await shown()).not.toContain('PARKED-SECRET');
+    const listed = await (await gw.request('/v1/approvals?state=pending', { key: 'reviewer' })).text();
+    expect(listed).toContain(id);
+    expect(listed).not.toContain('PARKED-SECRET');
+    // Version 3 has no such tool at all: the parked version still says what to mask.
+    const without = { ...version('3', false), tools: [{ name: 'other', executor: { kind: 'builtin', name: 'echo' } }] };
+    expect((await gw.request('/v1/admin/manifests', { key: 'admin', json: without })).status).toBe(201);
+    expect((await gw.request('/v1/admin/manifests/3/activate', { key: 'admin', method: 'POST' })).status).toBe(200);
+    const after = JSON.parse(await shown());
+    expect(after.arguments).toEqual({ text: 'x', token: '••••••' });
+  });
 });

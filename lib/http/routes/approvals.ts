@@ -30,7 +30,7 @@ export function approvalRoutes(store: Store, env: Readonly<Record<string, string
     const limit = integerQuery(c, 'limit', PAGE);
     const refresh = currentApproval(c.get('runtime').deps, deferFor(c));
     const page = await listApprovals(store, c.get('principal').tenant, { state, after, limit, refresh });
-    const approvals = await Promise.all(page.approvals.map((a) => approvalView(c.get('runtime'), a)));
+    const approvals = await Promise.all(page.approvals.map((a) => approvalView(c.get('runtime'), a, store)));
     return c.json({ approvals, ...(page.next !== undefined ? { next_cursor: String(page.next) } : {}) });
   });
 
@@ -42,7 +42,7 @@ export function approvalRoutes(store: Store, env: Readonly<Record<string, string
     if (!approval || approval.tenant !== principal.tenant) return errorResponse(c, 404, 'not_found', `approval "${id}" not found`);
     const mayRead = approval.requested_by === principal.principal || READ_SCOPES.some((s) => principal.scopes.includes(s));
     if (!mayRead) return errorResponse(c, 403, 'forbidden', 'this API key lacks the scope "approvals:read" and did not request this call');
-    return c.json(await approvalView(c.get('runtime'), await currentApproval(c.get('runtime').deps, deferFor(c))(approval)));
+    return c.json(await approvalView(c.get('runtime'), await currentApproval(c.get('runtime').deps, deferFor(c))(approval), store));
   });
 
   routes.post('/:id', requireScope('approvals:decide'), async (c) => {
@@ -62,7 +62,7 @@ export function approvalRoutes(store: Store, env: Readonly<Record<string, string
     const runtime = c.get('runtime');
     const outcome = await decideParkedCall(runtime.deps, id, { decision: body.decision, by: principal.principal, via: 'api', reason: body.reason }, env, deferFor(c));
     // Short of the quorum, the approval answers with its progress and no result: the call has not run.
-    if (outcome.ok) return c.json({ approval: await approvalView(runtime, outcome.approval), ...(outcome.result ? { result: outcome.result } : {}) });
+    if (outcome.ok) return c.json({ approval: await approvalView(runtime, outcome.approval, store), ...(outcome.result ? { result: outcome.result } : {}) });
     switch (outcome.reason) {
       case 'not_found':
         return errorResponse(c, 404, 'not_found', `approval "${id}" not found`);
