@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { auditCommand } from './audit.ts';
 import { callCommand } from './call.ts';
@@ -18,6 +19,7 @@ Usage:
   toolgate call TOOL --root DIR --args JSON [--unsandboxed] run one coding tool locally; exits 1 on an error result
   toolgate audit verify --thread ID [--tenant T | --url U]  recompute a thread's audit chain; exits 1 if broken
   toolgate keys create|list|revoke|rotate                   API keys: create (printed once, --expires-in), list, revoke, rotate (--url/--key, or --tenant on the store)
+  toolgate --version                                        the installed version
   toolgate help                                             this text
 `;
 
@@ -37,17 +39,27 @@ const commands: Record<string, Command> = {
   call: (args) => callCommand(args),
   audit: (args) => auditCommand(args),
   keys: (args) => keysCommand(args),
+  async version() {
+    console.log(await installedVersion());
+    return 0;
+  },
   async help() {
     console.log(USAGE);
     return 0;
   },
 };
 
+/** The version in the package.json this CLI was installed with. */
+async function installedVersion(): Promise<string> {
+  const manifest = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
+}
+
 /** Runs the CLI; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   useNodeCrypto();
   const [name = 'help', ...rest] = argv;
-  const command = commands[name === '--help' || name === '-h' ? 'help' : name];
+  const command = commands[name === '--help' || name === '-h' ? 'help' : name === '--version' || name === '-v' ? 'version' : name];
   if (!command) {
     console.error(`unknown command "${name}"\n\n${USAGE}`);
     return 2;

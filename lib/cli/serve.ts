@@ -39,7 +39,10 @@ function readManifest(path: string): Manifest {
 function listen(fetch: (request: Request) => Response | Promise<Response>, port: number, host: string): Promise<ServerType> {
   return new Promise((resolveServer, reject) => {
     const started = serve({ fetch, port, hostname: host }, () => resolveServer(started));
-    started.once('error', reject);
+    started.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EADDRINUSE') return reject(error);
+      reject(new Error(`port ${port} (the gateway) is in use on ${host}: stop that process, or set PORT (or --port) to a free port (0 picks one)`));
+    });
   });
 }
 
