@@ -1,0 +1,109 @@
+import { formatTraceparent, type SpanContext } from './trace-context.ts';
+
+/** OTLP's span kinds (the numbers are the protocol's). */
+export const SpanKind = { INTERNAL: 1, SERVER: 2, CLIENT: 3 } as const;
+export type SpanKindValue = (typeof SpanKind)[keyof typeof SpanKind];
+
+/** OTLP's status codes: unset (the default, success included), error. */
+export const SpanStatus = { UNSET: 0, ERROR: 2 } as const;
+
+export type AttributeValue = string | number | boolean;
+export type Attributes = Record<string, AttributeValue>;
+
+/** A link to another span (MCP: the HTTP request's span, when the call names its own parent). */
+export interface SpanLink {
+  traceId: string;
+  spanId: string;
+}
+
+/** Wall-clock now in nanoseconds since the epoch, as the decimal string OTLP/JSON carries. */
+export function nowUnixNano(): string {
+  // workerd has no time origin (and a clock that moves only with I/O): the epoch clock there.
+  const ms = performance.timeOrigin > 0 ? performance.timeOrigin + performance.now() : Date.now();
+  const whole = Math.floor(ms);
+  const nanos = Math.min(999_999, Math.round((ms - whole) * 1e6));
+  return `${whole}${String(nanos).padStart(6, '0')}`;
+}
+
+/** What a span hands to its tracer when it ends. */
+export interface FinishedSpan {
+  readonly context: SpanContext;
+  readonly parentSpanId?: string;
+  readonly name: string;
+  readonly kind: SpanKindValue;
+  readonly startUnixNano: string;
+  readonly endUnixNano: string;
+  readonly attributes: Attributes;
+  readonly status: { code: number; message?: string };
+  readonly links: SpanLink[];
+}
+
+/**
+ * One operation being timed. A span that is not sampled still has ids (its children and the
+ * requests it sends continue the trace) but records nothing and is never exported.
+ */
+export class Span {
+  readonly context: SpanContext;
+  readonly parentSpanId: string | undefined;
+  readonly name: string;
+  readonly kind: SpanKindValue;
+  readonly attributes: Attributes;
+  readonly links: SpanLink[] = [];
+  #status: { code: number; message?: string } = { code: SpanStatus.UNSET };
+  readonly #start = nowUnixNano();
+  readonly #onEnd: ((span: FinishedSpan) => void) | undefined;
+  #ended = false;
+
+  constructor(name: string, kind: SpanKindValue, context: SpanContext, parentSpanId: string | undefined, attributes: Attributes, onEnd: ((span: FinishedSpan) => void) | undefined) {
+    this.name = name;
+    this.kind = kind;
+    this.context = context;
+    this.parentSpanId = parentSpanId;
+    this.attributes = attributes;
+    this.#onEnd = context.sampled ? onEnd : undefined;
+  }
+
+  /** The `traceparent` header naming this span as the parent of what a request does. */
+  get traceparent(): string {
+    return formatTraceparent(this.context);
+  }
+
+  /** Whether anything set on this span is kept (a sampled span): lets callers skip work for the others. */
+  get recording(): boolean {
+    return this.#onEnd !== undefined;
+  }
+
+  setAttribute(key: string, value: AttributeValue | undefined): this {
+    if (value !== undefined && this.#onEnd) this.attributes[key] = value;
+    return this;
+  }
+
+  /** Marks the span failed; `message` must be a low-cardinality description, never input or output. */
+  setError(message?: string): this {
+    this.#status = message ? { code: SpanStatus.ERROR, message } : { code: SpanStatus.ERROR };
+    return this;
+  }
+
+  addLink(link: SpanLink): this {
+    if (this.#onEnd) this.links.push(link);
+    return this;
+  }
+
+  /** Ends the span (once), now or at a time taken earlier: a sampled span goes to its tracer's export queue. */
+  end(endUnixNano?: string): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    if (!this.#onEnd) return;
+    this.#onEnd({
+      context: this.context,
+      parentSpanId: this.parentSpanId,
+      name: this.name,
+      kind: this.kind,
+      startUnixNano: this.#start,
+      endUnixNano: endUnixNano ?? nowUnixNano(),
+      attributes: this.attributes,
+      status: this.#status,
+      links: this.links,
+    });
+  }
+}
