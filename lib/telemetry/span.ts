@@ -45,7 +45,8 @@ export interface FinishedSpan {
 export class Span {
   readonly context: SpanContext;
   readonly parentSpanId: string | undefined;
-  readonly name: string;
+  /** Known better once the work is done (an HTTP server span learns its route): see rename. */
+  name: string;
   readonly kind: SpanKindValue;
   readonly attributes: Attributes;
   readonly links: SpanLink[] = [];

@@ -42,6 +42,9 @@ export function toolTypeOf(executor: ToolExecutor): 'function' | 'extension' {
 
 /** Outcomes that are not failures: the call waits for a human, or for its other attempt to finish. */
 const WAITING = new Set(['pending_approval', 'in_progress']);
+
+/** Whether a result is a failure for tracing (error.type, status ERROR): any error but waiting for approval or another attempt. */
+export const isTracedFailure = (result: Pick<ToolResult, 'is_error' | 'status'>) => result.is_error && !WAITING.has(result.status);
 /** Spans carry content up to this many characters (an attribute, not a transcript). */
 const MAX_CONTENT_CHARS = 8192;
 
@@ -58,7 +61,7 @@ export async function endToolSpan(tracer: Tracer, span: Span, trace: CallTrace):
   span.setAttribute('toolgate.decision', trace.decision.decision);
   if (trace.definition) span.setAttribute('toolgate.tool.tier', trace.definition.tier);
   if (result.replayed) span.setAttribute('toolgate.replayed', true);
-  if (result.is_error && !WAITING.has(result.status)) {
+  if (isTracedFailure(result)) {
     const code = result.error?.code ?? result.status;
     span.setAttribute('error.type', code);
     span.setError(code);
