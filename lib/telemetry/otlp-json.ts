@@ -1,4 +1,4 @@
-import type { AttributeValue, Attributes, FinishedSpan } from './span.ts';
+import { unixNano, type AttributeValue, type Attributes, type FinishedSpan } from './span.ts';
 
 /**
  * The OTLP/HTTP JSON encoding of an ExportTraceServiceRequest (opentelemetry-proto's
@@ -28,8 +28,8 @@ function encodeSpan(span: FinishedSpan) {
     flags: 1,
     name: span.name,
     kind: span.kind,
-    startTimeUnixNano: span.startUnixNano,
-    endTimeUnixNano: span.endUnixNano,
+    startTimeUnixNano: unixNano(span.startMs),
+    endTimeUnixNano: unixNano(span.endMs),
     attributes: keyValues(span.attributes),
     ...(span.links.length ? { links: span.links.map((link) => ({ traceId: link.traceId, spanId: link.spanId })) } : {}),
     status: span.status,

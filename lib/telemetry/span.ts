@@ -16,10 +16,14 @@ export interface SpanLink {
   spanId: string;
 }
 
-/** Wall-clock now in nanoseconds since the epoch, as the decimal string OTLP/JSON carries. */
-export function nowUnixNano(): string {
+/** Wall-clock now in milliseconds since the epoch, with the sub-millisecond part where the runtime has it. */
+export function epochMs(): number {
   // workerd has no time origin (and a clock that moves only with I/O): the epoch clock there.
-  const ms = performance.timeOrigin > 0 ? performance.timeOrigin + performance.now() : Date.now();
+  return performance.timeOrigin > 0 ? performance.timeOrigin + performance.now() : Date.now();
+}
+
+/** Epoch milliseconds as the decimal nanoseconds string OTLP/JSON carries (at export, off the hot path). */
+export function unixNano(ms: number): string {
   const whole = Math.floor(ms);
   const nanos = Math.min(999_999, Math.round((ms - whole) * 1e6));
   return `${whole}${String(nanos).padStart(6, '0')}`;
@@ -31,8 +35,8 @@ export interface FinishedSpan {
   readonly parentSpanId?: string;
   readonly name: string;
   readonly kind: SpanKindValue;
-  readonly startUnixNano: string;
-  readonly endUnixNano: string;
+  readonly startMs: number;
+  readonly endMs: number;
   readonly attributes: Attributes;
   readonly status: { code: number; message?: string };
   readonly links: SpanLink[];
@@ -51,7 +55,7 @@ export class Span {
   readonly attributes: Attributes;
   readonly links: SpanLink[] = [];
   #status: { code: number; message?: string } = { code: SpanStatus.UNSET };
-  readonly #start = nowUnixNano();
+  readonly #start = epochMs();
   readonly #onEnd: ((span: FinishedSpan) => void) | undefined;
   #ended = false;
 
@@ -91,7 +95,7 @@ export class Span {
   }
 
   /** Ends the span (once), now or at a time taken earlier: a sampled span goes to its tracer's export queue. */
-  end(endUnixNano?: string): void {
+  end(endMs?: number): void {
     if (this.#ended) return;
     this.#ended = true;
     if (!this.#onEnd) return;
@@ -100,8 +104,8 @@ export class Span {
       parentSpanId: this.parentSpanId,
       name: this.name,
       kind: this.kind,
-      startUnixNano: this.#start,
-      endUnixNano: endUnixNano ?? nowUnixNano(),
+      startMs: this.#start,
+      endMs: endMs ?? epochMs(),
       attributes: this.attributes,
       status: this.#status,
       links: this.links,

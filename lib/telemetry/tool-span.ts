@@ -4,7 +4,7 @@ import type { CallerContext } from '../dispatch/context.ts';
 import type { CallTrace } from '../dispatch/trace.ts';
 import { ClientToolExecutor } from '../registry/executors/client.ts';
 import type { ToolExecutor } from '../registry/executor.ts';
-import { nowUnixNano, SpanKind, type Span } from './span.ts';
+import { epochMs, SpanKind, type Span } from './span.ts';
 import type { Tracer } from './tracer.ts';
 
 /**
@@ -55,7 +55,7 @@ const capped = (text: string) => (text.length > MAX_CONTENT_CHARS ? `${text.slic
  * when it failed; the status message is the code too, never the error text (it may quote input).
  */
 export async function endToolSpan(tracer: Tracer, span: Span, trace: CallTrace): Promise<void> {
-  const endedAt = nowUnixNano();
+  const endedAt = epochMs();
   const { result } = trace;
   span.setAttribute('toolgate.status', result.status);
   span.setAttribute('toolgate.decision', trace.decision.decision);

@@ -57,10 +57,23 @@ export function parseTracestate(header: string | null | undefined): string | und
 
 const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
 
+/**
+ * Random bytes are drawn from the CSPRNG a few kilobytes at a time: one getRandomValues per ~170
+ * spans instead of one per id (it costs microseconds each). Filled on first use, never at module
+ * scope (Workers forbid randomness there).
+ */
+const POOL_BYTES = 4096;
+const pool = new Uint8Array(POOL_BYTES);
+let poolOffset = POOL_BYTES;
+
 function randomHex(bytes: number): string {
-  const random = crypto.getRandomValues(new Uint8Array(bytes));
+  if (poolOffset + bytes > POOL_BYTES) {
+    crypto.getRandomValues(pool);
+    poolOffset = 0;
+  }
   let hex = '';
-  for (const byte of random) hex += HEX[byte];
+  for (let i = poolOffset; i < poolOffset + bytes; i++) hex += HEX[pool[i]!];
+  poolOffset += bytes;
   return hex;
 }
 

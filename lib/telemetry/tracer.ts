@@ -72,7 +72,8 @@ export class Tracer {
     const traceId = parent?.traceId ?? newTraceId();
     const sampled = this.#options.sampler(parent, traceId);
     const context: SpanContext = { traceId, spanId: newSpanId(), sampled, ...(parent?.traceState ? { traceState: parent.traceState } : {}) };
-    const span = new Span(name, options.kind, context, parent?.spanId, sampled ? { ...options.attributes } : {}, this.#enqueue);
+    // The attributes object is the span's own from here (callers build a fresh one).
+    const span = new Span(name, options.kind, context, parent?.spanId, sampled ? (options.attributes ?? {}) : {}, this.#enqueue);
     for (const link of options.links ?? []) span.addLink(link);
     return span;
   }
@@ -80,7 +81,7 @@ export class Tracer {
   /** A child of `parent` (a span of this process). */
   startChild(parent: Span, name: string, kind: SpanKindValue, attributes?: Attributes): Span {
     const context: SpanContext = { traceId: parent.context.traceId, spanId: newSpanId(), sampled: parent.context.sampled, ...(parent.context.traceState ? { traceState: parent.context.traceState } : {}) };
-    return new Span(name, kind, context, parent.context.spanId, parent.context.sampled ? { ...attributes } : {}, this.#enqueue);
+    return new Span(name, kind, context, parent.context.spanId, parent.context.sampled ? (attributes ?? {}) : {}, this.#enqueue);
   }
 
   /** A request ended: on the `request` schedule its spans go out now, through `defer` (waitUntil) when the runtime has one. */
