@@ -24,3 +24,12 @@ export async function inStageSpan<T>(call: CallSpan | undefined, stage: string, 
     span.end();
   }
 }
+
+/**
+ * A long-poll for a call's outcome (GET /v1/calls/:id?wait=): `toolgate.approval.wait`, a child of
+ * the request's span, ended with the status the caller was answered.
+ */
+export function startWaitSpan(tracer: Tracer | undefined, request: Span | undefined, callId: string, waitSeconds: number): Span | undefined {
+  if (!tracer || !request || waitSeconds <= 0) return undefined;
+  return tracer.startChild(request, 'toolgate.approval.wait', SpanKind.INTERNAL, { 'gen_ai.tool.call.id': callId, 'toolgate.wait.seconds': waitSeconds });
+}
