@@ -1,4 +1,4 @@
-import { SpanKind, type Span } from './span.ts';
+import { bounded, nameTarget, SpanKind, type Span } from './span.ts';
 import { parseTraceparent } from './trace-context.ts';
 import type { Tracer } from './tracer.ts';
 
@@ -24,14 +24,14 @@ export function startMcpServerSpan(tracer: Tracer, request: McpSpanRequest, http
   const meta = request.meta;
   const fromMeta = parseTraceparent(typeof meta?.traceparent === 'string' ? meta.traceparent : undefined, typeof meta?.tracestate === 'string' ? meta.tracestate : undefined);
   const { method, tool, requestId, protocolVersion } = request;
-  return tracer.startSpan(tool ? `${method} ${tool}` : method, {
+  return tracer.startSpan(tool ? nameTarget(method, tool) : method, {
     kind: SpanKind.SERVER,
     parent: fromMeta ?? httpSpan?.context,
     links: fromMeta && httpSpan ? [{ traceId: httpSpan.context.traceId, spanId: httpSpan.context.spanId }] : [],
     attributes: {
       'mcp.method.name': method,
-      ...(requestId !== undefined && requestId !== null ? { 'jsonrpc.request.id': String(requestId) } : {}),
-      ...(tool ? { 'gen_ai.tool.name': tool, 'gen_ai.operation.name': 'execute_tool' } : {}),
+      ...(requestId !== undefined && requestId !== null ? { 'jsonrpc.request.id': bounded(String(requestId)) } : {}),
+      ...(tool ? { 'gen_ai.tool.name': bounded(tool), 'gen_ai.operation.name': 'execute_tool' } : {}),
       ...(protocolVersion && PROTOCOL_VERSION.test(protocolVersion) ? { 'mcp.protocol.version': protocolVersion } : {}),
       'network.transport': 'tcp',
       'network.protocol.name': 'http',

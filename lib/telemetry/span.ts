@@ -29,6 +29,19 @@ export function unixNano(ms: number): string {
   return `${whole}${String(nanos).padStart(6, '0')}`;
 }
 
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * A span name's target from a name the model chose: a tool name as manifests allow them, or
+ * nothing (an unknown tool called by junk must not make a span name of any length or shape).
+ */
+export function nameTarget(operation: string, name: string): string {
+  return TOOL_NAME.test(name) ? `${operation} ${name}` : operation;
+}
+
+/** An attribute value from the caller's input, cut to a sane length. */
+export const bounded = (text: string, max = 200): string => (text.length > max ? `${text.slice(0, max)}…` : text);
+
 /** What a span hands to its tracer when it ends. */
 export interface FinishedSpan {
   readonly context: SpanContext;

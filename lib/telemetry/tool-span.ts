@@ -4,7 +4,7 @@ import type { CallerContext } from '../dispatch/context.ts';
 import type { CallTrace } from '../dispatch/trace.ts';
 import { ClientToolExecutor } from '../registry/executors/client.ts';
 import type { ToolExecutor } from '../registry/executor.ts';
-import { epochMs, SpanKind, type Span } from './span.ts';
+import { bounded, epochMs, nameTarget, SpanKind, type Span } from './span.ts';
 import type { Tracer } from './tracer.ts';
 
 /**
@@ -14,13 +14,13 @@ import type { Tracer } from './tracer.ts';
  * arguments and results only when the operator opts in, arguments masked as audit masks them.
  */
 export function startToolSpan(tracer: Tracer, call: Pick<ToolCall, 'call_id' | 'name'>, caller: CallerContext): Span {
-  return tracer.startSpan(`execute_tool ${call.name}`, {
+  return tracer.startSpan(nameTarget('execute_tool', call.name), {
     kind: SpanKind.INTERNAL,
     parent: caller.trace,
     attributes: {
       'gen_ai.operation.name': 'execute_tool',
-      'gen_ai.tool.name': call.name,
-      'gen_ai.tool.call.id': call.call_id,
+      'gen_ai.tool.name': bounded(call.name),
+      'gen_ai.tool.call.id': bounded(call.call_id),
       'toolgate.tenant': caller.tenant,
       'toolgate.principal': caller.principal,
       'toolgate.thread.id': caller.thread_id,

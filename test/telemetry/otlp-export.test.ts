@@ -234,6 +234,17 @@ describe('OpenTelemetry export (OTLP/HTTP JSON to a local receiver)', () => {
     expect(new Set(servers.map((span) => span.traceId)).size).toBe(malformed.length);
   });
 
+  it('does not let a model-chosen tool name shape span names or grow attributes', async () => {
+    const { gateway, url } = await startGateway();
+    const hostile = `${'a b/c '.repeat(300)}execute_tool notify`;
+    const answer = await dispatch(url, [{ call_id: 'x'.repeat(190), name: hostile, arguments: {} }]);
+    expect(answer.results[0]!.status).toBe('unknown_tool');
+    await gateway.tracer!.flush();
+    const tool = byName(receiver.spans(), 'execute_tool');
+    expect(tool.attributes['error.type']).toBe('unknown_tool');
+    expect(String(tool.attributes['gen_ai.tool.name']).length).toBeLessThanOrEqual(201);
+  });
+
   it('sends the call\'s traceparent with the exec RPC (coding tools)', async () => {
     const { gateway, url } = await startGateway();
     const answer = await dispatch(url, [{ call_id: 'call-read-1', name: 'read_file', arguments: { file_path: 'notes.txt' } }], { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` });
