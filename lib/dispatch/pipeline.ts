@@ -18,7 +18,7 @@ import { validateStage } from './stages/validate.ts';
 import type { CallTrace } from './trace.ts';
 import { idempotencyModeOf } from '../registry/definition.ts';
 import { inStageSpan, type CallSpan } from '../telemetry/stage-span.ts';
-import { endToolSpan, startToolSpan, toolTypeOf } from '../telemetry/tool-span.ts';
+import { endToolSpan, startToolSpan, toolTypeOf } from './tool-span.ts';
 
 export interface DispatchOptions {
   /** Overrides the tool's own timeout (ToolRouter.execute's third argument). */

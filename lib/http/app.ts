@@ -29,7 +29,7 @@ import type { SlackConfig } from '../slack/config.ts';
 import type { SchemaValidator } from '../validation/validator.ts';
 import { dispatchRoutes } from './routes/dispatch.ts';
 import { toolRoutes } from './routes/tools.ts';
-import { tracingMiddleware } from '../telemetry/http-middleware.ts';
+import { tracingMiddleware } from './tracing.ts';
 import type { Tracer } from '../telemetry/tracer.ts';
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;

@@ -12,8 +12,8 @@ import { toMcpTools } from '../registry/formats/mcp.ts';
 import { toCallToolResult } from './call-result.ts';
 import { mcpCallIdentity } from './call-identity.ts';
 import type { Span } from '../telemetry/span.ts';
-import { endMcpServerSpan, startMcpServerSpan } from '../telemetry/mcp-span.ts';
-import { isTracedFailure } from '../telemetry/tool-span.ts';
+import { endMcpServerSpan, startMcpServerSpan } from './mcp-span.ts';
+import { isTracedFailure } from '../dispatch/tool-span.ts';
 
 export interface McpRequestContext {
   runtime: TenantRuntime;

@@ -1,4 +1,4 @@
-import type { Logger } from '../dispatch/events.ts';
+import type { Logger } from './log.ts';
 import { OtlpHttpExporter, type OtlpEndpoint } from './exporter.ts';
 import { samplerFromEnv, type Sampler } from './sampler.ts';
 import type { Attributes } from './span.ts';

@@ -1,4 +1,4 @@
-import type { Logger } from '../dispatch/events.ts';
+import type { Logger } from './log.ts';
 
 export interface OtlpEndpoint {
   /** The traces URL: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces. */

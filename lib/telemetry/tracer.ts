@@ -1,4 +1,4 @@
-import type { Logger } from '../dispatch/events.ts';
+import type { Logger } from './log.ts';
 import type { OtlpHttpExporter } from './exporter.ts';
 import { encodeTraces } from './otlp-json.ts';
 import type { Sampler } from './sampler.ts';

@@ -1,6 +1,6 @@
-import { bounded, nameTarget, SpanKind, type Span } from './span.ts';
-import { parseTraceparent } from './trace-context.ts';
-import type { Tracer } from './tracer.ts';
+import { bounded, nameTarget, SpanKind, type Span } from '../telemetry/span.ts';
+import { parseTraceparent } from '../telemetry/trace-context.ts';
+import type { Tracer } from '../telemetry/tracer.ts';
 
 export interface McpSpanRequest {
   method: string;

@@ -1,11 +1,11 @@
 import { maskSensitive } from '../audit/redact.ts';
-import type { ToolCall, ToolResult } from '../dispatch/call.ts';
-import type { CallerContext } from '../dispatch/context.ts';
-import type { CallTrace } from '../dispatch/trace.ts';
+import type { ToolCall, ToolResult } from './call.ts';
+import type { CallerContext } from './context.ts';
+import type { CallTrace } from './trace.ts';
 import { ClientToolExecutor } from '../registry/executors/client.ts';
 import type { ToolExecutor } from '../registry/executor.ts';
-import { bounded, epochMs, nameTarget, SpanKind, type Span } from './span.ts';
-import type { Tracer } from './tracer.ts';
+import { bounded, epochMs, nameTarget, SpanKind, type Span } from '../telemetry/span.ts';
+import type { Tracer } from '../telemetry/tracer.ts';
 
 /**
  * The GenAI semantic conventions' `execute_tool {gen_ai.tool.name}` span, one per call

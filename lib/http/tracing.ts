@@ -1,9 +1,9 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
-import { deferFor } from '../http/defer.ts';
-import { SpanKind, type Span } from './span.ts';
-import { parseTraceparent } from './trace-context.ts';
-import type { Tracer } from './tracer.ts';
+import { deferFor } from './defer.ts';
+import { SpanKind, type Span } from '../telemetry/span.ts';
+import { parseTraceparent } from '../telemetry/trace-context.ts';
+import type { Tracer } from '../telemetry/tracer.ts';
 
 /** Requests that are not the gateway's work (probes, scrapes): no span. */
 const UNTRACED = new Set(['/healthz', '/metrics']);
