@@ -134,8 +134,9 @@ export class Tracer {
   #startTimer(): void {
     if (this.#timer !== undefined) return;
     this.#timer = setInterval(() => void this.flush(), this.#options.intervalMs ?? 5000);
-    // Node and Deno: the timer never keeps the process alive.
-    (this.#timer as { unref?: () => void }).unref?.();
+    // The timer never keeps the process alive: Node's timers have unref(), Deno's are numbers it unrefs.
+    if (typeof this.#timer === 'number') (globalThis as { Deno?: { unrefTimer(id: number): void } }).Deno?.unrefTimer(this.#timer);
+    else (this.#timer as { unref?: () => void }).unref?.();
   }
 
   #exportBatch(): Promise<void> {
