@@ -20,6 +20,7 @@ import {
   type TransitionOutcome,
 } from './store.ts';
 import { checkPageLimit } from './page-limit.ts';
+import { WalSync } from './sqlite-wal-sync.ts';
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS records (
@@ -54,8 +55,8 @@ interface QueuedWrite {
  *
  * Group commit: every write asked for in one turn of the event loop (the calls that complete in
  * the same tick) runs, in the order asked, inside ONE transaction committed when the turn ends;
- * each caller's promise settles only after that COMMIT, so an answer is sent only once what it
- * reports is on disk. Each write is still atomic and sees the writes queued before it (they run
+ * each caller's promise settles only after that COMMIT and the sync of the WAL after it
+ * (sqlite-wal-sync.ts), so an answer is sent only once what it reports is on disk. Each write is still atomic and sees the writes queued before it (they run
  * one after another in this one thread), and BEGIN IMMEDIATE makes the batch atomic against other
  * processes (the CLI). A write that throws is dropped from its batch alone; a COMMIT that fails
  * rejects every write of the batch and leaves the file as it was.
@@ -68,17 +69,22 @@ export class SqliteStore implements Store {
   /** Statements compiled once: compiling one costs more than running it. */
   readonly #statements = new Map<string, StatementSync>();
   #queued: QueuedWrite[] = [];
+  readonly #walSync: WalSync | undefined;
 
   /** `busyTimeoutMs`: how long a write waits for another process's write lock (default 5 s). */
   constructor(path: string, options: { now?: () => number; busyTimeoutMs?: number } = {}) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.path = path;
     this.#db = new DatabaseSync(path);
-    // synchronous = FULL: in WAL mode, NORMAL skips the fsync at COMMIT, so a committed (and
-    // answered) write survives a killed process but may vanish in a power loss or kernel crash;
-    // FULL syncs the WAL at every COMMIT. Group commit pays that sync once per batch, not per call.
+    // Durability: in WAL mode `synchronous = NORMAL` does not sync the WAL at COMMIT, so a committed
+    // write would survive a killed process but not a power loss or kernel crash. FULL would sync at
+    // every COMMIT inside this thread, stopping the event loop for the length of an fsync; instead
+    // the WAL is synced on the thread pool after each group commit (WalSync) and writers are
+    // answered only after that sync. A file that is not in WAL mode (':memory:') has nothing to sync.
     const busyTimeoutMs = Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000));
-    this.#db.exec(`PRAGMA journal_mode = WAL; PRAGMA busy_timeout = ${busyTimeoutMs}; PRAGMA synchronous = FULL;`);
+    this.#db.exec(`PRAGMA journal_mode = WAL; PRAGMA busy_timeout = ${busyTimeoutMs}; PRAGMA synchronous = NORMAL;`);
+    const mode = (this.#db.prepare('PRAGMA journal_mode').get() as { journal_mode: string }).journal_mode;
+    this.#walSync = mode === 'wal' ? new WalSync(path) : undefined;
     this.#db.exec(SCHEMA);
     this.#now = options.now ?? Date.now;
     this.#sql('DELETE FROM records WHERE expires_at != 0 AND expires_at <= ?').run(this.#now());
@@ -155,6 +161,8 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     if (!this.#db.isOpen) return;
     this.#commitQueued(); // what was asked for before close is written, not dropped
+    await this.#walSync?.close();
+    if (!this.#db.isOpen) return; // closed by a concurrent close()
     this.#statements.clear();
     this.#db.close();
   }
@@ -200,7 +208,9 @@ export class SqliteStore implements Store {
       if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
       return batch.forEach((write) => write.reject(error));
     }
-    batch.forEach((write, index) => write.resolve(results[index]));
+    const settle = (error?: unknown) => batch.forEach((write, index) => (error ? write.reject(error) : write.resolve(results[index])));
+    if (this.#walSync) this.#walSync.afterCommit(settle);
+    else settle();
   }
 
   #sql(text: string): StatementSync {
