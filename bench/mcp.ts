@@ -12,7 +12,7 @@ const DURATION_MS = 3000;
 const FIRST_WARMUP_MS = 3000;
 const ROUNDS = 3;
 const API_KEY = 'tg_bench_0123456789abcdef0123456789abcdef';
-const TEXT = 'hello from the benchmark';
+export const TEXT = 'hello from the benchmark';
 
 type TargetName = 'direct' | 'direct_mcpserver' | 'direct_docs' | 'mcp' | 'mcp_plain' | 'dispatch';
 /** Reversed every other round; the pairs the ratios compare sit next to each other. */
@@ -52,7 +52,7 @@ interface McpAnswer {
 }
 
 /** A JSON-RPC result (not an error) that is no tool error and carries the echoed text. */
-function echoedOverMcp(body: string): boolean {
+export function echoedOverMcp(body: string): boolean {
   try {
     const answer = JSON.parse(body) as McpAnswer;
     const content = answer.result?.content?.[0];
@@ -62,7 +62,7 @@ function echoedOverMcp(body: string): boolean {
   }
 }
 
-function echoedOverDispatch(body: string): boolean {
+export function echoedOverDispatch(body: string): boolean {
   try {
     const result = (JSON.parse(body) as { results?: { status?: string; content?: string }[] }).results?.[0];
     return result?.status === 'ok' && result.content === TEXT;

@@ -7,6 +7,7 @@ import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { applyPatchBench } from './apply-patch.ts';
 import { consoleBench } from './console.ts';
+import { deployedThroughput } from './deployed-throughput.ts';
 import { dispatchOverhead } from './dispatch-overhead.ts';
 import { execResources } from './exec-resources.ts';
 import { execRpc } from './exec-rpc.ts';
@@ -27,7 +28,7 @@ import { tracingCost } from './tracing-cost.ts';
 import { validationCost } from './validation-cost.ts';
 import { validationWorstCase } from './validation-worst-case.ts';
 
-const MODULES: BenchModule[] = [dispatchOverhead, tracingCost, validationCost, validationWorstCase, schemaCostBench, httpThroughput, mcpBench, manifestLoad, applyPatchBench, grepBench, globBench, patternsBench, execRpc, execResources, execSandbox, shellClassifier, storesBench, runtimesBench, consoleBench];
+const MODULES: BenchModule[] = [dispatchOverhead, tracingCost, validationCost, validationWorstCase, schemaCostBench, httpThroughput, mcpBench, deployedThroughput, manifestLoad, applyPatchBench, grepBench, globBench, patternsBench, execRpc, execResources, execSandbox, shellClassifier, storesBench, runtimesBench, consoleBench];
 
 interface Report {
   node: string;

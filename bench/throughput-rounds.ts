@@ -111,7 +111,8 @@ export function targetFigures(name: string, runs: Measured[]): Figures {
     [`${name}_latency_p99_ms`]: round(typical.p99),
     [`${name}_non2xx`]: runs.reduce((sum, r) => sum + r.non2xx, 0),
     [`${name}_server_cpu_us_per_req`]: round(median(runs.map((r) => r.serverCpuUsPerRequest))),
-    [`${name}_server_elu`]: round(mean(runs.map((r) => r.serverElu))),
+    // A server in another process (deployed-throughput) has no utilisation to read: NaN, left out.
+    ...(runs.some((r) => Number.isNaN(r.serverElu)) ? {} : { [`${name}_server_elu`]: round(mean(runs.map((r) => r.serverElu))) }),
     [`${name}_loadgen_elu`]: round(mean(runs.map((r) => r.clientElu))),
   };
 }

@@ -1,11 +1,12 @@
 import { serve, type ServerType } from '@hono/node-server';
 import { resolve } from 'node:path';
-import { jsonLineLogger } from '../dispatch/events.ts';
+import { silentLogger } from '../dispatch/events.ts';
 import { localOriginPolicy, originPolicyFromEnv } from '../http/origin-policy.ts';
 import { createRuntimeGateway } from '../http/runtime-gateway.ts';
 import type { Manifest } from '../registry/manifest.ts';
 import { SqliteStore } from '../stores/sqlite.ts';
 import { demoApiKey } from './demo-key.ts';
+import { jsonLineWriter } from './json-line-writer.ts';
 import { localExecAccess } from './local-exec-access.ts';
 import { startLocalExecServer, type LocalExecServer } from './local-exec-server.ts';
 import { loadManifestFile } from './manifest-file.ts';
@@ -85,6 +86,8 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
 
   const manifest = readManifest(manifestPath);
   const store = nodeStoreFromEnv(env, dataDir);
+  const lines = options.quiet ? undefined : jsonLineWriter();
+  const log = lines?.log ?? silentLogger;
   let execServer: LocalExecServer | undefined;
   try {
     const demo = demoApiKey(dataDir, env);
@@ -93,9 +96,9 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
     // Host/Origin checks (DNS rebinding): on loopback, only the loopback names with the port the
     // server got (known once it listens; nothing is served before).
     let origins = originPolicyFromEnv(runtimeEnv);
-    const gateway = createRuntimeGateway({ runtime: 'node', env: runtimeEnv, manifests: [manifest], store, log: options.quiet ? () => {} : jsonLineLogger, egressTransport: nodeEgressTransport(), origins: () => origins });
+    const gateway = createRuntimeGateway({ runtime: 'node', env: runtimeEnv, manifests: [manifest], store, log, egressTransport: nodeEgressTransport(), origins: () => origins });
     await gateway.ready;
-    const stopSweeping = sweepEvery(gateway.sweep, sweepIntervalMs(env), options.quiet ? () => {} : jsonLineLogger);
+    const stopSweeping = sweepEvery(gateway.sweep, sweepIntervalMs(env), log);
     const server = await listen(gateway.app.fetch, port, host);
     const address = server.address();
     const boundPort = typeof address === 'object' && address ? address.port : port;
@@ -103,7 +106,7 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
     const url = `http://${host}:${boundPort}`;
     if (!options.quiet) {
       // One write: whoever reads "listening on" has the lines about what is listening too.
-      const lines = [
+      const banner = [
         `toolgate listening on ${url}`,
         `tenant "${manifest.tenant}" manifest version ${manifest.version} (${manifestPath})`,
         ...(execServer ? [`coding tools: exec-server ${execServer.url} over ${execServer.root} (commands ${describeCommands(execServer)})`] : []),
@@ -112,7 +115,8 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
         `demo API key: ${demo.key}  (from ${demo.source})`,
         `console: ${url}/console  (sign in with the demo API key)`,
       ];
-      console.log(lines.join('\n'));
+      lines?.flush(); // the start-up's log lines (tools.registered) come before the banner, as before
+      console.log(banner.join('\n'));
     }
     const running = execServer;
     return {
@@ -126,11 +130,13 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
         await gateway.tracer?.shutdown();
         await running?.close();
         await store.close();
+        lines?.close();
       },
     };
   } catch (error) {
     await execServer?.close();
     await store.close();
+    lines?.close();
     throw error;
   }
 }

@@ -10,10 +10,10 @@ export { sha256Hex, toHex } from '../crypto/sha256.ts';
 export function canonicalJson(value: unknown): string {
   switch (typeof value) {
     case 'string':
-      return JSON.stringify(value);
+      return quoted(value);
     case 'number':
       if (!Number.isFinite(value)) throw new TypeError(`cannot canonicalise non-finite number ${value}`);
-      return Object.is(value, -0) ? '0' : JSON.stringify(value);
+      return Object.is(value, -0) ? '0' : String(value); // a finite number's String is its JSON text
     case 'boolean':
       return value ? 'true' : 'false';
     case 'object':
@@ -31,16 +31,31 @@ function canonicalArray(items: unknown[]): string {
 }
 
 function canonicalObject(record: Record<string, unknown>): string {
-  const keys = Object.keys(record).sort();
+  const keys = Object.keys(record);
+  if (!inOrder(keys)) keys.sort();
   let out = '{';
-  let first = true;
+  let separator = '';
   for (const key of keys) {
     const item = record[key];
     if (item === undefined) continue;
-    out += `${first ? '' : ','}${JSON.stringify(key)}:${canonicalJson(item)}`;
-    first = false;
+    out += `${separator}${quoted(key)}:${canonicalJson(item)}`;
+    separator = ',';
   }
   return `${out}}`;
+}
+
+/** Audit envelopes hash every call: most of their strings need no escape, and most key lists come sorted. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** JSON.stringify's text for a string (a lone surrogate is escaped there, so it goes that way). */
+function quoted(text: string): string {
+  return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
+}
+
+/** Whether `keys` are already in sort()'s order (UTF-16 code units), so sorting can be skipped. */
+function inOrder(keys: string[]): boolean {
+  for (let i = 1; i < keys.length; i++) if (keys[i - 1] > keys[i]) return false;
+  return true;
 }
 
 /** SHA-256 of a value's canonical JSON. */

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import { setImmediate } from 'node:timers';
 import {
   headMatches,
   isLive,
@@ -19,6 +20,7 @@ import {
   type TransitionOutcome,
 } from './store.ts';
 import { checkPageLimit } from './page-limit.ts';
+import { WalSync } from './sqlite-wal-sync.ts';
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS records (
@@ -40,45 +42,72 @@ interface RecordRow {
   data: string;
 }
 
+/** A write waiting for the group commit: its work runs inside the batch's transaction. */
+interface QueuedWrite {
+  work: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
 /**
  * The embedded store `npm start` uses: one SQLite file (Node's built-in node:sqlite), WAL mode so
- * the CLI can read while the gateway writes. Every operation is one synchronous transaction, so it
- * is atomic in this process, and BEGIN IMMEDIATE makes it atomic against other processes too.
+ * the CLI can read while the gateway writes.
+ *
+ * Group commit: every write asked for in one turn of the event loop (the calls that complete in
+ * the same tick) runs, in the order asked, inside ONE transaction committed when the turn ends;
+ * each caller's promise settles only after that COMMIT and the sync of the WAL after it
+ * (sqlite-wal-sync.ts), so an answer is sent only once what it reports is on disk. Each write is still atomic and sees the writes queued before it (they run
+ * one after another in this one thread), and BEGIN IMMEDIATE makes the batch atomic against other
+ * processes (the CLI). A write that throws is dropped from its batch alone; a COMMIT that fails
+ * rejects every write of the batch and leaves the file as it was.
  */
 export class SqliteStore implements Store {
   readonly name = 'sqlite';
   readonly path: string;
   readonly #db: DatabaseSync;
   readonly #now: () => number;
+  /** Statements compiled once: compiling one costs more than running it. */
+  readonly #statements = new Map<string, StatementSync>();
+  #queued: QueuedWrite[] = [];
+  readonly #walSync: WalSync | undefined;
 
-  constructor(path: string, options: { now?: () => number } = {}) {
+  /** `busyTimeoutMs`: how long a write waits for another process's write lock (default 5 s). */
+  constructor(path: string, options: { now?: () => number; busyTimeoutMs?: number } = {}) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.path = path;
     this.#db = new DatabaseSync(path);
-    this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL;');
+    // Durability: in WAL mode `synchronous = NORMAL` does not sync the WAL at COMMIT, so a committed
+    // write would survive a killed process but not a power loss or kernel crash. FULL would sync at
+    // every COMMIT inside this thread, stopping the event loop for the length of an fsync; instead
+    // the WAL is synced on the thread pool after each group commit (WalSync) and writers are
+    // answered only after that sync. A file that is not in WAL mode (':memory:') has nothing to sync.
+    const busyTimeoutMs = Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000));
+    this.#db.exec(`PRAGMA journal_mode = WAL; PRAGMA busy_timeout = ${busyTimeoutMs}; PRAGMA synchronous = NORMAL;`);
+    const mode = (this.#db.prepare('PRAGMA journal_mode').get() as { journal_mode: string }).journal_mode;
+    this.#walSync = mode === 'wal' ? new WalSync(path) : undefined;
     this.#db.exec(SCHEMA);
     this.#now = options.now ?? Date.now;
-    this.#db.prepare('DELETE FROM records WHERE expires_at != 0 AND expires_at <= ?').run(this.#now());
+    this.#sql('DELETE FROM records WHERE expires_at != 0 AND expires_at <= ?').run(this.#now());
   }
 
-  async claim(key: string, record: StateRecord): Promise<ClaimOutcome> {
-    return this.#transaction(() => this.#claim(key, record));
+  claim(key: string, record: StateRecord): Promise<ClaimOutcome> {
+    return this.#queue(() => this.#claim(key, record));
   }
 
-  async transition(key: string, expect: TransitionExpectation, next: StateRecord): Promise<TransitionOutcome> {
-    return this.#transaction(() => this.#transition(key, expect, next));
+  transition(key: string, expect: TransitionExpectation, next: StateRecord): Promise<TransitionOutcome> {
+    return this.#queue(() => this.#transition(key, expect, next));
   }
 
   async get(key: string): Promise<StateRecord | undefined> {
     return this.#live(this.#read(key));
   }
 
-  async put(key: string, record: StateRecord): Promise<void> {
-    this.#write(key, record);
+  put(key: string, record: StateRecord): Promise<void> {
+    return this.#queue(() => this.#write(key, record));
   }
 
-  async remove(key: string, expect: TransitionExpectation): Promise<boolean> {
-    return this.#transaction(() => this.#remove(key, expect));
+  remove(key: string, expect: TransitionExpectation): Promise<boolean> {
+    return this.#queue(() => this.#remove(key, expect));
   }
 
   async readAuditHead(thread: ThreadRef): Promise<AuditHead | null> {
@@ -87,19 +116,19 @@ export class SqliteStore implements Store {
 
   async listAudit(thread: ThreadRef, page: { after_seq?: number; limit: number }): Promise<AuditPage> {
     checkPageLimit(page.limit, 'listAudit');
-    const rows = this.#db
-      .prepare('SELECT envelope FROM audit WHERE tenant = ? AND thread_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+    const rows = this
+      .#sql('SELECT envelope FROM audit WHERE tenant = ? AND thread_id = ? AND seq > ? ORDER BY seq LIMIT ?')
       .all(thread.tenant, thread.thread_id, page.after_seq ?? 0, page.limit + 1) as Array<{ envelope: string }>;
     const envelopes = rows.slice(0, page.limit).map((row) => JSON.parse(row.envelope) as StoredEnvelope);
     return { envelopes, ...(rows.length > page.limit ? { next_after_seq: envelopes.at(-1)!.seq } : {}) };
   }
 
-  async claimWithHead(key: string, record: StateRecord, thread: ThreadRef) {
-    return this.#transaction(() => ({ claim: this.#claim(key, record), head: this.#head(thread) }));
+  claimWithHead(key: string, record: StateRecord, thread: ThreadRef): Promise<{ claim: ClaimOutcome; head: AuditHead | null }> {
+    return this.#queue(() => ({ claim: this.#claim(key, record), head: this.#head(thread) }));
   }
 
-  async commit(request: CommitRequest): Promise<CommitOutcome> {
-    return this.#transaction(() => {
+  commit(request: CommitRequest): Promise<CommitOutcome> {
+    return this.#queue(() => {
       const outcome: CommitOutcome = {};
       if (request.record) {
         const { key, expect, next } = request.record;
@@ -110,39 +139,88 @@ export class SqliteStore implements Store {
     });
   }
 
-  async addToIndex(index: string, member: string, score: number): Promise<void> {
-    this.#db.prepare('INSERT INTO indexes (name, member, score) VALUES (?, ?, ?) ON CONFLICT (name, member) DO UPDATE SET score = excluded.score').run(index, member, score);
+  addToIndex(index: string, member: string, score: number): Promise<void> {
+    return this.#queue(() => {
+      this.#sql('INSERT INTO indexes (name, member, score) VALUES (?, ?, ?) ON CONFLICT (name, member) DO UPDATE SET score = excluded.score').run(index, member, score);
+    });
   }
 
-  async removeFromIndex(index: string, member: string): Promise<void> {
-    this.#db.prepare('DELETE FROM indexes WHERE name = ? AND member = ?').run(index, member);
+  removeFromIndex(index: string, member: string): Promise<void> {
+    return this.#queue(() => {
+      this.#sql('DELETE FROM indexes WHERE name = ? AND member = ?').run(index, member);
+    });
   }
 
   async listIndex(index: string, page: { after_score?: number; limit: number }) {
     checkPageLimit(page.limit, 'listIndex');
-    return this.#db
-      .prepare('SELECT member, score FROM indexes WHERE name = ? AND score > ? ORDER BY score, member LIMIT ?')
+    return this
+      .#sql('SELECT member, score FROM indexes WHERE name = ? AND score > ? ORDER BY score, member LIMIT ?')
       .all(index, page.after_score ?? Number.NEGATIVE_INFINITY, page.limit) as Array<{ member: string; score: number }>;
   }
 
   async close(): Promise<void> {
-    if (this.#db.isOpen) this.#db.close();
+    if (!this.#db.isOpen) return;
+    this.#commitQueued(); // what was asked for before close is written, not dropped
+    await this.#walSync?.close();
+    if (!this.#db.isOpen) return; // closed by a concurrent close()
+    this.#statements.clear();
+    this.#db.close();
   }
 
-  #transaction<T>(work: () => T): T {
-    this.#db.exec('BEGIN IMMEDIATE');
+  /** Queues `work` for this turn's group commit; the first write of a turn schedules it. */
+  #queue<T>(work: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (this.#queued.length === 0) setImmediate(() => this.#commitQueued());
+      this.#queued.push({ work, resolve: resolve as (value: unknown) => void, reject });
+    });
+  }
+
+  #commitQueued(): void {
+    const batch = this.#queued;
+    this.#queued = [];
+    if (batch.length > 0) this.#commitBatch(batch);
+  }
+
+  /**
+   * Runs the batch's writes in one transaction. A write that throws is rejected alone: the
+   * transaction is rolled back (its earlier writes with it) and the others run again in a new one.
+   */
+  #commitBatch(batch: QueuedWrite[]): void {
+    if (!this.#db.isOpen) return batch.forEach((write) => write.reject(new Error('the SQLite store is closed')));
     try {
-      const result = work();
-      this.#db.exec('COMMIT');
-      return result;
+      this.#db.exec('BEGIN IMMEDIATE');
     } catch (error) {
-      this.#db.exec('ROLLBACK');
-      throw error;
+      return batch.forEach((write) => write.reject(error)); // busy beyond busy_timeout: nothing was written
     }
+    const results: unknown[] = [];
+    for (const write of batch) {
+      try {
+        results.push(write.work());
+      } catch (error) {
+        if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+        write.reject(error);
+        return this.#commitBatch(batch.filter((other) => other !== write));
+      }
+    }
+    try {
+      this.#db.exec('COMMIT');
+    } catch (error) {
+      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+      return batch.forEach((write) => write.reject(error));
+    }
+    const settle = (error?: unknown) => batch.forEach((write, index) => (error ? write.reject(error) : write.resolve(results[index])));
+    if (this.#walSync) this.#walSync.afterCommit(settle);
+    else settle();
+  }
+
+  #sql(text: string): StatementSync {
+    let statement = this.#statements.get(text);
+    if (!statement) this.#statements.set(text, (statement = this.#db.prepare(text)));
+    return statement;
   }
 
   #read(key: string): StateRecord | undefined {
-    const row = this.#db.prepare('SELECT state, owner, claimable_after, expires_at, data FROM records WHERE key = ?').get(key) as RecordRow | undefined;
+    const row = this.#sql('SELECT state, owner, claimable_after, expires_at, data FROM records WHERE key = ?').get(key) as RecordRow | undefined;
     if (!row) return undefined;
     return {
       state: row.state,
@@ -155,7 +233,7 @@ export class SqliteStore implements Store {
 
   #write(key: string, record: StateRecord): void {
     const values: SQLInputValue[] = [key, record.state, record.owner ?? null, record.claimable_after ?? null, record.expires_at, JSON.stringify(record.data)];
-    this.#db.prepare('INSERT OR REPLACE INTO records (key, state, owner, claimable_after, expires_at, data) VALUES (?, ?, ?, ?, ?, ?)').run(...values);
+    this.#sql('INSERT OR REPLACE INTO records (key, state, owner, claimable_after, expires_at, data) VALUES (?, ?, ?, ?, ?, ?)').run(...values);
   }
 
   #claim(key: string, record: StateRecord): ClaimOutcome {
@@ -174,21 +252,22 @@ export class SqliteStore implements Store {
 
   #remove(key: string, expect: TransitionExpectation): boolean {
     if (!matches(this.#read(key), expect, this.#now())) return false;
-    this.#db.prepare('DELETE FROM records WHERE key = ?').run(key);
+    this.#sql('DELETE FROM records WHERE key = ?').run(key);
     return true;
   }
 
   #head(thread: ThreadRef): AuditHead | null {
-    const row = this.#db.prepare('SELECT seq, hash FROM audit WHERE tenant = ? AND thread_id = ? ORDER BY seq DESC LIMIT 1').get(thread.tenant, thread.thread_id) as AuditHead | undefined;
+    const row = this.#sql('SELECT seq, hash FROM audit WHERE tenant = ? AND thread_id = ? ORDER BY seq DESC LIMIT 1').get(thread.tenant, thread.thread_id) as AuditHead | undefined;
     return row ? { seq: Number(row.seq), hash: row.hash } : null;
   }
 
   #append({ thread, expected, envelopes }: AppendRequest) {
     const current = this.#head(thread);
     if (!headMatches(current, expected)) return { ok: false as const, head: current };
-    const insert = this.#db.prepare('INSERT INTO audit (tenant, thread_id, seq, hash, envelope) VALUES (?, ?, ?, ?, ?)');
+    const insert = this.#sql('INSERT INTO audit (tenant, thread_id, seq, hash, envelope) VALUES (?, ?, ?, ?, ?)');
     for (const envelope of envelopes) insert.run(thread.tenant, thread.thread_id, envelope.seq, envelope.hash, JSON.stringify(envelope));
-    return { ok: true as const, head: this.#head(thread)! };
+    const last = envelopes.at(-1);
+    return { ok: true as const, head: last ? { seq: last.seq, hash: last.hash } : this.#head(thread)! };
   }
 
   #live(record: StateRecord | undefined): StateRecord | undefined {

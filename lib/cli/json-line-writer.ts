@@ -1,0 +1,70 @@
+import { writeSync } from 'node:fs';
+import type { Logger } from '../dispatch/events.ts';
+
+/** Where the lines go: standard output by default (a test passes its own). */
+export interface LineOutput {
+  write(text: string): unknown;
+}
+
+const WAIT = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Writes all of `text` to file descriptor `fd` before returning. process.stdout would queue a
+ * write the pipe cannot take at once and lose it at process.exit(); a write(2) of our own does
+ * not. A full non-blocking pipe (EAGAIN) is waited out a millisecond at a time, as a blocking
+ * write would; a reader that is gone (EPIPE) takes the lines with it: logging never stops the gateway.
+ */
+function writeAllTo(fd: number): LineOutput {
+  return {
+    write(text) {
+      let bytes = Buffer.from(text);
+      while (bytes.length > 0) {
+        try {
+          bytes = bytes.subarray(writeSync(fd, bytes));
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return;
+          Atomics.wait(WAIT, 0, 0, 1);
+        }
+      }
+    },
+  };
+}
+
+export interface JsonLineWriter {
+  /** One JSON object per line with `time` and `event` (DESIGN.md "Conventions"), buffered. */
+  log: Logger;
+  /** Writes what is buffered now (also done at the end of each turn of the event loop and at exit). */
+  flush(): void;
+  /** Flushes and stops listening for the process's exit. */
+  close(): void;
+}
+
+/**
+ * The JSON line logger of `toolgate serve`. A call logs three lines, and stdout on a pipe or a
+ * file is written synchronously: one write(2) per line would cost three system calls per call on
+ * the request path. Lines are gathered instead and written together once per turn of the event
+ * loop (setImmediate), in the order logged, with one synchronous write(2). At the process's `exit`
+ * (a normal end, process.exit(), an uncaught exception) what is still buffered is written before
+ * the process goes, so no line is lost or reordered; only a SIGKILL can drop the last turn's lines.
+ */
+export function jsonLineWriter(output: LineOutput = writeAllTo(process.stdout.fd)): JsonLineWriter {
+  let buffered = '';
+  const flush = () => {
+    if (buffered === '') return;
+    const text = buffered;
+    buffered = '';
+    output.write(text);
+  };
+  process.on('exit', flush);
+  return {
+    log(event, fields) {
+      if (buffered === '') setImmediate(flush);
+      buffered += `${JSON.stringify({ time: new Date().toISOString(), event, ...fields })}\n`;
+    },
+    flush,
+    close() {
+      flush();
+      process.off('exit', flush);
+    },
+  };
+}
