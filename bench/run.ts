@@ -6,6 +6,7 @@
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { applyPatchBench } from './apply-patch.ts';
+import { cliStartup } from './cli-startup.ts';
 import { consoleBench } from './console.ts';
 import { dispatchOverhead } from './dispatch-overhead.ts';
 import { execResources } from './exec-resources.ts';
@@ -26,7 +27,7 @@ import { storesBench } from './stores.ts';
 import { validationCost } from './validation-cost.ts';
 import { validationWorstCase } from './validation-worst-case.ts';
 
-const MODULES: BenchModule[] = [dispatchOverhead, validationCost, validationWorstCase, schemaCostBench, httpThroughput, mcpBench, manifestLoad, applyPatchBench, grepBench, globBench, patternsBench, execRpc, execResources, execSandbox, shellClassifier, storesBench, runtimesBench, consoleBench];
+const MODULES: BenchModule[] = [dispatchOverhead, validationCost, validationWorstCase, schemaCostBench, httpThroughput, mcpBench, manifestLoad, applyPatchBench, grepBench, globBench, patternsBench, execRpc, execResources, execSandbox, shellClassifier, storesBench, runtimesBench, consoleBench, cliStartup];
 
 interface Report {
   node: string;

@@ -1,5 +1,6 @@
 // The CLI bundle: lib/cli/main.ts and the project files it reaches, built by esbuild into plain
-// JavaScript (dist/cli-<id>/, one chunk per lazily imported command; npm packages stay external),
+// JavaScript (dist/cli-<id>/, one chunk per lazily imported command; npm packages stay external
+// but for the few small ones the quick commands load, see INLINED),
 // so a command starts without type-stripping a few hundred files, and the quick commands run on
 // any Node >= 20. `npm install` builds it (`prepare`); `toolgate` rebuilds it when a source changed.
 //
@@ -23,7 +24,14 @@ const RECIPE = 'bin/cli-bundle.js';
 const FORMAT = 1;
 /** Timestamps within this long before the stamp was written may hide a later write (FAT: 2 s). */
 const RACY_MS = 2000;
-const LOADERS = { '.ts': 'ts', '.js': 'js', '.mjs': 'js', '.json': 'json' };
+const LOADERS = { '.ts': 'ts', '.js': 'js', '.mjs': 'js', '.cjs': 'js', '.json': 'json' };
+/**
+ * Packages `manifest validate` loads (schema validation), bundled in: Node would otherwise resolve
+ * and compile their ~150 files one by one, most of its start-up. They are inputs like the sources.
+ * Every other package is imported from node_modules when a command needs it.
+ */
+const INLINED = new Set(['ajv', 'fast-deep-equal', 'fast-uri', 'json-schema-traverse', 'require-from-string', '@cfworker/json-schema', '@eslint-community/regexpp', 'shell-quote']);
+const packageName = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
 
 /** The bundle's entry file if it is built from the current sources (rebuilt if not); undefined when it cannot be built here. */
 export async function freshBundle() {
@@ -95,6 +103,7 @@ export async function buildBundle(previousDir) {
   const recorder = {
     name: 'record-inputs',
     setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, (args) => (INLINED.has(packageName(args.path)) ? undefined : { external: true }));
       build.onLoad({ filter: /.*/ }, (args) => {
         const { record, bytes } = recordInput(args.path);
         inputs[relative(ROOT, args.path).split(sep).join('/')] = record;
@@ -113,7 +122,6 @@ export async function buildBundle(previousDir) {
       format: 'esm',
       platform: 'node',
       target: 'node20.17',
-      packages: 'external',
       plugins: [recorder],
       logLevel: 'silent',
     });
