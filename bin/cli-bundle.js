@@ -161,8 +161,9 @@ function removeOldBundles(keep) {
   }
 }
 
-// `node bin/cli-bundle.js` (npm's `prepare`): build it now, quietly, so the first command is quick.
+// `node bin/cli-bundle.js` (npm's `prepare`, also before `npm pack`): build it now, quietly, so the
+// first command is quick; only this bundle is kept.
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   // A failed build does not fail the install: the command then runs the TypeScript sources.
-  if (!(await buildBundle(readStamp()?.dir))) console.warn('toolgate: the CLI bundle did not build; `toolgate` will run the TypeScript sources (slower to start)');
+  if (!(await buildBundle())) console.warn('toolgate: the CLI bundle did not build; `toolgate` will run the TypeScript sources (slower to start)');
 }
