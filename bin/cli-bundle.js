@@ -2,7 +2,8 @@
 // JavaScript (dist/cli-<id>/, one chunk per lazily imported command; npm packages stay external
 // but for the few small ones the quick commands load, see INLINED),
 // so a command starts without type-stripping a few hundred files, and the quick commands run on
-// any Node >= 20. `npm install` builds it (`prepare`); `toolgate` rebuilds it when a source changed.
+// any Node >= 20. The first `toolgate` command builds it, and rebuilds it when a source changed;
+// `npm pack`/`npm publish` build it first (`prepack`) so an installed package ships it.
 //
 // Staleness, cheap and never wrong: dist/cli.json records, per input file, what esbuild was given
 // (its SHA-256) and the file's stat at that moment (size, mtime, ctime, inode). A file whose stat
@@ -161,9 +162,10 @@ function removeOldBundles(keep) {
   }
 }
 
-// `node bin/cli-bundle.js` (npm's `prepare`, also before `npm pack`): build it now, quietly, so the
-// first command is quick; only this bundle is kept.
+// `node bin/cli-bundle.js` (npm's `prepack`): build it now, for the package; only this bundle is kept.
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  // A failed build does not fail the install: the command then runs the TypeScript sources.
-  if (!(await buildBundle())) console.warn('toolgate: the CLI bundle did not build; `toolgate` will run the TypeScript sources (slower to start)');
+  if (!(await buildBundle())) {
+    console.error('toolgate: the CLI bundle did not build (`TOOLGATE_CLI_SOURCE=1 node bin/toolgate.js --help` shows why)');
+    process.exitCode = 1;
+  }
 }

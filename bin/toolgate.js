@@ -18,7 +18,7 @@ const quick = args.length === 0 || ['help', '--help', '-h', '--version', '-v'].i
 async function handOverToNode22() {
   const bundled = fileURLToPath(new URL('../node_modules/node/bin/node', import.meta.url));
   if (!existsSync(bundled)) {
-    console.error(`toolgate needs Node >= 22.18 (this is ${process.version}): run \`npm install\` in the project first`);
+    console.error(`toolgate ${args[0]} needs Node >= 22.18 (this is ${process.version}); in a clone of toolgate, \`npm install\` brings one`);
     process.exit(1);
   }
   const { spawnSync } = await import('node:child_process'); // only here: loading it costs every command
