@@ -127,7 +127,7 @@ function waitForOutput(child: ReturnType<typeof spawn>, pattern: RegExp): Promis
 }
 
 function runBench(modules: string[]): Record<string, Record<string, number | string>> {
-  const run = spawnSync(process.execPath, [join(ROOT, 'bench/run.ts'), '--only', modules.join(','), '--json'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 });
+  const run = spawnSync(process.execPath, ['--disable-warning=ExperimentalWarning', join(ROOT, 'bench/run.ts'), '--only', modules.join(','), '--json'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 });
   if (run.status !== 0) throw new Error(`the benchmarks failed (exit ${run.status})`);
   return (JSON.parse(run.stdout) as { modules: Record<string, Record<string, number | string>> }).modules;
 }
