@@ -13,7 +13,7 @@
 // content too; a different hash, a missing file or a changed build recipe (this file) is stale.
 // Plain JavaScript: it runs before any Node 22 or type stripping is there.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -36,14 +36,18 @@ const packageName = (specifier) => specifier.split('/').slice(0, specifier.start
 
 /** The bundle's entry file if it is built from the current sources (rebuilt if not); undefined when it cannot be built here. */
 export async function freshBundle() {
-  const stamp = readStamp();
-  if (stamp && installedAsDependency()) return join(DIST, stamp.dir, 'main.js');
-  const check = stamp && checkInputs(stamp);
-  if (check?.fresh) {
-    if (check.restamp) writeStamp({ ...stamp, inputs: check.inputs });
-    return join(DIST, stamp.dir, 'main.js');
+  try {
+    const stamp = readStamp();
+    if (stamp && installedAsDependency()) return join(DIST, stamp.dir, 'main.js');
+    const check = stamp && existsSync(join(DIST, stamp.dir, 'main.js')) && checkInputs(stamp);
+    if (check?.fresh) {
+      if (check.restamp) writeStamp({ ...stamp, inputs: check.inputs });
+      return join(DIST, stamp.dir, 'main.js');
+    }
+    return await buildBundle(stamp?.dir);
+  } catch {
+    return undefined; // e.g. dist/ not writable by this user: the sources run instead
   }
-  return buildBundle(stamp?.dir);
 }
 
 /** A package under node_modules is not edited, and Node will not strip types there: its shipped bundle is the CLI. */
@@ -55,7 +59,8 @@ function installedAsDependency() {
 function readStamp() {
   try {
     const stamp = JSON.parse(readFileSync(STAMP, 'utf8'));
-    return stamp.format === FORMAT ? { ...stamp, writtenAt: statSync(STAMP).mtimeMs } : undefined;
+    const valid = stamp.format === FORMAT && /^cli-[0-9a-f]{16}$/.test(stamp.dir) && typeof stamp.inputs === 'object';
+    return valid ? { ...stamp, writtenAt: statSync(STAMP).mtimeMs } : undefined;
   } catch {
     return undefined;
   }
