@@ -110,7 +110,7 @@ describe('a changed source is picked up', () => {
     expect(run.stdout).not.toContain('Usage:');
   });
 
-  it('an unchanged tree is not rebuilt', async () => {
+  it('an unchanged tree is not rebuilt; a missing bundle is', async () => {
     const other = scratchProject();
     try {
       const again = () => runNode(['bin/toolgate.js', '--version'], { cwd: other, env: fromBundle });
@@ -119,6 +119,12 @@ describe('a changed source is picked up', () => {
       const mtime = statSync(join(other, 'dist', dir, 'main.js')).mtimeMs;
       expect((await again()).code).toBe(0);
       expect(statSync(join(other, 'dist', dir, 'main.js')).mtimeMs).toBe(mtime);
+
+      // The stamp naming a bundle that is gone: built again, not a crash.
+      rmSync(join(other, 'dist', dir), { recursive: true });
+      const rebuilt = await again();
+      expect(rebuilt.code).toBe(0);
+      expect(statSync(join(other, 'dist', dir, 'main.js')).isFile()).toBe(true);
     } finally {
       rmSync(other, { recursive: true, force: true });
     }
@@ -136,3 +142,17 @@ function olderNode(): string | undefined {
   }
   return undefined;
 }
+
+describe('the package', () => {
+  it('ships the CLI bundle (built by prepack) and leaves out what .gitignore leaves out', () => {
+    const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts=false'], { cwd: REPO_ROOT, encoding: 'utf8' });
+    expect(pack.status).toBe(0);
+    const files = (JSON.parse(pack.stdout) as Array<{ files: Array<{ path: string }> }>)[0].files.map((f) => f.path);
+    const stamp = JSON.parse(readFileSync(join(REPO_ROOT, 'dist/cli.json'), 'utf8')) as { dir: string };
+    expect(files).toContain('dist/cli.json');
+    expect(files).toContain(`dist/${stamp.dir}/main.js`);
+    expect(files).toContain('bin/toolgate.js');
+    expect(files).toContain('lib/cli/main.ts');
+    expect(files.filter((f) => /^(node_modules|\.toolgate|\.wrangler|coverage)\/|^dist\/(?!cli)/.test(f))).toEqual([]);
+  });
+});
