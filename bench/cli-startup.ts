@@ -5,7 +5,8 @@
  * PATH picks the node: this machine's system Node 20 when PATH has no node_modules/.bin), and
  * "node22 X" as `npm run`/`npx` do (their PATH puts the project's Node 22 first). `npx toolgate`
  * runs npx from the shell's PATH; npx's own floor is measured beside it with the same project
- * layout (a package whose bin does nothing), so toolgate's share is the difference.
+ * layout (a package whose bin does nothing), so toolgate's share is the difference (the median
+ * of each round's difference).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -88,7 +89,8 @@ export const cliStartup: BenchModule = {
     }
     const ms = (key: string) => round(median(samples.get(key)!));
     const node = spawnSync('node', ['--version'], { env, encoding: 'utf8' }).stdout.trim();
-    const share = round(ms('npx_help') - ms('npx_floor'));
+    // Paired by round (each round runs both back to back), so load that drifts between rounds cancels.
+    const share = round(median(samples.get('npx_help')!.map((value, i) => value - samples.get('npx_floor')![i])));
     return {
       shell_node: node,
       npx_toolgate_help_ms: ms('npx_help'),
