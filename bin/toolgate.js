@@ -30,8 +30,10 @@ if (!node22 && !quick) await handOverToNode22();
 const bundle = process.env.TOOLGATE_CLI_SOURCE ? undefined : await freshBundle();
 if (!bundle && !node22) await handOverToNode22();
 
-// Node 22 keeps the compiled code of every module it loads (checked against the source's hash).
-module.enableCompileCache?.();
+// Node 22 keeps the compiled code of every module it loads (checked against the source's hash),
+// in the project's dist/ rather than Node's default under the shared /tmp, where another local
+// user could plant code caches; NODE_COMPILE_CACHE still chooses another place.
+module.enableCompileCache?.(process.env.NODE_COMPILE_CACHE || fileURLToPath(new URL('../dist/compile-cache', import.meta.url)));
 
 // node:sqlite works fine but still announces itself as experimental on Node 22; keep the output clean.
 const emitWarning = process.emitWarning.bind(process);
