@@ -4,12 +4,12 @@
  * "toolgate X" runs bin/toolgate.js as an installed bin does (`#!/usr/bin/env node`, so the shell's
  * PATH picks the node: this machine's system Node 20 when PATH has no node_modules/.bin), and
  * "node22 X" as `npm run`/`npx` do (their PATH puts the project's Node 22 first). `npx toolgate`
- * runs npx from the shell's PATH; npx's own floor is measured beside it with the same project
- * layout (a package whose bin does nothing), so toolgate's share is the difference (the median
- * of each round's difference).
+ * runs npx from the shell's PATH; npx's own floor is the same `npx toolgate --help` with a preload
+ * (NODE_OPTIONS=--require) that ends the bin's node as soon as it starts: everything npx does plus
+ * a bare node start, so toolgate's share is the difference (the median of each round's difference).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import type { BenchModule, Figures } from './harness.ts';
@@ -29,27 +29,23 @@ function shellEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** A project like this one (same node_modules, so npx reads the same tree) whose bin does nothing. */
-function npxFloorProject(): string {
-  const dir = join(tmpdir(), 'toolgate-bench-npx-floor');
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'npx-floor', version: '1.0.0', type: 'module', bin: { 'npx-floor': 'floor.js' } }));
-  writeFileSync(join(dir, 'floor.js'), '#!/usr/bin/env node\n', { mode: 0o755 });
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  return dir;
+/** A preload that ends the `toolgate` bin's node at once (npm's own node, running npx-cli.js, goes on). */
+function exitAtStart(dir: string): string {
+  const file = join(dir, 'exit-at-start.cjs');
+  writeFileSync(file, "if (require('node:path').basename(process.argv[1] ?? '') === 'toolgate') process.exit(0);\n");
+  return file;
 }
 
 interface Probe {
   key: string;
   command: string;
   args: string[];
-  cwd?: string;
+  env?: NodeJS.ProcessEnv;
 }
 
 function timeOnce(probe: Probe, env: NodeJS.ProcessEnv): number {
   const start = performance.now();
-  const run = spawnSync(probe.command, probe.args, { cwd: probe.cwd ?? ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const run = spawnSync(probe.command, probe.args, { cwd: ROOT, env: { ...env, ...probe.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const elapsed = performance.now() - start;
   if (run.status !== 0) throw new Error(`${probe.command} ${probe.args.join(' ')} exited ${run.status}: ${run.stderr.toString()}`);
   return elapsed;
@@ -62,10 +58,10 @@ export const cliStartup: BenchModule = {
     const env = shellEnv();
     const node22 = join(ROOT, 'node_modules/node/bin/node');
     const bin = join(ROOT, 'bin/toolgate.js');
-    const floor = npxFloorProject();
+    const scratch = mkdtempSync(join(tmpdir(), 'toolgate-bench-cli-'));
     const probes: Probe[] = [
       { key: 'npx_help', command: 'npx', args: ['toolgate', '--help'] },
-      { key: 'npx_floor', command: 'npx', args: ['npx-floor'], cwd: floor },
+      { key: 'npx_floor', command: 'npx', args: ['toolgate', '--help'], env: { NODE_OPTIONS: `--require ${exitAtStart(scratch)}` } },
       { key: 'npx_c_true', command: 'npx', args: ['-c', 'true'] },
       { key: 'toolgate_help', command: bin, args: ['--help'] },
       { key: 'toolgate_version', command: bin, args: ['--version'] },
@@ -85,7 +81,7 @@ export const cliStartup: BenchModule = {
         for (const probe of probes) samples.get(probe.key)!.push(timeOnce(probe, envOf(probe)));
       }
     } finally {
-      rmSync(floor, { recursive: true, force: true });
+      rmSync(scratch, { recursive: true, force: true });
     }
     const ms = (key: string) => round(median(samples.get(key)!));
     const node = spawnSync('node', ['--version'], { env, encoding: 'utf8' }).stdout.trim();
@@ -94,7 +90,7 @@ export const cliStartup: BenchModule = {
     return {
       shell_node: node,
       npx_toolgate_help_ms: ms('npx_help'),
-      npx_floor_own_bin_ms: ms('npx_floor'),
+      npx_floor_ms: ms('npx_floor'),
       npx_floor_c_true_ms: ms('npx_c_true'),
       npx_toolgate_help_toolgate_share_ms: share,
       npx_toolgate_help_verdict: verdict('npx toolgate --help', ms('npx_help'), '<=', BUDGET_MS, ' ms'),
