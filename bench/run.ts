@@ -6,6 +6,7 @@
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { applyPatchBench } from './apply-patch.ts';
+import { cliStartup } from './cli-startup.ts';
 import { consoleBench } from './console.ts';
 import { deployedThroughput } from './deployed-throughput.ts';
 import { dispatchOverhead } from './dispatch-overhead.ts';
@@ -28,7 +29,30 @@ import { tracingCost } from './tracing-cost.ts';
 import { validationCost } from './validation-cost.ts';
 import { validationWorstCase } from './validation-worst-case.ts';
 
-const MODULES: BenchModule[] = [dispatchOverhead, tracingCost, validationCost, validationWorstCase, schemaCostBench, httpThroughput, mcpBench, deployedThroughput, manifestLoad, applyPatchBench, grepBench, globBench, patternsBench, execRpc, execResources, execSandbox, shellClassifier, storesBench, runtimesBench, consoleBench];
+// One per line, so branches that add a module do not collide.
+const MODULES: BenchModule[] = [
+  dispatchOverhead,
+  tracingCost,
+  validationCost,
+  validationWorstCase,
+  schemaCostBench,
+  httpThroughput,
+  mcpBench,
+  deployedThroughput,
+  manifestLoad,
+  applyPatchBench,
+  grepBench,
+  globBench,
+  patternsBench,
+  execRpc,
+  execResources,
+  execSandbox,
+  shellClassifier,
+  storesBench,
+  runtimesBench,
+  consoleBench,
+  cliStartup,
+];
 
 interface Report {
   node: string;

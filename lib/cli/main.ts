@@ -1,12 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { auditCommand } from './audit.ts';
-import { callCommand } from './call.ts';
-import { execServerCommand } from './exec-server.ts';
-import { keysCommand } from './keys.ts';
-import { manifestCommand } from './manifest.ts';
 import { useNodeCrypto } from './node-crypto.ts';
-import { startLocalGateway } from './serve.ts';
 
 const USAGE = `toolgate — tool-dispatch gateway for AI agents
 
@@ -25,20 +19,23 @@ Usage:
 
 type Command = (args: string[]) => Promise<number>;
 
+// Each command's module is imported only when that command runs, so `toolgate --help` or
+// `toolgate manifest validate` never loads the store, the HTTP server, the MCP SDK or the AWS SDK.
 const commands: Record<string, Command> = {
   async serve(args) {
     const { values } = parseArgs({ args, options: { port: { type: 'string' }, host: { type: 'string' }, manifest: { type: 'string' } } });
+    const { startLocalGateway } = await import('./serve.ts');
     const gateway = await startLocalGateway({ port: values.port ? Number(values.port) : undefined, host: values.host, manifestPath: values.manifest });
     const stop = () => void gateway.close().then(() => process.exit(0));
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     return new Promise<number>(() => {});
   },
-  manifest: (args) => manifestCommand(args),
-  'exec-server': (args) => execServerCommand(args),
-  call: (args) => callCommand(args),
-  audit: (args) => auditCommand(args),
-  keys: (args) => keysCommand(args),
+  manifest: async (args) => (await import('./manifest.ts')).manifestCommand(args),
+  'exec-server': async (args) => (await import('./exec-server.ts')).execServerCommand(args),
+  call: async (args) => (await import('./call.ts')).callCommand(args),
+  audit: async (args) => (await import('./audit.ts')).auditCommand(args),
+  keys: async (args) => (await import('./keys.ts')).keysCommand(args),
   async version() {
     console.log(await installedVersion());
     return 0;
