@@ -25,8 +25,9 @@ import { shellClassifier } from './shell-classifier.ts';
 import { storesBench } from './stores.ts';
 import { validationCost } from './validation-cost.ts';
 import { validationWorstCase } from './validation-worst-case.ts';
+import { workerEdge } from './worker-edge.ts';
 
-const MODULES: BenchModule[] = [dispatchOverhead, validationCost, validationWorstCase, schemaCostBench, httpThroughput, mcpBench, manifestLoad, applyPatchBench, grepBench, globBench, patternsBench, execRpc, execResources, execSandbox, shellClassifier, storesBench, runtimesBench, consoleBench];
+const MODULES: BenchModule[] = [dispatchOverhead, validationCost, validationWorstCase, schemaCostBench, httpThroughput, mcpBench, manifestLoad, applyPatchBench, grepBench, globBench, patternsBench, execRpc, execResources, execSandbox, shellClassifier, storesBench, runtimesBench, workerEdge, consoleBench];
 
 interface Report {
   node: string;
