@@ -10,7 +10,7 @@ import { CLOCK_TICKS_PER_SECOND } from './workerd.ts';
 import { MEASURED, measureWorkerdCpu, MEMORY_STORE, WARMUP, withUpstash, type PerRequest, type WorkerdCpu } from './workerd-cpu.ts';
 
 /** The budgets: the Worker's size gzipped, and the CPU time per request of the Workers free plan. */
-const BUDGET_GZIP_BYTES = 1024 * 1024;
+const BUDGET_GZIP_BYTES = 300 * 1024;
 const BUDGET_CPU_MS = 10;
 const COLD_START_RUNS = 3;
 
