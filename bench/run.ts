@@ -28,6 +28,7 @@ import { storesBench } from './stores.ts';
 import { tracingCost } from './tracing-cost.ts';
 import { validationCost } from './validation-cost.ts';
 import { validationWorstCase } from './validation-worst-case.ts';
+import { workerEdge } from './worker-edge.ts';
 
 // One per line, so branches that add a module do not collide.
 const MODULES: BenchModule[] = [
@@ -50,6 +51,7 @@ const MODULES: BenchModule[] = [
   shellClassifier,
   storesBench,
   runtimesBench,
+  workerEdge,
   consoleBench,
   cliStartup,
 ];

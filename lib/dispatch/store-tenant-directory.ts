@@ -1,4 +1,5 @@
 import type { Manifest } from '../registry/manifest.ts';
+import { passedTheseChecks } from '../registry/manifest-checks.ts';
 import { loadActivePointer, loadPublished } from '../registry/manifest-store.ts';
 import type { Store } from '../stores/store.ts';
 import type { TenantDirectory } from './tenant-directory.ts';
@@ -88,7 +89,7 @@ export class StoreTenantDirectory implements TenantDirectory {
       }
       const published = await loadPublished(this.#store, tenant, pointer.version);
       if (!published) throw new Error(`the active version ${pointer.version} of tenant "${tenant}" is missing from the store`);
-      const runtime = buildTenantRuntime(this.#overlay(published.manifest), this.#services);
+      const runtime = buildTenantRuntime(this.#overlay(published.manifest), this.#services, { schemasChecked: passedTheseChecks(published) });
       this.#cache.set(tenant, { version: pointer.version, runtime, checked_at: now });
       return runtime;
     } catch (error) {

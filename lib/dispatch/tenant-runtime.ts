@@ -52,7 +52,12 @@ export interface TenantRuntime {
   tokens?: TokenVerifier;
 }
 
-export function buildTenantRuntime(manifest: Manifest, services: GatewayServices): TenantRuntime {
+export interface TenantRuntimeOptions {
+  /** The manifest passed this gateway's publish checks (its store record says so): schemas compile without checking them again. */
+  schemasChecked?: boolean;
+}
+
+export function buildTenantRuntime(manifest: Manifest, services: GatewayServices, options: TenantRuntimeOptions = {}): TenantRuntime {
   const secrets = tenantSecretResolver(manifest.tenant, services.secretGrants, services.env);
   const { coding, builtins } = tenantBuiltins(manifest, { secrets, egress: services.egress });
   const registry = buildManifestRegistry(manifest, services.kinds, { builtins, secrets, egress: services.egress }, coding);
@@ -65,7 +70,7 @@ export function buildTenantRuntime(manifest: Manifest, services: GatewayServices
     tokens: oidc ? new TokenVerifier(manifest.tenant, oidc, services.egress) : undefined,
     deps: {
       registry,
-      schemas: new SchemaCache(services.validator),
+      schemas: new SchemaCache(services.validator, { checked: options.schemasChecked }),
       governor: policyGovernor(manifest.policy, approvalOverrides(manifest), approvalQuorums(manifest)),
       approvals: services.store ? approvalSettings(manifest, services) : undefined,
       store: services.store,

@@ -3,6 +3,7 @@ import { hashJson } from '../idempotency/canonical-json.ts';
 import type { JsonObject } from './json.ts';
 import type { Store } from '../stores/store.ts';
 import type { Manifest } from './manifest.ts';
+import { MANIFEST_CHECKS } from './manifest-checks.ts';
 
 /**
  * A tenant's manifests in the store: every published version immutable (`manifest/<tenant>/<v>`),
@@ -22,6 +23,8 @@ export interface PublishedManifest {
   hash: string;
   published_at: string;
   published_by: string;
+  /** MANIFEST_CHECKS when the manifest passed this gateway's publish checks (manifest-checks.ts). */
+  checked?: string;
 }
 
 export interface ActivePointer {
@@ -50,12 +53,13 @@ export async function loadActivePointer(store: Store, tenant: string): Promise<A
 }
 
 /**
- * Publishes a checked manifest. Publishing the same content again is a no-op; the same version
- * with other content is a conflict (versions are immutable).
+ * Publishes a manifest. Publishing the same content again is a no-op; the same version with other
+ * content is a conflict (versions are immutable). `checked`: the caller ran the publish checks
+ * (loadManifest) on this very manifest and they passed, so the record says so (manifest-checks.ts).
  */
-export async function publishManifest(store: Store, audit: AuditRecorder, manifest: Manifest, by: string): Promise<{ status: 'published' | 'unchanged'; version: string; hash: string }> {
+export async function publishManifest(store: Store, audit: AuditRecorder, manifest: Manifest, by: string, options: { checked?: boolean } = {}): Promise<{ status: 'published' | 'unchanged'; version: string; hash: string }> {
   const hash = await hashJson(manifest);
-  const published: PublishedManifest = { manifest, hash, published_at: new Date().toISOString(), published_by: by };
+  const published: PublishedManifest = { manifest, hash, published_at: new Date().toISOString(), published_by: by, ...(options.checked ? { checked: MANIFEST_CHECKS } : {}) };
   const claimed = await store.claim(manifestKey(manifest.tenant, manifest.version), { state: 'published', expires_at: 0, data: published as unknown as JsonObject });
   if (!claimed.claimed) {
     const existing = claimed.existing.data as unknown as PublishedManifest;

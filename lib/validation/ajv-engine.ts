@@ -12,7 +12,7 @@ import { useExactMultipleOf } from './multiple-of.ts';
 import { useLinearUniqueItems } from './unique-items.ts';
 import { STRING_FORMATS } from './formats.ts';
 import { finishViolations, tooManyProblems } from './violations.ts';
-import { InvalidSchemaError, type CompiledSchema, type EngineOptions, type SchemaValidator, type ValidationOutcome } from './validator.ts';
+import { InvalidSchemaError, type CompiledSchema, type CompileOptions, type EngineOptions, type SchemaValidator, type ValidationOutcome } from './validator.ts';
 
 /** Any of ajv's classes: they share the core's API. */
 export type AjvCore = Ajv | Ajv2019 | Ajv2020;
@@ -55,7 +55,9 @@ const familyOf = (draft: SchemaDraft): AjvFamily => (draft === 'draft-06' ? 'dra
 // ownProperties: without it an argument named "constructor" or "toString" counts as present
 // (inherited from Object.prototype), unlike in the eval-free engine and JSON Schema.
 // code.regExp: patterns run on the linear-time matcher, so no argument can stall the process.
-const AJV_OPTIONS = { allErrors: true, verbose: true, strict: false, logger: false as const, ownProperties: true, code: { regExp: linearRegExpEngine } };
+// validateSchema: false, as compile() checks a schema against its meta-schema itself, unless it
+// passed the lint at publish: compiling the 2020-12 meta-schema costs 130-200 ms on a cold start.
+const AJV_OPTIONS = { allErrors: true, verbose: true, strict: false, logger: false as const, ownProperties: true, validateSchema: false, code: { regExp: linearRegExpEngine } };
 
 function newAjv(family: AjvFamily): AjvCore {
   if (family === '2020-12') return new Ajv2020(AJV_OPTIONS);
@@ -76,6 +78,7 @@ function registerSchemas(ajv: AjvCore, family: AjvFamily, options: EngineOptions
     const draft = draftOf(schema);
     if (declares && (draft === undefined || familyOf(draft) !== family)) continue;
     try {
+      assertMetaSchemaValid(ajv, schema);
       ajv.addSchema(schema as object, uri);
     } catch (error) {
       throw new InvalidSchemaError(`${uri}: ${(error as Error).message}`);
@@ -137,6 +140,11 @@ function violationsOf(schema: JsonSchema, errors: ErrorObject[]): ValidationOutc
   });
 }
 
+/** ajv's own check of a schema against its draft's meta-schema (what `validateSchema: true` would do in compile). */
+function assertMetaSchemaValid(ajv: AjvCore, schema: JsonSchema): void {
+  if (ajv.validateSchema(schema as object | boolean as never) !== true) throw new InvalidSchemaError(`schema is invalid: ${ajv.errorsText(ajv.errors)}`);
+}
+
 /** Validates; a stack overflow (arguments nested past what a recursive schema can follow) is a violation, not a crash. */
 function validateWith(validate: ValidateFunction, schema: JsonSchema, data: unknown): ValidationOutcome {
   try {
@@ -163,16 +171,20 @@ export function createAjvValidator(options: EngineOptions = {}): SchemaValidator
     // The lint, not ajv's meta-schema: compiling the draft 2020-12 meta-schema costs ~80 ms on a
     // cold start, and the same checks on both engines give the same problems everywhere.
     check: (schema: JsonSchema) => lintSchema(schema, { knownUris, defaultDraft: options.defaultDraft }),
-    compile(schema: JsonSchema): CompiledSchema {
+    compile(schema: JsonSchema, compileOptions: CompileOptions = {}): CompiledSchema {
       // The same lint as the eval-free engine, so a schema is refused (with the same paths)
       // whichever engine the runtime picked; it also refuses a `$schema` naming no known draft.
-      if (options.lint !== false) assertSchemaLintClean(schema, { knownUris, defaultDraft: options.defaultDraft });
+      // A schema that passed it at publish (`checked`) skips it, and ajv's meta-schema with it.
+      const checked = compileOptions.checked === true;
+      if (options.lint !== false && !checked) assertSchemaLintClean(schema, { knownUris, defaultDraft: options.defaultDraft });
       const draft = draftToCompile(schema, options.defaultDraft);
-          const { ajv, reserved } = instanceFor(familyOf(draft));
+      const { ajv, reserved } = instanceFor(familyOf(draft));
       let validate: ValidateFunction;
       try {
+        const canonical = withCanonicalSchemaUri(schema, draft);
+        if (!checked) assertMetaSchemaValid(ajv, canonical);
         forgetEarlierCopy(ajv, schema, reserved);
-        validate = ajv.compile(withCanonicalSchemaUri(schema, draft) as object | boolean as never);
+        validate = ajv.compile(canonical as object | boolean as never);
       } catch (error) {
         throw new InvalidSchemaError((error as Error).message);
       }

@@ -10,7 +10,7 @@ import './formats.ts';
 import { draftToCompile, type SchemaDraft } from './schema-drafts.ts';
 import { assertSchemaLintClean, lintSchema } from './schema-lint.ts';
 import { finishViolations, REJECTING_KEYWORDS, tooManyProblems, type RawReport } from './violations.ts';
-import { InvalidSchemaError, type CompiledSchema, type EngineOptions, type SchemaValidator } from './validator.ts';
+import { InvalidSchemaError, type CompiledSchema, type CompileOptions, type EngineOptions, type SchemaValidator } from './validator.ts';
 
 /** The library's name for a draft: it has no draft-06 mode, and draft-07's rules are draft-06's plus if/then/else. */
 const LIBRARY_DRAFTS: Readonly<Record<SchemaDraft, LibraryDraft>> = { 'draft-06': '7', 'draft-07': '7', '2019-09': '2019-09', '2020-12': '2020-12' };
@@ -86,10 +86,11 @@ export function createCfworkerValidator(options: EngineOptions = {}): SchemaVali
   return {
     engine: 'cfworker',
     check: (schema: JsonSchema) => lintSchema(schema, { knownUris, defaultDraft: options.defaultDraft }),
-    compile(schema: JsonSchema): CompiledSchema {
+    compile(schema: JsonSchema, compileOptions: CompileOptions = {}): CompiledSchema {
       // Without the lint this engine would accept a broken schema silently (or throw while
-      // validating an unresolvable $ref), so it is on unless a measuring harness turns it off.
-      if (options.lint !== false) assertSchemaLintClean(schema, { knownUris, defaultDraft: options.defaultDraft });
+      // validating an unresolvable $ref), so it is on unless a measuring harness turns it off or
+      // the schema passed it at publish (`checked`).
+      if (options.lint !== false && !compileOptions.checked) assertSchemaLintClean(schema, { knownUris, defaultDraft: options.defaultDraft });
       const validator = buildValidator(schema, options);
       let firstProblems: Validator | undefined;
       return (data) => withinPatternBudget(() => {

@@ -24,7 +24,7 @@ export function createSchemaValidator(engine: EngineName | 'auto' = 'auto'): Sch
     get engine() {
       return pick().engine;
     },
-    compile: (schema) => pick().compile(schema),
+    compile: (schema, options) => pick().compile(schema, options),
     check: (schema) => pick().check(schema),
   };
 }

@@ -34,13 +34,24 @@ export type CompiledSchema = (data: unknown) => ValidationOutcome;
 
 export type EngineName = 'ajv' | 'cfworker';
 
+/** How `compile` treats its schema. */
+export interface CompileOptions {
+  /**
+   * The schema passed this gateway's `check` when its manifest was published (the store's record
+   * says so: lib/registry/manifest-checks.ts), so compiling skips the checks `check` made (the
+   * lint, ajv's meta-schema). Anything else (a manifest stored directly, or checked by an older
+   * gateway) is checked again when compiled.
+   */
+  checked?: boolean;
+}
+
 /**
  * The SchemaValidator port. `compile` is called once per manifest version and tool (lazily)
  * and throws InvalidSchemaError when the schema itself is broken.
  */
 export interface SchemaValidator {
   readonly engine: EngineName;
-  compile(schema: JsonSchema): CompiledSchema;
+  compile(schema: JsonSchema, options?: CompileOptions): CompiledSchema;
   /**
    * The problems of a schema, with dotted paths, without compiling it (checking a 1,000-tool
    * manifest must not cost 1,000 compilations; each tool compiles on its first call).

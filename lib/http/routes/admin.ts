@@ -51,7 +51,7 @@ export function adminRoutes(store: Store, tenants: TenantDirectory, validator: S
       return errorResponse(c, 400, 'invalid_manifest', `mcp_imports ${unpinned.map((s) => `"${s}"`).join(', ')} have no pinned tools: pin them with \`toolgate manifest import-mcp\` (or publish with \`toolgate manifest publish\`, which pins first)`);
     }
     try {
-      const published = await publishManifest(store, audit, checked.manifest, actor(c));
+      const published = await publishManifest(store, audit, checked.manifest, actor(c), { checked: true });
       return c.json(published, published.status === 'published' ? 201 : 200);
     } catch (error) {
       return lifecycleError(c, error);
