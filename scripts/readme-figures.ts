@@ -46,7 +46,7 @@ const FIGURES: Figure[] = [
   { name: 'unknown-tool', source: 'walkthrough', line: /"content": (?<value>"Unknown tool[^"\\]*(?:\\.[^"\\]*)*")/, value: (r) => JSON.stringify(r.walkthrough!.unknownToolContent) },
   { name: 'invalid-arguments', source: 'walkthrough', line: /"content": (?<value>"Invalid arguments[^"\\]*(?:\\.[^"\\]*)*")/, value: (r) => JSON.stringify(r.walkthrough!.invalidArgumentsContent) },
   { name: 'coding-audit', source: 'walkthrough', line: /^# → (?<value>thread "coding-1": .*)$/m, volatile: /head [0-9a-f]{8}/g, value: (r) => r.walkthrough!.auditLine },
-  { name: 'worker-bundle', source: 'bench', value: (r) => `${Math.round(workerGzipBytes(r.bench!.runtimes) / 1024)} KiB` },
+  { name: 'worker-bundle', source: 'bench', value: (r) => `${Math.round(workerGzipBytes(r.bench!['worker-edge']) / 1024)} KiB` },
   { name: 'console-audit-envelopes', source: 'bench', value: (r) => `${r.bench!.console.audit_envelopes}-envelope` },
   { name: 'console-pages', source: 'bench', value: (r) => consolePages(r.bench!.console) },
 ];
@@ -154,7 +154,7 @@ export function locate(readme: string, figure: Figure): { start: number; end: nu
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { bench: { type: 'boolean' }, check: { type: 'boolean' } } });
   const figures = FIGURES.filter((f) => f.source === 'walkthrough' || values.bench);
-  const runs: Runs = { walkthrough: await runWalkthrough(), bench: values.bench ? runBench(['runtimes', 'console']) : undefined };
+  const runs: Runs = { walkthrough: await runWalkthrough(), bench: values.bench ? runBench(['worker-edge', 'console']) : undefined };
   let readme = readFileSync(README, 'utf8');
   for (const figure of FIGURES) locate(readme, figure); // every marker is there, measured this time or not
   const differences: string[] = [];
