@@ -23,11 +23,12 @@ import { runtimesBench } from './runtimes.ts';
 import { schemaCostBench } from './schema-cost.ts';
 import { shellClassifier } from './shell-classifier.ts';
 import { storesBench } from './stores.ts';
+import { tracingCost } from './tracing-cost.ts';
 import { validationCost } from './validation-cost.ts';
 import { validationWorstCase } from './validation-worst-case.ts';
 import { workerEdge } from './worker-edge.ts';
 
-const MODULES: BenchModule[] = [dispatchOverhead, validationCost, validationWorstCase, schemaCostBench, httpThroughput, mcpBench, manifestLoad, applyPatchBench, grepBench, globBench, patternsBench, execRpc, execResources, execSandbox, shellClassifier, storesBench, runtimesBench, workerEdge, consoleBench];
+const MODULES: BenchModule[] = [dispatchOverhead, tracingCost, validationCost, validationWorstCase, schemaCostBench, httpThroughput, mcpBench, manifestLoad, applyPatchBench, grepBench, globBench, patternsBench, execRpc, execResources, execSandbox, shellClassifier, storesBench, runtimesBench, workerEdge, consoleBench];
 
 interface Report {
   node: string;

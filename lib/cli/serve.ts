@@ -122,6 +122,8 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
       close: async () => {
         stopSweeping();
         await new Promise<void>((done) => server.close(() => done()));
+        // The spans of the last calls go to the collector before the process ends.
+        await gateway.tracer?.shutdown();
         await running?.close();
         await store.close();
       },

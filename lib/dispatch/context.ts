@@ -4,6 +4,8 @@ import type { Governor } from '../governance/policy.ts';
 import { requestPatternBudget, type PatternBudget } from '../patterns/index.ts';
 import type { ToolRegistry } from '../registry/registry.ts';
 import type { Store } from '../stores/store.ts';
+import type { SpanContext } from '../telemetry/trace-context.ts';
+import type { Tracer } from '../telemetry/tracer.ts';
 import { ValidationBudget } from '../validation/work-budget.ts';
 import type { EventSink, Logger } from './events.ts';
 import type { DispatchMetrics } from './metrics.ts';
@@ -29,6 +31,8 @@ export interface CallerContext {
   patternBudget?: PatternBudget;
   /** The validation work every call of the request may spend together (lib/validation/work-budget.ts), made like patternBudget. */
   validationBudget?: ValidationBudget;
+  /** The span a call's `execute_tool` span is part of: the request's (HTTP, MCP), continuing the caller's traceparent. */
+  trace?: SpanContext;
 }
 
 /** The caller with its request's budgets, made when missing: a request or batch cannot buy one per call. */
@@ -56,4 +60,6 @@ export interface DispatchDeps {
   events?: EventSink;
   log: Logger;
   now: () => number;
+  /** OpenTelemetry spans (lib/telemetry); without it (no OTLP endpoint) nothing is traced. */
+  tracer?: Tracer;
 }

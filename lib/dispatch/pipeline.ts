@@ -16,6 +16,9 @@ import { parseStage } from './stages/parse.ts';
 import { recordStage } from './stages/record.ts';
 import { validateStage } from './stages/validate.ts';
 import type { CallTrace } from './trace.ts';
+import { idempotencyModeOf } from '../registry/definition.ts';
+import { inStageSpan, type CallSpan } from '../telemetry/stage-span.ts';
+import { endToolSpan, startToolSpan, toolTypeOf } from './tool-span.ts';
 
 export interface DispatchOptions {
   /** Overrides the tool's own timeout (ToolRouter.execute's third argument). */
@@ -31,13 +34,16 @@ export interface DispatchOptions {
 export async function dispatchCall(deps: DispatchDeps, callCaller: CallerContext, call: ToolCall, options: DispatchOptions = {}): Promise<ToolResult> {
   const startedAt = performance.now();
   const caller = withRequestBudgets(callCaller);
+  // One execute_tool span per call, with a child per stage that waits (store, executor); none when tracing is off.
+  const traced: CallSpan | undefined = deps.tracer ? { tracer: deps.tracer, span: startToolSpan(deps.tracer, call, caller) } : undefined;
   const base = { call_id: call.call_id, name: call.name, thread_id: caller.thread_id, tenant: caller.tenant };
   deps.events?.({ type: 'tool_call.start', ...base, arguments: call.arguments });
   deps.log('tools.dispatch.started', base);
   let trace: CallTrace;
   try {
-    trace = await runStages(deps, caller, call, startedAt, options);
-    await recordStage(deps, caller, trace);
+    const ran = await runStages(deps, caller, call, startedAt, options, traced);
+    trace = ran;
+    await inStageSpan(deps.store ? traced : undefined, 'record', () => recordStage(deps, caller, ran), storeAttributes(deps));
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     deps.log('tools.dispatch.failed', { ...base, stage: 'internal', error: message });
@@ -48,10 +54,14 @@ export async function dispatchCall(deps: DispatchDeps, callCaller: CallerContext
   deps.events?.({ type: 'tool_call.end', ...base, result, output: trace.output });
   deps.metrics?.observe(result);
   deps.log(result.status === 'ok' ? 'tools.dispatch.completed' : 'tools.dispatch.failed', { ...base, status: result.status, duration_ms: result.duration_ms });
+  if (traced) await endToolSpan(traced.tracer, traced.span, trace).catch(() => traced.span.end());
   return result;
 }
 
-async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCall, startedAt: number, options: DispatchOptions): Promise<CallTrace> {
+/** The store a stage span waits on, as an attribute. */
+const storeAttributes = (deps: DispatchDeps) => (deps.store ? { 'toolgate.store': deps.store.name } : undefined);
+
+async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCall, startedAt: number, options: DispatchOptions, traced?: CallSpan): Promise<CallTrace> {
   if (options.answer) return answeredTrace(call, options.answer);
   const stopped = (stage: string, failure: CallFailure, known: Partial<CallTrace> = {}): CallTrace => {
     const result = failureResult(call, failure, startedAt);
@@ -63,6 +73,7 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
   if (!found.ok) return stopped('lookup', found.failure, { args: parsed.value });
   const executor = found.value;
   const definition = executor.definition;
+  traced?.span.setAttribute('gen_ai.tool.type', toolTypeOf(executor));
   // Scopes first (issue: "before anything else"): a caller without them learns nothing about the arguments.
   const authorized = authorizeStage(definition, caller.scopes);
   if (!authorized.ok) return stopped('authorize', authorized.failure, { args: parsed.value, definition });
@@ -90,10 +101,13 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
   const decision = { decision: governed.value.action, stage: 'govern', reason: governed.value.reason };
 
   const timeoutMs = options.timeoutMs ?? definition.timeout_ms ?? deps.defaultTimeoutMs;
+  // A claim that touches no store (no store, or idempotency "none") gets no span of its own.
+  const claimTraced = deps.store && idempotencyModeOf(definition) !== 'none' ? traced : undefined;
+  const verdict = governed.value;
   const claimed =
-    governed.value.action === 'review'
-      ? await parkStage(deps, caller, call, definition, args, args_hash ?? (await hashJson(args)), governed.value)
-      : await claimStage(deps, caller, call.call_id, definition, args, args_hash, timeoutMs);
+    verdict.action === 'review'
+      ? await inStageSpan(traced, 'park', async () => parkStage(deps, caller, call, definition, args, args_hash ?? (await hashJson(args)), verdict), storeAttributes(deps))
+      : await inStageSpan(claimTraced, 'claim', () => claimStage(deps, caller, call.call_id, definition, args, args_hash, timeoutMs), storeAttributes(deps));
   if (!claimed.ok) return { ...stopped('claim', claimed.failure, known), decision };
   const { claim, replay, head } = claimed.value;
   if (replay) return { ...known, raw_arguments: call.arguments, decision, head, result: { ...replay, call_id: call.call_id }, output: replay.content };
@@ -101,14 +115,20 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
   let trace: TraceBeforeRun = { ...known, raw_arguments: call.arguments, decision, claim, head };
   // A side effect starts only once its start is durable (reads may simply run again after a crash).
   if (definition.tier !== 'read') {
-    const begun = await beginStage(deps, caller, call, trace, deps.now() + leaseMsFor(timeoutMs, deps.leaseGraceMs));
+    const before = trace;
+    const begun = await inStageSpan(deps.store ? traced : undefined, 'begin', () => beginStage(deps, caller, call, before, deps.now() + leaseMsFor(timeoutMs, deps.leaseGraceMs)), storeAttributes(deps));
     trace = { ...trace, started: begun.started };
     if (begun.failure) {
       const result = failureResult(call, begun.failure, startedAt);
       return { ...trace, result, output: result.content };
     }
   }
-  const executed = await executeStage(executor, args, { call_id: call.call_id, thread_id: caller.thread_id, tenant: caller.tenant, principal: caller.principal, env: caller.env, ...grantedExecution(governed.value) }, timeoutMs);
+  const context = { call_id: call.call_id, thread_id: caller.thread_id, tenant: caller.tenant, principal: caller.principal, env: caller.env, ...grantedExecution(governed.value) };
+  const executed = await inStageSpan(traced, 'execute', async (span) => {
+    const outcome = await executeStage(executor, args, span ? { ...context, traceparent: span.traceparent } : context, timeoutMs);
+    if (!outcome.ok) span?.setAttribute('error.type', outcome.failure.code).setError(outcome.failure.code);
+    return outcome;
+  });
   if (!executed.ok) {
     const result = failureResult(call, executed.failure, startedAt);
     return { ...trace, result, output: result.content };

@@ -15,6 +15,7 @@ import type { CallerContext, DispatchDeps } from './context.ts';
 import { silentLogger, type EventSink, type Logger } from './events.ts';
 import { dispatchCall } from './pipeline.ts';
 import { SchemaCache } from './schema-cache.ts';
+import type { Tracer } from '../telemetry/tracer.ts';
 
 export interface ToolRouterOptions {
   /** Tier policy; by default reads run and write/execute calls are refused (deny by default). */
@@ -30,6 +31,8 @@ export interface ToolRouterOptions {
   now?: () => number;
   /** Added to a tool's timeout before a call that stopped mid-way is given up on (default 30 s; see lease.ts). */
   leaseGraceMs?: number;
+  /** OpenTelemetry spans for every call (lib/telemetry: `tracerFromEnv`, or a Tracer of your own). */
+  tracer?: Tracer;
 }
 
 /** Who is calling, for library use. Everything is optional: an in-process caller is trusted with all scopes. */
@@ -62,6 +65,7 @@ export class ToolRouter {
       events: options.events,
       log: options.log ?? silentLogger,
       now: options.now ?? Date.now,
+      tracer: options.tracer,
     };
   }
 

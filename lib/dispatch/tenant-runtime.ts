@@ -17,6 +17,7 @@ import type { SecretGrants } from '../crypto/secret-grants.ts';
 import { tenantSecretResolver } from '../crypto/tenant-secrets.ts';
 import type { Fetch } from '../egress/fetch.ts';
 import { TokenVerifier } from '../governance/token-verifier.ts';
+import type { Tracer } from '../telemetry/tracer.ts';
 
 /** What every tenant runtime of a gateway shares. */
 export interface GatewayServices {
@@ -36,6 +37,8 @@ export interface GatewayServices {
   idempotencyTtlMs: number;
   leaseGraceMs?: number;
   defaultTimeoutMs: number;
+  /** OpenTelemetry spans for every call, when an OTLP endpoint is configured (lib/telemetry). */
+  tracer?: Tracer;
   /** Who hears about a tenant's parked calls (Slack), if anyone. */
   notifierFor?: (manifest: Manifest) => ApprovalNotifier | undefined;
 }
@@ -79,6 +82,7 @@ export function buildTenantRuntime(manifest: Manifest, services: GatewayServices
       events: services.events,
       log: services.log,
       now: Date.now,
+      tracer: services.tracer,
     },
   };
 }

@@ -28,6 +28,8 @@ export interface RemoteExecutionEnvironmentOptions {
   /** Every command asks for network access (the manifest's execution_environment.network); the exec-server's operator must allow it. */
   network?: boolean;
   fetch?: typeof fetch;
+  /** The W3C traceparent of the call this environment works for (see environmentForCall): sent with every request. */
+  traceparent?: string;
 }
 
 /** Beyond a command's own timeout and kill grace: time for the server to answer and the bytes to travel. */
@@ -46,6 +48,7 @@ export class RemoteExecutionEnvironment implements ExecutionEnvironment {
   readonly #timeoutMs: number;
   readonly #network: boolean;
   readonly #fetch: typeof fetch;
+  readonly #options: RemoteExecutionEnvironmentOptions;
 
   constructor(options: RemoteExecutionEnvironmentOptions) {
     if (!/^https?:\/\//i.test(options.url ?? '') || !URL.canParse(options.url)) {
@@ -62,6 +65,12 @@ export class RemoteExecutionEnvironment implements ExecutionEnvironment {
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#network = options.network === true;
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.#options = options;
+  }
+
+  /** The same exec-server for one traced call: its requests carry the call's traceparent (and nothing else of the gateway's tracing). */
+  withTraceparent(traceparent: string): RemoteExecutionEnvironment {
+    return new RemoteExecutionEnvironment({ ...this.#options, traceparent });
   }
 
   async readFile(path: string): Promise<Uint8Array> {
@@ -129,7 +138,8 @@ export class RemoteExecutionEnvironment implements ExecutionEnvironment {
   async #call(method: RpcMethod, params: Record<string, unknown>, timeoutMs = this.#timeoutMs): Promise<unknown> {
     const request: RpcRequestBody = { method, params, tenant: this.#tenant, nonce: newNonce() };
     const body = JSON.stringify(request);
-    const headers = { 'content-type': 'application/json', ...(await signBody(this.#secret, body)) };
+    const traced: Record<string, string> = this.#options.traceparent ? { traceparent: this.#options.traceparent } : {};
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...traced, ...(await signBody(this.#secret, body)) };
     let status: number;
     let text: string;
     try {
@@ -241,4 +251,12 @@ function describeBody(text: string, parsed: unknown): string {
   if (text === '') return 'an empty body';
   if (parsed === undefined) return `a body that is not JSON (${JSON.stringify(text.slice(0, 60))})`;
   return 'JSON of an unexpected shape';
+}
+
+/**
+ * The environment a coding tool uses for one call: with tracing on, an exec-server's requests
+ * carry the call's traceparent; otherwise (or for any other environment) the one it was given.
+ */
+export function environmentForCall(env: ExecutionEnvironment, context: { traceparent?: string }): ExecutionEnvironment {
+  return context.traceparent && env instanceof RemoteExecutionEnvironment ? env.withTraceparent(context.traceparent) : env;
 }

@@ -29,6 +29,8 @@ import type { SlackConfig } from '../slack/config.ts';
 import type { SchemaValidator } from '../validation/validator.ts';
 import { dispatchRoutes } from './routes/dispatch.ts';
 import { toolRoutes } from './routes/tools.ts';
+import { tracingMiddleware } from './tracing.ts';
+import type { Tracer } from '../telemetry/tracer.ts';
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -54,6 +56,8 @@ export interface AppOptions {
   info?: Record<string, string>;
   /** Host/Origin checks for /v1 and /mcp (read per request); default: TOOLGATE_ALLOWED_HOSTS/ORIGINS from `env`. */
   origins?: () => OriginPolicy;
+  /** OpenTelemetry: a server span per request, continuing the caller's traceparent (lib/telemetry). */
+  tracer?: Tracer;
 }
 
 /** The gateway: the same Hono app on every runtime; entrypoints only build its options. */
@@ -61,6 +65,7 @@ export function createApp(options: AppOptions) {
   const log = options.log ?? silentLogger;
   const maxSize = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   const app = new Hono<GatewayEnv>();
+  if (options.tracer) app.use('*', tracingMiddleware(options.tracer));
 
   app.get('/healthz', (c) => c.json({ status: 'ok', store: options.store.name, validator: options.validator.engine, ...options.info }));
   if (options.metrics) {

@@ -19,6 +19,7 @@ import { createSchemaValidator } from '../validation/select-engine.ts';
 import type { SchemaValidator } from '../validation/validator.ts';
 import { createApp } from './app.ts';
 import type { OriginPolicy } from './origin-policy.ts';
+import type { Tracer } from '../telemetry/tracer.ts';
 
 export interface GatewayConfig {
   store: Store;
@@ -43,6 +44,8 @@ export interface GatewayConfig {
   manifestCacheMs?: number;
   /** Host/Origin checks (see createApp); default: from `env`. */
   origins?: () => OriginPolicy;
+  /** OpenTelemetry (lib/telemetry/config.ts tracerFromEnv); without it nothing is traced. */
+  tracer?: Tracer;
 }
 
 /**
@@ -73,6 +76,7 @@ export function createGateway(config: GatewayConfig) {
     leaseGraceMs: leaseGraceFromEnv(config.env.TOOLGATE_LEASE_GRACE_MS),
     defaultTimeoutMs: 5000,
     notifierFor: (manifest) => slackNotifierFor(manifest, slack, log),
+    tracer: config.tracer,
   };
   const cacheMs = config.manifestCacheMs ?? Number(config.env.TOOLGATE_MANIFEST_CACHE_MS ?? 5000);
   const tenants = new StoreTenantDirectory(config.store, services, { cacheMs, overlay: config.overlay });
@@ -87,6 +91,7 @@ export function createGateway(config: GatewayConfig) {
     bodyLimitBytes: config.bodyLimitBytes,
     metrics: config.serveMetrics ? services.metrics : undefined,
     origins: config.origins,
+    tracer: config.tracer,
   });
   // Seeding is I/O: it starts with the first request (or `ready`), so building the gateway does
   // none — Workers forbid I/O, timers and randomness at module scope, where the Worker builds it.

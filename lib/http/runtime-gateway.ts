@@ -9,6 +9,8 @@ import type { Store } from '../stores/store.ts';
 import { demoOverlay } from './demo-overlay.ts';
 import { createGateway } from './gateway.ts';
 import type { OriginPolicy } from './origin-policy.ts';
+import { tracerFromEnv } from '../telemetry/config.ts';
+import type { ExportSchedule } from '../telemetry/tracer.ts';
 
 export type RuntimeName = 'workers' | 'lambda' | 'deno' | 'node';
 
@@ -17,6 +19,13 @@ type Env = Readonly<Record<string, string | undefined>>;
 const LABEL: Record<RuntimeName, string> = { workers: 'Cloudflare Workers', lambda: 'AWS Lambda', deno: 'Deno', node: 'Node' };
 /** Where state lives when TOOLGATE_STORE is not set (Workers must say). */
 const DEFAULT_STORE: Record<RuntimeName, StoreKind | undefined> = { workers: undefined, lambda: 'dynamodb', deno: 'upstash', node: 'sqlite' };
+
+/**
+ * When spans are exported: Workers and Lambda at the end of each request (Workers hand it to
+ * waitUntil; Lambda starts it as the response leaves, and a frozen environment finishes it when
+ * it thaws), since neither runs timers between requests; Node and Deno on a background timer.
+ */
+const EXPORT_SCHEDULE: Record<RuntimeName, ExportSchedule> = { workers: 'request', lambda: 'request', deno: 'interval', node: 'interval' };
 
 /** Scopes of the development key TOOLGATE_DEMO_KEY: the operator's, so the demo can be driven end to end. */
 export const DEMO_KEY_SCOPES = ['admin', 'approvals:decide', 'audit:read'];
@@ -85,8 +94,11 @@ export function createRuntimeGateway(config: RuntimeGatewayConfig) {
   const overlay = demoOverlay(env, config.manifests?.[0]?.tenant);
   refuseWhatTheRuntimeCannotDo(config, (config.manifests ?? []).map(overlay));
   const store = storeFor(config);
+  const log = config.log ?? jsonLineLogger;
+  // OTEL_EXPORTER_OTLP_ENDPOINT and the standard variables; undefined (nothing traced) without an endpoint.
+  const tracer = tracerFromEnv(env, { schedule: EXPORT_SCHEDULE[config.runtime], log });
   const gateway = operatorConfigured(() =>
-    createGateway({ store, env, manifests: config.manifests, overlay, log: config.log ?? jsonLineLogger, serveMetrics: config.runtime === 'node', egressTransport: config.egressTransport, origins: config.origins }),
+    createGateway({ store, env, manifests: config.manifests, overlay, log, serveMetrics: config.runtime === 'node', egressTransport: config.egressTransport, origins: config.origins, tracer }),
   );
   const tenant = config.manifests?.[0]?.tenant;
   const demoKey = env.TOOLGATE_DEMO_KEY;
@@ -99,6 +111,8 @@ export function createRuntimeGateway(config: RuntimeGatewayConfig) {
     services: gateway.services,
     tenants: gateway.tenants,
     store,
+    /** The OpenTelemetry tracer, if tracing is on: Node flushes it on shutdown. */
+    tracer,
     get ready() {
       return start();
     },

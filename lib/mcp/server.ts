@@ -11,6 +11,9 @@ import { ValidationBudget } from '../validation/work-budget.ts';
 import { toMcpTools } from '../registry/formats/mcp.ts';
 import { toCallToolResult } from './call-result.ts';
 import { mcpCallIdentity } from './call-identity.ts';
+import type { Span } from '../telemetry/span.ts';
+import { endMcpServerSpan, startMcpServerSpan } from './mcp-span.ts';
+import { isTracedFailure } from '../dispatch/tool-span.ts';
 
 export interface McpRequestContext {
   runtime: TenantRuntime;
@@ -22,6 +25,10 @@ export interface McpRequestContext {
   patternBudget?: PatternBudget;
   /** Told the scopes a tools/call needed when the caller lacked one (the route may answer 403 insufficient_scope). */
   onMissingScope?: (required: string[]) => void;
+  /** The HTTP request's span (tracing on): MCP server spans are its children unless a call names its own parent in `_meta`. */
+  span?: Span;
+  /** The request's MCP-Protocol-Version header, for the spans. */
+  protocolVersion?: string;
 }
 
 /**
@@ -38,9 +45,17 @@ export function createMcpServer(context: McpRequestContext): Server {
     { name: 'toolgate', version: runtime.manifest.version, title: `toolgate: ${runtime.manifest.tenant}` },
     { capabilities: { tools: {} }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator(), instructions: runtime.manifest.description },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toMcpTools(runtime.registry.definitions()) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  const tracer = runtime.deps.tracer;
+  const { protocolVersion } = context;
+  server.setRequestHandler(ListToolsRequestSchema, (request, extra) => {
+    const span = tracer ? startMcpServerSpan(tracer, { method: 'tools/list', requestId: extra.requestId, meta: request.params?._meta, protocolVersion }, context.span) : undefined;
+    const tools = toMcpTools(runtime.registry.definitions());
+    span?.end();
+    return { tools };
+  });
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args, _meta: meta } = request.params;
+    const span = tracer ? startMcpServerSpan(tracer, { method: 'tools/call', tool: name, requestId: extra.requestId, meta, protocolVersion }, context.span) : undefined;
     const identity = await mcpCallIdentity({ principal: principal.principal, threadHeader: context.threadHeader, meta, tool: name, args });
     const caller: CallerContext = {
       tenant: principal.tenant,
@@ -52,8 +67,10 @@ export function createMcpServer(context: McpRequestContext): Server {
       defer: context.defer,
       patternBudget,
       validationBudget,
+      trace: span?.context,
     };
     const result = await dispatchCall(runtime.deps, caller, { call_id: identity.call_id, name, arguments: args ?? {} });
+    if (span) endMcpServerSpan(span, isTracedFailure(result));
     const required = result.status === 'forbidden' ? result.error?.details?.required_scopes : undefined;
     if (Array.isArray(required)) context.onMissingScope?.(required.map(String));
     return toCallToolResult(result);

@@ -20,6 +20,11 @@ export interface ToolExecutionContext {
    * network). Never set on a call a human approved.
    */
   read_only?: boolean;
+  /**
+   * The W3C `traceparent` of the span running this call, when tracing is on: executors send it
+   * (and nothing else of the gateway's tracing) with their requests, so a tool's own spans join the trace.
+   */
+  traceparent?: string;
 }
 
 /**

@@ -14,6 +14,7 @@ import { CALL_ID, THREAD_ID } from '../identifiers.ts';
 import { identifierParam, identifierQuery, secondsQuery } from '../params.ts';
 import { readKnownObject } from '../strict-body.ts';
 import { clippedJson } from '../../validation/messages.ts';
+import { startWaitSpan } from '../../telemetry/stage-span.ts';
 
 const MAX_WAIT_SECONDS = 25;
 const POLL_MS = 500;
@@ -37,9 +38,13 @@ export function callRoutes(store: Store) {
     const deps = c.get('runtime').deps;
     const key = idempotencyKeyFor('call', { tenant: c.get('principal').tenant, thread_id, call_id, tool: '', args_hash: '' })!;
     const deadline = Date.now() + wait * 1000;
+    const waiting = startWaitSpan(deps.tracer, c.get('span'), call_id, wait);
     for (;;) {
       const record = await store.get(key);
-      if (!record) return errorResponse(c, 404, 'not_found', `no stored call "${call_id}" in thread "${thread_id}" (calls of read tools and of tools with idempotency "none" are not stored)`);
+      if (!record) {
+        waiting?.end();
+        return errorResponse(c, 404, 'not_found', `no stored call "${call_id}" in thread "${thread_id}" (calls of read tools and of tools with idempotency "none" are not stored)`);
+      }
       let result: ToolResult;
       if (record.state === 'completed') result = record.data.result as unknown as ToolResult;
       else if (isAbandonedExecution(record, deps.now())) result = await settleAbandonedCall(deps, key, record, { tenant: c.get('principal').tenant, thread_id }, deferFor(c));
@@ -48,7 +53,10 @@ export function callRoutes(store: Store) {
         result = failureResult({ call_id, name: String(record.data.tool) }, failure, performance.now());
       }
       const settled = result.status !== 'pending_approval' && result.status !== 'in_progress';
-      if (settled || Date.now() + POLL_MS > deadline) return c.json({ call_id, thread_id, status: result.status, result });
+      if (settled || Date.now() + POLL_MS > deadline) {
+        waiting?.setAttribute('toolgate.status', result.status).end();
+        return c.json({ call_id, thread_id, status: result.status, result });
+      }
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
   });

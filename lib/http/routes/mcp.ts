@@ -21,7 +21,7 @@ export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, opt
     if (!read.ok) return read.response;
     let missing: string[] | undefined;
     const principal = c.get('principal');
-    const response = await handleMcpRequest(c.req.raw, { runtime: c.get('runtime'), principal, env, threadHeader: c.req.header('x-toolgate-thread'), defer: deferFor(c), onMissingScope: (required) => (missing ??= required) }, read.body);
+    const response = await handleMcpRequest(c.req.raw, { runtime: c.get('runtime'), principal, env, threadHeader: c.req.header('x-toolgate-thread'), defer: deferFor(c), span: c.get('span'), protocolVersion: c.req.header('mcp-protocol-version'), onMissingScope: (required) => (missing ??= required) }, read.body);
     // A token can be widened by asking its provider again (MCP's step-up flow), so a token
     // lacking a tool's scope hears 403 insufficient_scope with the scopes to ask for. The call
     // was refused and audited before anything ran; a key (which cannot be widened) gets the

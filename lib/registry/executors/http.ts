@@ -31,6 +31,8 @@ export interface HttpExecutorAccess {
 }
 
 const ERROR_BODY_CHARS = 500;
+/** W3C trace context headers: only `traceparent` (the call's span) goes to a tenant's endpoint, never the caller's tracestate. */
+const TRACE_HEADERS = new Set(['traceparent', 'tracestate']);
 
 /**
  * A tenant's own tool behind an HTTPS endpoint. toolgate POSTs
@@ -54,9 +56,13 @@ export class HttpToolExecutor implements ToolExecutor {
   async execute(args: JsonObject, context: ToolExecutionContext): Promise<ToolOutput> {
     const resolve = this.#access.secrets ?? ((reference: string) => resolveSecret(reference, context.env));
     const secret = resolve(this.#config.secret);
-    const configured = Object.entries(this.#config.headers ?? {}).map(([name, value]) => [name, SECRET_REFERENCE.test(value) ? resolve(value) : value]);
+    const configured = Object.entries(this.#config.headers ?? {})
+      // The trace context is the gateway's to set: a manifest's own traceparent/tracestate is not sent beside it.
+      .filter(([name]) => !context.traceparent || !TRACE_HEADERS.has(name.toLowerCase()))
+      .map(([name, value]) => [name, SECRET_REFERENCE.test(value) ? resolve(value) : value]);
     const body = JSON.stringify({ tool: this.name, arguments: args, call_id: context.call_id, thread_id: context.thread_id, tenant: context.tenant });
-    const headers = { ...Object.fromEntries(configured), 'content-type': 'application/json', 'user-agent': 'toolgate', ...(await signBody(secret, body)) };
+    const traced = context.traceparent ? { traceparent: context.traceparent } : {};
+    const headers = { ...Object.fromEntries(configured), 'content-type': 'application/json', 'user-agent': 'toolgate', ...traced, ...(await signBody(secret, body)) };
     const send = this.#access.fetch ?? ((input, init) => fetch(input, init));
     let response: Response;
     try {

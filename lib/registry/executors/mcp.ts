@@ -91,7 +91,7 @@ export class McpToolExecutor implements ToolExecutor {
     for (let attempt = 1; ; attempt++) {
       const pooled = await this.#pool.acquire(url, headers, context.signal, this.#fetch);
       try {
-        return await this.#send(pooled, headers, args, context.signal);
+        return await this.#send(pooled, headers, args, context);
       } catch (error) {
         if (context.signal.aborted) throw context.signal.reason;
         const gone = isSessionGone(error);
@@ -102,11 +102,23 @@ export class McpToolExecutor implements ToolExecutor {
     }
   }
 
-  /** One tools/call on a client built for this call around the kept session. */
-  async #send(pooled: PooledSession, headers: Record<string, string>, args: JsonObject, signal: AbortSignal): Promise<CallToolResult> {
-    const client = await resumeMcpClient(this.#config.url, headers, pooled.session, { signal, fetch: this.#fetch });
-    return (await client.callTool({ name: this.#config.tool, arguments: args }, undefined, { signal, timeout: SDK_TIMEOUT_MS })) as CallToolResult;
+  /**
+   * One tools/call on a client built for this call around the kept session. With tracing on, the
+   * call's traceparent goes as an HTTP header and in `params._meta` (where the MCP semantic
+   * conventions carry it); the pool's key never includes it, so sessions are still shared.
+   */
+  async #send(pooled: PooledSession, headers: Record<string, string>, args: JsonObject, context: ToolExecutionContext): Promise<CallToolResult> {
+    const { signal, traceparent } = context;
+    const sent = traceparent ? { ...withoutTraceHeaders(headers), traceparent } : headers;
+    const client = await resumeMcpClient(this.#config.url, sent, pooled.session, { signal, fetch: this.#fetch });
+    const params = { name: this.#config.tool, arguments: args, ...(traceparent ? { _meta: { traceparent } } : {}) };
+    return (await client.callTool(params, undefined, { signal, timeout: SDK_TIMEOUT_MS })) as CallToolResult;
   }
+}
+
+/** A manifest's headers without its own trace context: the gateway's traceparent replaces it. */
+function withoutTraceHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !['traceparent', 'tracestate'].includes(name.toLowerCase())));
 }
 
 /** `{"kind": "mcp", "url", "tool", "headers"?}`: a pinned tool of an upstream MCP server. */

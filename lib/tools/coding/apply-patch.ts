@@ -1,4 +1,5 @@
 import type { ExecutionEnvironment } from '../../exec/environment.ts';
+import { environmentForCall } from '../../exec/remote.ts';
 import { ToolError } from '../../registry/errors.ts';
 import { FnToolExecutor, type ToolExecutor } from '../../registry/executor.ts';
 import type { JsonObject } from '../../registry/json.ts';
@@ -62,6 +63,6 @@ export function applyPatchTool(env: ExecutionEnvironment): ToolExecutor {
       tags: ['coding'],
       output: outputLimitsFor('apply_patch'),
     },
-    (args) => runPatch(env, args),
+    (args, context) => runPatch(environmentForCall(env, context), args),
   );
 }

@@ -1,4 +1,5 @@
 import type { ExecutionEnvironment } from '../../exec/environment.ts';
+import { environmentForCall } from '../../exec/remote.ts';
 import { ToolError } from '../../registry/errors.ts';
 import { FnToolExecutor, type ToolExecutor } from '../../registry/executor.ts';
 import type { JsonObject } from '../../registry/json.ts';
@@ -121,6 +122,6 @@ export function editFileTool(env: ExecutionEnvironment): ToolExecutor {
       tags: ['coding'],
       output: outputLimitsFor('edit_file'),
     },
-    (args) => editFile(env, args),
+    (args, context) => editFile(environmentForCall(env, context), args),
   );
 }

@@ -1,4 +1,5 @@
 import type { ExecutionEnvironment, GlobMatch } from '../../exec/environment.ts';
+import { environmentForCall } from '../../exec/remote.ts';
 import { FnToolExecutor, type ToolExecutor } from '../../registry/executor.ts';
 import type { JsonObject } from '../../registry/json.ts';
 import { optionalString, requiredString } from './arguments.ts';
@@ -51,6 +52,6 @@ export function globTool(env: ExecutionEnvironment): ToolExecutor {
       tags: ['coding'],
       output: outputLimitsFor('glob'),
     },
-    (args) => glob(env, args),
+    (args, context) => glob(environmentForCall(env, context), args),
   );
 }

@@ -1,4 +1,5 @@
 import type { ExecutionEnvironment, GrepMatch, GrepOptions } from '../../exec/environment.ts';
+import { environmentForCall } from '../../exec/remote.ts';
 import { ToolError } from '../../registry/errors.ts';
 import { FnToolExecutor, type ToolExecutor } from '../../registry/executor.ts';
 import type { JsonObject } from '../../registry/json.ts';
@@ -134,6 +135,6 @@ export function grepTool(env: ExecutionEnvironment): ToolExecutor {
       tags: ['coding'],
       output: outputLimitsFor('grep'),
     },
-    (args) => grep(env, args),
+    (args, context) => grep(environmentForCall(env, context), args),
   );
 }

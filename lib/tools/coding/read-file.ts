@@ -1,4 +1,5 @@
 import type { ExecutionEnvironment } from '../../exec/environment.ts';
+import { environmentForCall } from '../../exec/remote.ts';
 import { ToolError } from '../../registry/errors.ts';
 import { FnToolExecutor, type ToolExecutor } from '../../registry/executor.ts';
 import type { JsonObject } from '../../registry/json.ts';
@@ -104,6 +105,6 @@ export function readFileTool(env: ExecutionEnvironment): ToolExecutor {
       tags: ['coding'],
       output: outputLimitsFor('read_file'),
     },
-    (args) => readFile(env, args),
+    (args, context) => readFile(environmentForCall(env, context), args),
   );
 }

@@ -1,4 +1,5 @@
 import type { ExecutionEnvironment } from '../../exec/environment.ts';
+import { environmentForCall } from '../../exec/remote.ts';
 import { FnToolExecutor, type ToolExecutionContext, type ToolExecutor } from '../../registry/executor.ts';
 import type { JsonObject } from '../../registry/json.ts';
 import { optionalInteger, requiredString } from './arguments.ts';
@@ -71,6 +72,6 @@ export function shellTool(env: ExecutionEnvironment): ToolExecutor {
       timeout_ms: SHELL_MAX_TIMEOUT_MS + SHELL_TIMEOUT_GRACE_MS,
       output: outputLimitsFor('shell'),
     },
-    (args, context) => runShell(env, args, context),
+    (args, context) => runShell(environmentForCall(env, context), args, context),
   );
 }

@@ -1,4 +1,5 @@
 import type { ExecutionEnvironment } from '../../exec/environment.ts';
+import { environmentForCall } from '../../exec/remote.ts';
 import { FnToolExecutor, type ToolExecutor } from '../../registry/executor.ts';
 import type { JsonObject } from '../../registry/json.ts';
 import { ToolError } from '../../registry/errors.ts';
@@ -70,6 +71,6 @@ export function writeFileTool(env: ExecutionEnvironment): ToolExecutor {
       tags: ['coding'],
       output: outputLimitsFor('write_file'),
     },
-    (args) => writeFile(env, args),
+    (args, context) => writeFile(environmentForCall(env, context), args),
   );
 }

@@ -1,0 +1,50 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import { routePath } from 'hono/route';
+import { deferFor } from './defer.ts';
+import { SpanKind, type Span } from '../telemetry/span.ts';
+import { parseTraceparent } from '../telemetry/trace-context.ts';
+import type { Tracer } from '../telemetry/tracer.ts';
+
+/** Requests that are not the gateway's work (probes, scrapes): no span. */
+const UNTRACED = new Set(['/healthz', '/metrics']);
+
+/**
+ * An HTTP server span per request (`{method} {route}`), continuing the caller's `traceparent`
+ * when it is well formed (anything else starts a new trace). Routes read it as `c.get('span')`
+ * to parent their calls' spans. When the response is ready the span ends and, on the `request`
+ * schedule, the queued spans are exported in the background (Workers: waitUntil).
+ */
+export function tracingMiddleware(tracer: Tracer): MiddlewareHandler<{ Variables: { span?: Span } }> {
+  return async (c, next) => {
+    const path = c.req.path;
+    if (UNTRACED.has(path)) return next();
+    const method = c.req.method;
+    const parent = parseTraceparent(c.req.header('traceparent'), c.req.header('tracestate'));
+    const span = tracer.startSpan(method, {
+      kind: SpanKind.SERVER,
+      parent,
+      attributes: { 'http.request.method': method, 'url.path': path, 'url.scheme': new URL(c.req.url).protocol.replace(':', '') },
+    });
+    c.set('span', span);
+    try {
+      await next();
+    } finally {
+      endServerSpan(c, span);
+      tracer.requestEnded(deferFor(c));
+    }
+  };
+}
+
+function endServerSpan(c: Context, span: Span): void {
+  const route = routePath(c, -1);
+  if (route && route !== '*' && !route.endsWith('/*')) {
+    span.name = `${span.name} ${route}`;
+    span.setAttribute('http.route', route);
+  }
+  const status = c.res.status;
+  span.setAttribute('http.response.status_code', status);
+  const principal = (c.get('principal') as { tenant?: string } | undefined)?.tenant;
+  if (principal) span.setAttribute('toolgate.tenant', principal);
+  if (status >= 500) span.setAttribute('error.type', String(status)).setError(String(status));
+  span.end();
+}
