@@ -13,11 +13,7 @@ type Gateway = { fetch: (request: Request, env: Env, ctx: unknown) => Response |
 
 function build(env: Env): Gateway {
   try {
-    const gateway = createRuntimeGateway({ runtime: 'workers', env, manifests: env.TOOLGATE_DEMO_KEY ? [demoManifest as Manifest] : [], manifestsChecked: true });
-    // Hono compiles its routes into one matcher on the first match: do it now, in the isolate's
-    // start-up, rather than in the first request's CPU time (pure computation; no route is added later).
-    gateway.app.router.match('POST', '/v1/dispatch');
-    return gateway;
+    return createRuntimeGateway({ runtime: 'workers', env, manifests: env.TOOLGATE_DEMO_KEY ? [demoManifest as Manifest] : [], manifestsChecked: true });
   } catch (error) {
     return { fetch: misconfiguredFetch(error) };
   }
