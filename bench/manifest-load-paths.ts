@@ -84,8 +84,8 @@ const CALLER: CallerContext = { tenant: 'bench', principal: 'bench', scopes: new
 const FIRST_CALL: ToolCall = { call_id: 'first', name: toolName(TOOL_COUNT - 1), arguments: { text: 'hello' } };
 
 /** The services a real gateway shares between tenants (store, audit, metrics), so the first dispatch does what it does in production. */
-export function servicesFor(engine: EngineName): GatewayServices {
-  const validator = engine === 'ajv' ? createAjvValidator() : createCfworkerValidator();
+export function servicesFor(engine: EngineName, options: { tiered?: boolean } = {}): GatewayServices {
+  const validator = engine === 'ajv' ? createAjvValidator({ tiered: options.tiered }) : createCfworkerValidator();
   return createGateway({ manifests: [], store: new MemoryStore(), env: ENV, validator }).services;
 }
 

@@ -15,8 +15,8 @@ const ENGINES: EngineName[] = ['ajv', 'cfworker'];
 const PATHS: LoadPath[] = ['stored', 'publish'];
 
 /** One cold load in a new Node process (manifest-load-cold.ts). */
-async function coldOnce(engine: EngineName, path: LoadPath, run: number): Promise<Split> {
-  const result = await runNode([join(import.meta.dirname, 'manifest-load-cold.ts'), engine, path, String(run)]);
+async function coldOnce(engine: EngineName, path: LoadPath, run: number, variant?: 'untiered'): Promise<Split> {
+  const result = await runNode([join(import.meta.dirname, 'manifest-load-cold.ts'), engine, path, String(run), ...(variant ? [variant] : [])]);
   if (result.code !== 0) throw new Error(`cold ${engine} ${path} failed:\n${result.stderr}`);
   return JSON.parse(result.stdout) as Split;
 }
@@ -42,6 +42,8 @@ function splitFigures(prefix: string, split: Split, path: LoadPath): Figures {
 /** Round-robin over engines and paths, so drift on the machine hits each alike. */
 async function coldFigures(): Promise<Figures> {
   const runs = new Map<string, Split[]>();
+  // ajv without its eval-free first calls (tiered: false): what ajv's own first compile costs.
+  const untiered: Split[] = [];
   for (let r = 1; r <= COLD_ROUNDS; r++) {
     for (const engine of ENGINES) {
       for (const path of PATHS) {
@@ -50,6 +52,8 @@ async function coldFigures(): Promise<Figures> {
         runs.set(key, [...(runs.get(key) ?? []), await coldOnce(engine, path, r)]);
       }
     }
+    progress(`manifest-load: cold ajv stored, untiered (${r}/${COLD_ROUNDS}, a new process)`);
+    untiered.push(await coldOnce('ajv', 'stored', r, 'untiered'));
   }
   const out: Figures = {};
   for (const engine of ENGINES) {
@@ -61,6 +65,8 @@ async function coldFigures(): Promise<Figures> {
       if (path === 'stored') out[`${engine}_cold_verdict`] = `${verdict('stored manifest to first dispatch, new process', typical.total, '<=', BUDGET_TOTAL_MS, ' ms')}, median of ${COLD_ROUNDS}`;
     }
   }
+  Object.assign(out, splitFigures('ajv_untiered_stored_cold', medianSplit(untiered), 'stored'));
+  out.ajv_untiered_stored_cold_runs_ms = untiered.map((s) => s.total.toFixed(1)).join(' / ');
   return out;
 }
 

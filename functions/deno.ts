@@ -24,7 +24,7 @@ const hostname = env.HOST ?? '127.0.0.1';
 // On a loopback address only the loopback names with the bound port are served (DNS rebinding;
 // TOOLGATE_ALLOWED_HOSTS overrides); the port is known once listening, before any request.
 let origins = originPolicyFromEnv(env);
-const gateway = createRuntimeGateway({ runtime: 'deno', env, manifests: env.TOOLGATE_DEMO_KEY ? [demoManifest as Manifest] : [], egressTransport: resolvingTransport(resolveHost), origins: () => origins });
+const gateway = createRuntimeGateway({ runtime: 'deno', env, manifests: env.TOOLGATE_DEMO_KEY ? [demoManifest as Manifest] : [], manifestsChecked: true, egressTransport: resolvingTransport(resolveHost), origins: () => origins });
 await gateway.ready;
 const onListen = (address: { hostname: string; port: number }) => {
   origins = localOriginPolicy(env, hostname, address.port);

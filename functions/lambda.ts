@@ -9,7 +9,7 @@ import type { Manifest } from '../lib/registry/manifest.ts';
 
 const env = process.env;
 // Lambda is Node: egress is checked on the resolved addresses the connection uses (TOOLGATE_EGRESS_ALLOW).
-const gateway = createRuntimeGateway({ runtime: 'lambda', env, manifests: env.TOOLGATE_DEMO_KEY ? [demoManifest as Manifest] : [], egressTransport: nodeEgressTransport() });
+const gateway = createRuntimeGateway({ runtime: 'lambda', env, manifests: env.TOOLGATE_DEMO_KEY ? [demoManifest as Manifest] : [], manifestsChecked: true, egressTransport: nodeEgressTransport() });
 
 // hono/aws-lambda only calls fetch(request, bindings); the gateway waits for its seeding first.
 export const handler = handle({ fetch: gateway.fetch } as unknown as Hono);

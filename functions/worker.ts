@@ -13,7 +13,7 @@ type Gateway = { fetch: (request: Request, env: Env, ctx: unknown) => Response |
 
 function build(env: Env): Gateway {
   try {
-    return createRuntimeGateway({ runtime: 'workers', env, manifests: env.TOOLGATE_DEMO_KEY ? [demoManifest as Manifest] : [] });
+    return createRuntimeGateway({ runtime: 'workers', env, manifests: env.TOOLGATE_DEMO_KEY ? [demoManifest as Manifest] : [], manifestsChecked: true });
   } catch (error) {
     return { fetch: misconfiguredFetch(error) };
   }

@@ -26,6 +26,8 @@ export interface GatewayConfig {
   env: Readonly<Record<string, string | undefined>>;
   /** Manifests published and activated at start if their tenant has none active (see seedManifests). */
   manifests?: Manifest[];
+  /** The manifests passed the publish checks in the deployment's tests: seeded as checked (see seedManifests). */
+  manifestsChecked?: boolean;
   /** Applied to a tenant's manifest before its runtime is built, never stored. */
   overlay?: (manifest: Manifest) => Manifest;
   /** Which variables each tenant may name; default TOOLGATE_TENANT_SECRETS from `env` (throws SecretGrantsError if unreadable). */
@@ -96,7 +98,7 @@ export function createGateway(config: GatewayConfig) {
   // Seeding is I/O: it starts with the first request (or `ready`), so building the gateway does
   // none — Workers forbid I/O, timers and randomness at module scope, where the Worker builds it.
   let seeded: Promise<void> | undefined;
-  const start = () => (seeded ??= seedManifests(config.store, audit, config.manifests ?? [], log));
+  const start = () => (seeded ??= seedManifests(config.store, audit, config.manifests ?? [], log, { checked: config.manifestsChecked }));
   const fetch = async (request: Request, ...rest: unknown[]): Promise<Response> => {
     await start();
     return app.fetch(request, ...(rest as []));

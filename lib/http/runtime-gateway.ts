@@ -35,6 +35,8 @@ export interface RuntimeGatewayConfig {
   env: Env;
   /** Manifests the deployment carries: published and activated at start if their tenant has none. */
   manifests?: Manifest[];
+  /** The manifests are the bundled ones whose publish checks the project's tests run (the demo): seeded as checked. */
+  manifestsChecked?: boolean;
   /** A store built by the entrypoint (Node's SQLite); otherwise TOOLGATE_STORE decides. */
   store?: Store;
   log?: Logger;
@@ -98,7 +100,7 @@ export function createRuntimeGateway(config: RuntimeGatewayConfig) {
   // OTEL_EXPORTER_OTLP_ENDPOINT and the standard variables; undefined (nothing traced) without an endpoint.
   const tracer = tracerFromEnv(env, { schedule: EXPORT_SCHEDULE[config.runtime], log });
   const gateway = operatorConfigured(() =>
-    createGateway({ store, env, manifests: config.manifests, overlay, log, serveMetrics: config.runtime === 'node', egressTransport: config.egressTransport, origins: config.origins, tracer }),
+    createGateway({ store, env, manifests: config.manifests, manifestsChecked: config.manifestsChecked, overlay, log, serveMetrics: config.runtime === 'node', egressTransport: config.egressTransport, origins: config.origins, tracer }),
   );
   const tenant = config.manifests?.[0]?.tenant;
   const demoKey = env.TOOLGATE_DEMO_KEY;

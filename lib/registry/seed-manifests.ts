@@ -11,12 +11,14 @@ import { activateManifest, loadActivePointer, ManifestLifecycleError, publishMan
  * Manifests a deployment brings along (the demo tenant, a bundled manifest): published if their
  * version is not in the store yet, activated if the tenant has no active version. A store that
  * already has other content under the same version keeps it (versions are immutable): the log says
- * to bump the version.
+ * to bump the version. `checked`: the manifests are the deployment's own, and its tests ran the
+ * publish checks on them (test/registry/seed-manifests.test.ts for the bundled demo), so their
+ * records say so and their schemas compile without being linted again on a new isolate's first call.
  */
-export async function seedManifests(store: Store, audit: AuditRecorder, manifests: Manifest[], log: Logger): Promise<void> {
+export async function seedManifests(store: Store, audit: AuditRecorder, manifests: Manifest[], log: Logger, options: { checked?: boolean } = {}): Promise<void> {
   for (const manifest of manifests) {
     try {
-      await publishManifest(store, audit, manifest, 'deployment');
+      await publishManifest(store, audit, manifest, 'deployment', { checked: options.checked === true });
     } catch (error) {
       if (!(error instanceof ManifestLifecycleError)) throw error;
       log('manifest.seed.kept', { tenant: manifest.tenant, version: manifest.version, message: `${error.message}; the store's copy stays in use` });

@@ -12,6 +12,8 @@ import { useExactMultipleOf } from './multiple-of.ts';
 import { useLinearUniqueItems } from './unique-items.ts';
 import { STRING_FORMATS } from './formats.ts';
 import { finishViolations, tooManyProblems } from './violations.ts';
+import { createCfworkerValidator } from './cfworker-engine.ts';
+import { tieredValidator } from './tiered.ts';
 import { InvalidSchemaError, type CompiledSchema, type CompileOptions, type EngineOptions, type SchemaValidator, type ValidationOutcome } from './validator.ts';
 
 /** Any of ajv's classes: they share the core's API. */
@@ -166,6 +168,22 @@ export function createAjvValidator(options: EngineOptions = {}): SchemaValidator
     if (!instance) instances.set(family, (instance = newInstance(family, options, knownUris)));
     return instance;
   };
+  // The eval-free engine answers a checked schema's first calls while ajv compiles (tiered.ts).
+  let interpreted: SchemaValidator | undefined;
+  const compileGenerated = (schema: JsonSchema, checked: boolean): CompiledSchema => {
+    const draft = draftToCompile(schema, options.defaultDraft);
+    const { ajv, reserved } = instanceFor(familyOf(draft));
+    let validate: ValidateFunction;
+    try {
+      const canonical = withCanonicalSchemaUri(schema, draft);
+      if (!checked) assertMetaSchemaValid(ajv, canonical);
+      forgetEarlierCopy(ajv, schema, reserved);
+      validate = ajv.compile(canonical as object | boolean as never);
+    } catch (error) {
+      throw new InvalidSchemaError((error as Error).message);
+    }
+    return (data) => withinPatternBudget(() => validateWith(validate, schema, data));
+  };
   return {
     engine: 'ajv',
     // The lint, not ajv's meta-schema: compiling the draft 2020-12 meta-schema costs ~80 ms on a
@@ -177,18 +195,15 @@ export function createAjvValidator(options: EngineOptions = {}): SchemaValidator
       // A schema that passed it at publish (`checked`) skips it, and ajv's meta-schema with it.
       const checked = compileOptions.checked === true;
       if (options.lint !== false && !checked) assertSchemaLintClean(schema, { knownUris, defaultDraft: options.defaultDraft });
-      const draft = draftToCompile(schema, options.defaultDraft);
-      const { ajv, reserved } = instanceFor(familyOf(draft));
-      let validate: ValidateFunction;
+      if (!checked || options.tiered === false) return compileGenerated(schema, checked);
+      interpreted ??= createCfworkerValidator(options);
+      let first: CompiledSchema;
       try {
-        const canonical = withCanonicalSchemaUri(schema, draft);
-        if (!checked) assertMetaSchemaValid(ajv, canonical);
-        forgetEarlierCopy(ajv, schema, reserved);
-        validate = ajv.compile(canonical as object | boolean as never);
-      } catch (error) {
-        throw new InvalidSchemaError((error as Error).message);
+        first = interpreted.compile(schema, compileOptions);
+      } catch {
+        return compileGenerated(schema, true); // ajv's own verdict on a schema the eval-free engine refuses
       }
-      return (data) => withinPatternBudget(() => validateWith(validate, schema, data));
+      return tieredValidator(first, () => compileGenerated(schema, true));
     },
   };
 }

@@ -87,4 +87,10 @@ export interface EngineOptions {
    * change it: the official suite's draft-07 schemas leave the draft to the harness.
    */
   defaultDraft?: SchemaDraft;
+  /**
+   * ajv only: a schema compiled as checked is validated by the eval-free engine until ajv has
+   * compiled it after the current task (default true; lib/validation/tiered.ts). Measuring
+   * harnesses turn it off to time ajv's own first call.
+   */
+  tiered?: boolean;
 }
