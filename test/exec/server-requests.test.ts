@@ -256,11 +256,14 @@ describe('file operations worked on at once are capped', () => {
   it('queues the next one briefly, then refuses it (unavailable: busy, retry) without starting it', async () => {
     let releaseSlow!: () => void;
     const slowDone = new Promise<void>((resolve) => (releaseSlow = resolve));
+    let slowStarted!: () => void;
+    const slowUnderWay = new Promise<void>((resolve) => (slowStarted = resolve));
     let writes = 0;
     /** The real environment, with a readFile that stays under way until the test lets it end. */
     class HeldRead extends LocalExecutionEnvironment {
       override async readFile(path: string): Promise<Uint8Array> {
         if (path !== 'slow.txt') return super.readFile(path);
+        slowStarted();
         await slowDone;
         return utf8('slow');
       }
@@ -274,6 +277,8 @@ describe('file operations worked on at once are capped', () => {
     try {
       const remote = new RemoteExecutionEnvironment({ url: server.url, secret: SECRET, tenant: TENANT });
       const slow = remote.readFile('slow.txt');
+      // Under load the write could otherwise reach the server before the read holds the one slot.
+      await slowUnderWay;
       const refused = await execError(remote.writeFile('late.txt', utf8('late')));
       expect(refused.code).toBe('unavailable');
       expect(refused.message).toContain('busy: 1 file operations were under way all the 1000 ms this writeFile waited, so it was not started; retry it shortly');
