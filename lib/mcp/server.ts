@@ -3,7 +3,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
 import { callMcpTool, listMcpTools, mcpRequestScope, mcpServerInfo, type McpRequestContext } from './methods.ts';
-import { answerStatelessMcpRequest } from './stateless-request.ts';
+import { answerStatelessMcpRequest, mcpAnswerResponse } from './stateless-request.ts';
 
 export type { McpRequestContext } from './methods.ts';
 
@@ -28,7 +28,8 @@ export function createMcpServer(context: McpRequestContext): Server {
  * everything else goes through the SDK.
  */
 export async function handleMcpRequest(request: Request, context: McpRequestContext, parsedBody: unknown): Promise<Response> {
-  return answerStatelessMcpRequest(request, parsedBody, context) ?? handleMcpRequestWithSdk(request, context, parsedBody);
+  const direct = answerStatelessMcpRequest(request, parsedBody, context);
+  return direct ? mcpAnswerResponse(await direct) : handleMcpRequestWithSdk(request, context, parsedBody);
 }
 
 /** The SDK's Server and transport, made for this one request and closed after it. */

@@ -5,6 +5,18 @@ import { callMcpTool, listMcpTools, mcpRequestScope, mcpServerInfo, type McpRequ
 type Json = Record<string, unknown>;
 type RequestId = string | number;
 
+/** An answer as plain data (a JSON text, or no body for 202), so a Hono route can send it without a foreign Response. */
+export interface McpAnswer {
+  status: 200 | 202;
+  /** JSON text (Content-Type: application/json), or null for 202. */
+  body: string | null;
+}
+
+/** The answer as the SDK's transport would build it. */
+export function mcpAnswerResponse(answer: McpAnswer): Response {
+  return answer.body === null ? new Response(null, { status: answer.status }) : new Response(answer.body, { status: answer.status, headers: { 'Content-Type': 'application/json' } });
+}
+
 /**
  * The single messages a stateless MCP client sends most (`tools/call`, `tools/list`, `ping`,
  * `initialize`, notifications), answered without building the SDK's Server and transport for
@@ -15,11 +27,11 @@ type RequestId = string | number;
  * headers, progress tokens, tasks) gets `undefined`, and the caller hands it to the SDK.
  * Nothing is kept between requests: every answer comes from this request's context.
  */
-export function answerStatelessMcpRequest(request: Request, body: unknown, context: McpRequestContext): Promise<Response> | undefined {
+export function answerStatelessMcpRequest(request: Request, body: unknown, context: McpRequestContext): Promise<McpAnswer> | undefined {
   if (!headersAcceptable(request.headers) || !isPlainObject(body) || body.jsonrpc !== '2.0' || typeof body.method !== 'string') return undefined;
   if (!hasOnlyKeys(body, 'id' in body ? REQUEST_KEYS : NOTIFICATION_KEYS) || !paramsAcceptable(body.params)) return undefined;
   // A notification needs no answer; a stateless server has nothing to do with one.
-  if (!('id' in body)) return Promise.resolve(new Response(null, { status: 202 }));
+  if (!('id' in body)) return Promise.resolve({ status: 202, body: null });
   const id = body.id;
   if (!(typeof id === 'string' || Number.isSafeInteger(id))) return undefined;
   return answerMethod(body.method, id as RequestId, body, context);
@@ -28,7 +40,7 @@ export function answerStatelessMcpRequest(request: Request, body: unknown, conte
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 const NOTIFICATION_KEYS = new Set(['jsonrpc', 'method', 'params']);
 
-function answerMethod(method: string, id: RequestId, body: Json, context: McpRequestContext): Promise<Response> | undefined {
+function answerMethod(method: string, id: RequestId, body: Json, context: McpRequestContext): Promise<McpAnswer> | undefined {
   const params = body.params as Json | undefined;
   switch (method) {
     case 'ping':
@@ -58,7 +70,7 @@ function initializeResult(params: Json, context: McpRequestContext) {
   };
 }
 
-async function callTool(id: RequestId, params: { name: string; arguments?: Json; _meta?: Json }, context: McpRequestContext): Promise<Response> {
+async function callTool(id: RequestId, params: { name: string; arguments?: Json; _meta?: Json }, context: McpRequestContext): Promise<McpAnswer> {
   try {
     const result = await callMcpTool(mcpRequestScope(context), id, params);
     // A plain text result is already what the SDK's result schema gives; parts and structured
@@ -98,12 +110,12 @@ function paramsAcceptable(params: unknown): boolean {
   return isPlainObject(meta) && !('progressToken' in meta) && !(RELATED_TASK_META_KEY in meta);
 }
 
-function jsonRpcResult(id: RequestId, result: unknown): Response {
+function jsonRpcResult(id: RequestId, result: unknown): McpAnswer {
   return jsonResponse({ result, jsonrpc: '2.0', id });
 }
 
 /** A handler's failure as the SDK's Protocol reports it. */
-function jsonRpcError(id: RequestId, error: unknown): Response {
+function jsonRpcError(id: RequestId, error: unknown): McpAnswer {
   const fields = (error ?? {}) as { code?: unknown; message?: string; data?: unknown };
   return jsonResponse({
     jsonrpc: '2.0',
@@ -116,8 +128,8 @@ function jsonRpcError(id: RequestId, error: unknown): Response {
   });
 }
 
-function jsonResponse(message: Json): Response {
-  return new Response(JSON.stringify(message), { status: 200, headers: { 'Content-Type': 'application/json' } });
+function jsonResponse(message: Json): McpAnswer {
+  return { status: 200, body: JSON.stringify(message) };
 }
 
 function isPlainObject(value: unknown): value is Json {

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handleMcpRequestWithSdk, type McpRequestContext } from '../../lib/mcp/server.ts';
-import { answerStatelessMcpRequest } from '../../lib/mcp/stateless-request.ts';
+import { answerStatelessMcpRequest, mcpAnswerResponse } from '../../lib/mcp/stateless-request.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';
 
@@ -82,7 +82,7 @@ describe('stateless MCP messages answered without the SDK', () => {
     const direct = answerStatelessMcpRequest(post(body, headers), body, context);
     expect(direct).toBeDefined();
     const expected = await snapshot(await handleMcpRequestWithSdk(post(body, headers), context, body));
-    expect(await snapshot(await direct!)).toEqual(expected);
+    expect(await snapshot(mcpAnswerResponse(await direct!))).toEqual(expected);
   });
 
   it.each(LEFT_TO_SDK)('%s: left to the SDK', (_name, body, headers) => {
@@ -93,8 +93,8 @@ describe('stateless MCP messages answered without the SDK', () => {
     const other: McpRequestContext = { ...context, principal: { tenant: 'acme', principal: 'mallory', scopes: [] } };
     const bodies = [call(1, 'echo', { text: 'for agent' }), call(1, 'echo', { text: 'for mallory' })];
     const [a, b] = await Promise.all([answerStatelessMcpRequest(post(bodies[0]), bodies[0], context)!, answerStatelessMcpRequest(post(bodies[1]), bodies[1], other)!]);
-    expect(JSON.parse(await a.text()).result.content[0].text).toBe('for agent');
-    expect(JSON.parse(await b.text()).result.content[0].text).toBe('for mallory');
+    expect(JSON.parse(a.body!).result.content[0].text).toBe('for agent');
+    expect(JSON.parse(b.body!).result.content[0].text).toBe('for mallory');
   });
 
   it('reports the scopes a refused call needed, as the SDK path does', async () => {
@@ -115,6 +115,10 @@ describe('POST /mcp through the app', () => {
     const answers = (await batch.json()) as Array<{ id: number; result: { content?: Array<{ text: string }> } }>;
     expect(answers.map((a) => a.id)).toEqual([1, 2]);
     expect(answers[1].result.content?.[0].text).toBe('in a batch');
+    const ping = await send({ jsonrpc: '2.0', id: 7, method: 'ping' });
+    expect([ping.status, ping.headers.get('content-type'), await ping.text()]).toEqual([200, 'application/json', '{"result":{},"jsonrpc":"2.0","id":7}']);
+    const notified = await send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect([notified.status, await notified.text()]).toEqual([202, '']);
     const malformed = await send({ jsonrpc: '2.0', id: 1, method: 'ping', extra: 1 });
     expect(malformed.status).toBe(400);
     expect(await malformed.json()).toMatchObject({ error: { code: -32700 } });
