@@ -124,3 +124,19 @@ describe('POST /mcp through the app', () => {
     expect(await malformed.json()).toMatchObject({ error: { code: -32700 } });
   });
 });
+
+describe('a direct answer keeps the headers middleware set', () => {
+  it('carries CORS for an allowed origin, as the SDK path does', async () => {
+    const manifest = validManifest({ tenant: 'acme', tools: [{ name: 'echo', executor: { kind: 'builtin' } }] });
+    const web = await testGateway([manifest], { key: { tenant: 'acme' } }, { env: { TOOLGATE_ALLOWED_ORIGINS: 'https://app.example.com' } });
+    const headers = { ...JSON_HEADERS, origin: 'https://app.example.com' };
+    const direct = await web.request('/mcp', { key: 'key', method: 'POST', headers, json: call(1, 'echo', { text: 'cors' }) });
+    const viaSdk = await web.request('/mcp', { key: 'key', method: 'POST', headers, json: [call(2, 'echo', { text: 'cors' })] });
+    for (const response of [direct, viaSdk]) {
+      expect(response.status).toBe(200);
+      expect(response.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+      expect(response.headers.get('access-control-expose-headers')).toBe('Mcp-Session-Id,WWW-Authenticate');
+    }
+    expect(JSON.parse(await direct.text()).result.content[0].text).toBe('cors');
+  });
+});
