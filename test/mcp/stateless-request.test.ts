@@ -138,5 +138,9 @@ describe('a direct answer keeps the headers middleware set', () => {
       expect(response.headers.get('access-control-expose-headers')).toBe('Mcp-Session-Id,WWW-Authenticate');
     }
     expect(JSON.parse(await direct.text()).result.content[0].text).toBe('cors');
+    const noOrigin = await web.request('/mcp', { key: 'key', method: 'POST', headers: JSON_HEADERS, json: call(3, 'echo', { text: 'x' }) });
+    expect([noOrigin.headers.get('access-control-allow-origin'), noOrigin.headers.get('vary')]).toEqual([null, 'Origin']);
+    const evil = await web.request('/mcp', { key: 'key', method: 'POST', headers: { ...JSON_HEADERS, origin: 'https://evil.example.com' }, json: call(4, 'echo', { text: 'x' }) });
+    expect(evil.headers.get('access-control-allow-origin')).toBeNull();
   });
 });
