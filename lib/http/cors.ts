@@ -10,11 +10,29 @@ import { originAllowed, type OriginPolicy } from './origin-policy.ts';
  * no Access-Control-Allow-Credentials, so no cookie of the gateway's ever rides along.
  */
 export function mcpCors(policy: () => OriginPolicy): MiddlewareHandler {
-  return cors({
-    origin: (origin) => (origin && originAllowed(policy(), origin) ? origin : null),
+  const allowOrigin = (origin: string) => (origin && originAllowed(policy(), origin) ? origin : null);
+  const preflight = cors({
+    origin: allowOrigin,
     allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
     allowHeaders: ['Authorization', 'Content-Type', 'Accept', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'Last-Event-ID', 'X-Toolgate-Tenant', 'X-Toolgate-Thread'],
-    exposeHeaders: ['Mcp-Session-Id', 'WWW-Authenticate'],
+    exposeHeaders: [EXPOSE_HEADERS],
     maxAge: 600,
   });
+  // Other requests get the same headers as hono/cors gives them, set on the route's own response
+  // after it: hono/cors makes a response before the route and then merges the route's into it,
+  // which copies the answer through a stream on Node (a measurable share of an /mcp call).
+  return async (c, next) => {
+    if (c.req.method === 'OPTIONS') return preflight(c, next);
+    await next();
+    const origin = allowOrigin(c.req.header('origin') ?? '');
+    const headers: Array<[string, string, 'set' | 'append']> = [...(origin ? [['Access-Control-Allow-Origin', origin, 'set'] as [string, string, 'set']] : []), ['Access-Control-Expose-Headers', EXPOSE_HEADERS, 'set'], ['Vary', 'Origin', 'append']];
+    try {
+      for (const [name, value, how] of headers) c.res.headers[how](name, value);
+    } catch {
+      // Immutable headers (a fetched response): Hono's c.header copies the response first.
+      for (const [name, value, how] of headers) c.header(name, value, { append: how === 'append' });
+    }
+  };
 }
+
+const EXPOSE_HEADERS = 'Mcp-Session-Id,WWW-Authenticate';

@@ -8,10 +8,7 @@ import type { ToolResult } from '../dispatch/call.ts';
  */
 export function toCallToolResult(result: ToolResult) {
   return {
-    // Content parts as MCP content blocks (their shapes are MCP's), or the text as one block.
-    content: result.content_parts ?? [{ type: 'text' as const, text: result.content }],
-    ...(result.structured_content !== undefined ? { structuredContent: result.structured_content } : {}),
-    isError: result.is_error,
+    // _meta first: the key order the SDK's result schema gives, so every path answers the same bytes.
     _meta: {
       'toolgate/status': result.status,
       'toolgate/call_id': result.call_id,
@@ -20,5 +17,9 @@ export function toCallToolResult(result: ToolResult) {
       // A tool whose execution lives in the client: the call to run there.
       ...(result.client_call ? { 'toolgate/client_call': result.client_call } : {}),
     },
+    // Content parts as MCP content blocks (their shapes are MCP's), or the text as one block.
+    content: result.content_parts ?? [{ type: 'text' as const, text: result.content }],
+    ...(result.structured_content !== undefined ? { structuredContent: result.structured_content } : {}),
+    isError: result.is_error,
   };
 }

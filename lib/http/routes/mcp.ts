@@ -1,5 +1,6 @@
 import { Hono, type Context } from 'hono';
-import { handleMcpRequest } from '../../mcp/server.ts';
+import { handleMcpRequestWithSdk, type McpRequestContext } from '../../mcp/server.ts';
+import { answerStatelessMcpRequest, type McpAnswer } from '../../mcp/stateless-request.ts';
 import { bearerChallenge, withResourceMetadata } from '../challenge.ts';
 import { deferFor } from '../defer.ts';
 import type { GatewayEnv } from '../env.ts';
@@ -21,7 +22,11 @@ export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, opt
     if (!read.ok) return read.response;
     let missing: string[] | undefined;
     const principal = c.get('principal');
-    const response = await handleMcpRequest(c.req.raw, { runtime: c.get('runtime'), principal, env, threadHeader: c.req.header('x-toolgate-thread'), defer: deferFor(c), span: c.get('span'), protocolVersion: c.req.header('mcp-protocol-version'), onMissingScope: (required) => (missing ??= required) }, read.body);
+    const context: McpRequestContext = { runtime: c.get('runtime'), principal, env, threadHeader: c.req.header('x-toolgate-thread'), defer: deferFor(c), span: c.get('span'), protocolVersion: c.req.header('mcp-protocol-version'), onMissingScope: (required) => (missing ??= required) };
+    // A direct answer is sent through Hono's own response (as c.json does): a foreign Response
+    // would be merged with the headers middleware already set by copying its body stream.
+    const direct = answerStatelessMcpRequest(c.req.raw, read.body, context);
+    const response = direct ? sendAnswer(c, await direct) : await handleMcpRequestWithSdk(c.req.raw, context, read.body);
     // A token can be widened by asking its provider again (MCP's step-up flow), so a token
     // lacking a tool's scope hears 403 insufficient_scope with the scopes to ask for. The call
     // was refused and audited before anything ran; a key (which cannot be widened) gets the
@@ -41,4 +46,8 @@ export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, opt
   routes.on(['GET', 'DELETE'], '/', notAllowed);
   routes.on(['GET', 'DELETE'], '/:tenant', notAllowed);
   return routes;
+}
+
+function sendAnswer(c: Context<GatewayEnv>, answer: McpAnswer): Response {
+  return answer.body === null ? c.body(null, answer.status) : c.body(answer.body, answer.status, { 'Content-Type': 'application/json' });
 }

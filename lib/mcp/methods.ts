@@ -1,0 +1,85 @@
+import { dispatchCall } from '../dispatch/pipeline.ts';
+import type { CallerContext } from '../dispatch/context.ts';
+import type { TenantRuntime } from '../dispatch/tenant-runtime.ts';
+import type { Principal } from '../governance/api-keys.ts';
+import { requestPatternBudget, type PatternBudget } from '../patterns/index.ts';
+import { ValidationBudget } from '../validation/work-budget.ts';
+import { toMcpTools } from '../registry/formats/mcp.ts';
+import { toCallToolResult } from './call-result.ts';
+import { mcpCallIdentity } from './call-identity.ts';
+import type { Span } from '../telemetry/span.ts';
+import { endMcpServerSpan, startMcpServerSpan } from './mcp-span.ts';
+import { isTracedFailure } from '../dispatch/tool-span.ts';
+
+export interface McpRequestContext {
+  runtime: TenantRuntime;
+  principal: Principal;
+  env: Readonly<Record<string, string | undefined>>;
+  threadHeader?: string;
+  defer?: (work: Promise<unknown>) => void;
+  /** Shared by every tools/call of the HTTP request (a JSON-RPC batch may hold many); made when missing. */
+  patternBudget?: PatternBudget;
+  /** Told the scopes a tools/call needed when the caller lacked one (the route may answer 403 insufficient_scope). */
+  onMissingScope?: (required: string[]) => void;
+  /** The HTTP request's span (tracing on): MCP server spans are its children unless a call names its own parent in `_meta`. */
+  span?: Span;
+  /** The request's MCP-Protocol-Version header, for the spans. */
+  protocolVersion?: string;
+}
+
+/** What one HTTP request's MCP methods share: its budgets (a JSON-RPC batch spends them together). */
+export interface McpRequestScope {
+  context: McpRequestContext;
+  patternBudget: PatternBudget;
+  validationBudget: ValidationBudget;
+}
+
+export function mcpRequestScope(context: McpRequestContext): McpRequestScope {
+  return { context, patternBudget: context.patternBudget ?? requestPatternBudget(), validationBudget: new ValidationBudget() };
+}
+
+/** `tools/list`: the tenant's active manifest and profile as MCP tools. */
+export function listMcpTools(scope: McpRequestScope, requestId: string | number, meta: Record<string, unknown> | undefined) {
+  const { context } = scope;
+  const tracer = context.runtime.deps.tracer;
+  const span = tracer ? startMcpServerSpan(tracer, { method: 'tools/list', requestId, meta, protocolVersion: context.protocolVersion }, context.span) : undefined;
+  const tools = toMcpTools(context.runtime.registry.definitions());
+  span?.end();
+  return { tools };
+}
+
+/** `tools/call`: through the same pipeline as /v1/dispatch. */
+export async function callMcpTool(scope: McpRequestScope, requestId: string | number, params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }) {
+  const { context } = scope;
+  const { runtime, principal } = context;
+  const { name, arguments: args, _meta: meta } = params;
+  const tracer = runtime.deps.tracer;
+  const span = tracer ? startMcpServerSpan(tracer, { method: 'tools/call', tool: name, requestId, meta, protocolVersion: context.protocolVersion }, context.span) : undefined;
+  const identity = await mcpCallIdentity({ principal: principal.principal, threadHeader: context.threadHeader, meta, tool: name, args });
+  const caller: CallerContext = {
+    tenant: principal.tenant,
+    principal: principal.principal,
+    scopes: new Set(principal.scopes),
+    thread_id: identity.thread_id,
+    env: context.env,
+    manifest_version: runtime.manifest.version,
+    defer: context.defer,
+    patternBudget: scope.patternBudget,
+    validationBudget: scope.validationBudget,
+    trace: span?.context,
+  };
+  const result = await dispatchCall(runtime.deps, caller, { call_id: identity.call_id, name, arguments: args ?? {} });
+  if (span) endMcpServerSpan(span, isTracedFailure(result));
+  const required = result.status === 'forbidden' ? result.error?.details?.required_scopes : undefined;
+  if (Array.isArray(required)) context.onMissingScope?.(required.map(String));
+  return toCallToolResult(result);
+}
+
+/** The server's identity and options, as `initialize` answers them. */
+export function mcpServerInfo(runtime: TenantRuntime) {
+  return {
+    info: { name: 'toolgate', version: runtime.manifest.version, title: `toolgate: ${runtime.manifest.tenant}` },
+    capabilities: { tools: {} },
+    instructions: runtime.manifest.description,
+  };
+}
