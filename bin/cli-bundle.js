@@ -128,6 +128,9 @@ export async function buildBundle(previousDir) {
       format: 'esm',
       platform: 'node',
       target: 'node20.17',
+      // Inputs are recorded by the path that imports them, not where a symlink leads: a link
+      // pointed at another file then shows as a changed input (its stat and content follow the link).
+      preserveSymlinks: true,
       plugins: [recorder],
       logLevel: 'silent',
     });
