@@ -30,6 +30,15 @@ export class WalSync {
     if (!this.#running) this.#running = this.#syncLoop();
   }
 
+  /**
+   * Calls `settle` once every transaction committed so far is on disk: at once when none waits for
+   * a sync, else after the next one. A read must not report what a power loss could still undo.
+   */
+  afterRead(settle: (error?: unknown) => void): void {
+    if (this.#running) this.afterCommit(settle);
+    else settle();
+  }
+
   /** Syncs what is still waiting, synchronously, and releases the file (the store is closing). */
   async close(): Promise<void> {
     this.#closed = true;

@@ -99,7 +99,7 @@ export class SqliteStore implements Store {
   }
 
   async get(key: string): Promise<StateRecord | undefined> {
-    return this.#live(this.#read(key));
+    return this.#live(await this.#durable(this.#read(key)));
   }
 
   put(key: string, record: StateRecord): Promise<void> {
@@ -119,6 +119,7 @@ export class SqliteStore implements Store {
     const rows = this
       .#sql('SELECT envelope FROM audit WHERE tenant = ? AND thread_id = ? AND seq > ? ORDER BY seq LIMIT ?')
       .all(thread.tenant, thread.thread_id, page.after_seq ?? 0, page.limit + 1) as Array<{ envelope: string }>;
+    await this.#durable(undefined);
     const envelopes = rows.slice(0, page.limit).map((row) => JSON.parse(row.envelope) as StoredEnvelope);
     return { envelopes, ...(rows.length > page.limit ? { next_after_seq: envelopes.at(-1)!.seq } : {}) };
   }
@@ -153,9 +154,9 @@ export class SqliteStore implements Store {
 
   async listIndex(index: string, page: { after_score?: number; limit: number }) {
     checkPageLimit(page.limit, 'listIndex');
-    return this
+    return this.#durable(this
       .#sql('SELECT member, score FROM indexes WHERE name = ? AND score > ? ORDER BY score, member LIMIT ?')
-      .all(index, page.after_score ?? Number.NEGATIVE_INFINITY, page.limit) as Array<{ member: string; score: number }>;
+      .all(index, page.after_score ?? Number.NEGATIVE_INFINITY, page.limit) as Array<{ member: string; score: number }>);
   }
 
   async close(): Promise<void> {
@@ -211,6 +212,17 @@ export class SqliteStore implements Store {
     const settle = (error?: unknown) => batch.forEach((write, index) => (error ? write.reject(error) : write.resolve(results[index])));
     if (this.#walSync) this.#walSync.afterCommit(settle);
     else settle();
+  }
+
+  /**
+   * `value`, read now, once it is durable: a read sees transactions committed but whose WAL sync
+   * is still running (their writers not answered yet), and must not report them before they are
+   * on disk either. The audit head is not wrapped: it only feeds a compare-and-set, which is queued.
+   */
+  #durable<T>(value: T): Promise<T> {
+    const walSync = this.#walSync;
+    if (!walSync) return Promise.resolve(value);
+    return new Promise<T>((resolve, reject) => walSync.afterRead((error) => (error ? reject(error) : resolve(value))));
   }
 
   #sql(text: string): StatementSync {
