@@ -43,11 +43,12 @@ export function hasSensitiveFields(schema: JsonSchema): boolean {
 
 async function redactValue(value: JsonValue, node: SchemaNode, root: SchemaNode, depth: number, replace: Replace): Promise<JsonValue> {
   if (depth > 32) return value;
-  const resolved = typeof node.$ref === 'string' && (node.$ref === '#' || node.$ref.startsWith('#/')) ? resolveRef(root, node.$ref) : node;
-  if (resolved['x-sensitive'] === true) return replace(value);
-  let out = await redactParts(value, resolved, root, depth, replace);
+  if (node['x-sensitive'] === true) return replace(value);
+  // A $ref's sibling keywords apply too (2020-12): `{"$ref": ..., "x-sensitive": true}` or properties beside it.
+  const target = typeof node.$ref === 'string' && (node.$ref === '#' || node.$ref.startsWith('#/')) ? [resolveRef(root, node.$ref)] : [];
+  let out = await redactParts(value, node, root, depth, replace);
   // A value may take any branch of a choice (anyOf, oneOf, if/then/else): every branch's sensitive fields are replaced.
-  for (const branch of branchesOf(resolved)) out = await redactValue(out, branch, root, depth + 1, replace);
+  for (const branch of [...target, ...branchesOf(node)]) out = await redactValue(out, branch, root, depth + 1, replace);
   return out;
 }
 

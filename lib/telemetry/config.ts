@@ -26,8 +26,15 @@ export function tracerFromEnv(env: Env, options: TracerFromEnvOptions): Tracer |
   const url = tracesUrl(env);
   if (url === undefined) return undefined;
   const problem = (message: string) => options.log('telemetry.config_ignored', { level: 'warn', problem: message });
+  // The URL is not repeated in these messages: its query or user info may carry a credential.
   if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
-    problem(`the OTLP traces endpoint ${JSON.stringify(url)} is not an http(s) URL: tracing is off`);
+    problem('the OTLP traces endpoint is not an http(s) URL: tracing is off');
+    return undefined;
+  }
+  const { username, password } = new URL(url);
+  if (username || password) {
+    // fetch refuses such URLs, and its error quotes the URL, credential included.
+    problem(`the OTLP traces endpoint ${displayUrl(url)} has user info: put the credential in OTEL_EXPORTER_OTLP_HEADERS (e.g. authorization=Basic%20...); tracing is off`);
     return undefined;
   }
   const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/json').trim();
@@ -35,7 +42,7 @@ export function tracerFromEnv(env: Env, options: TracerFromEnvOptions): Tracer |
   const endpoint: OtlpEndpoint = {
     url,
     headers: { ...parseKeyValues(env.OTEL_EXPORTER_OTLP_HEADERS, problem, 'OTEL_EXPORTER_OTLP_HEADERS'), ...parseKeyValues(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS, problem, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS') },
-    timeoutMs: positive(env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT ?? env.OTEL_EXPORTER_OTLP_TIMEOUT, 10_000, problem, 'OTEL_EXPORTER_OTLP_TIMEOUT'),
+    timeoutMs: milliseconds(env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT ?? env.OTEL_EXPORTER_OTLP_TIMEOUT, 10_000, problem, 'OTEL_EXPORTER_OTLP_TIMEOUT'),
   };
   return new Tracer({
     exporter: new OtlpHttpExporter(endpoint, options.log, options.fetch, displayUrl(url)),
@@ -45,7 +52,7 @@ export function tracerFromEnv(env: Env, options: TracerFromEnvOptions): Tracer |
     captureContent: isTrue(env.TOOLGATE_OTEL_CAPTURE_CONTENT) || isTrue(env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT),
     maxQueue: positive(env.OTEL_BSP_MAX_QUEUE_SIZE, 2048, problem, 'OTEL_BSP_MAX_QUEUE_SIZE'),
     maxBatch: positive(env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE, 512, problem, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE'),
-    intervalMs: positive(env.OTEL_BSP_SCHEDULE_DELAY, 5000, problem, 'OTEL_BSP_SCHEDULE_DELAY'),
+    intervalMs: milliseconds(env.OTEL_BSP_SCHEDULE_DELAY, 5000, problem, 'OTEL_BSP_SCHEDULE_DELAY'),
     log: options.log,
   });
 }
@@ -105,5 +112,15 @@ function positive(value: string | undefined, fallback: number, problem: (message
   const number = Number(value);
   if (Number.isInteger(number) && number > 0) return number;
   problem(`${name} must be a positive whole number (got ${JSON.stringify(value)}); using ${fallback}`);
+  return fallback;
+}
+
+/** Timers take at most 2^31-1 ms (about 24 days): Node runs a longer one after 1 ms, AbortSignal.timeout throws. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+function milliseconds(value: string | undefined, fallback: number, problem: (message: string) => void, name: string): number {
+  const number = positive(value, fallback, problem, name);
+  if (number <= MAX_TIMER_MS) return number;
+  problem(`${name} must be at most ${MAX_TIMER_MS} ms (got ${JSON.stringify(value)}); using ${fallback}`);
   return fallback;
 }
