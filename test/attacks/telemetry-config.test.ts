@@ -29,7 +29,7 @@ describe('attack: OTEL_* values', () => {
 
   it('never logs a credential written into the endpoint URL (user info, query)', async () => {
     const port = new URL(receiver.url).port;
-    const cases = [
+    const cases: Record<string, string>[] = [
       { OTEL_EXPORTER_OTLP_ENDPOINT: `http://otel:${CREDENTIAL}@127.0.0.1:${port}` },
       { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `grpc://127.0.0.1:4317/?api_key=${CREDENTIAL}` },
       { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `not a url ${CREDENTIAL}` },
