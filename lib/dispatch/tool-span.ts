@@ -57,6 +57,8 @@ const capped = (text: string) => (text.length > MAX_CONTENT_CHARS ? `${text.slic
 export async function endToolSpan(tracer: Tracer, span: Span, trace: CallTrace): Promise<void> {
   const endedAt = epochMs();
   const { result } = trace;
+  // A name no manifest has stays an attribute: in the span name every junk name a model makes up would be a new span name.
+  if (result.status === 'unknown_tool') span.name = 'execute_tool';
   span.setAttribute('toolgate.status', result.status);
   span.setAttribute('toolgate.decision', trace.decision.decision);
   if (trace.definition) span.setAttribute('toolgate.tool.tier', trace.definition.tier);

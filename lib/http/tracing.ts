@@ -1,9 +1,11 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import { deferFor } from './defer.ts';
-import { SpanKind, type Span } from '../telemetry/span.ts';
+import { bounded, SpanKind, type Span } from '../telemetry/span.ts';
 import { parseTraceparent } from '../telemetry/trace-context.ts';
 import type { Tracer } from '../telemetry/tracer.ts';
+
+const KNOWN_METHODS = new Set(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE']);
 
 /** Requests that are not the gateway's work (probes, scrapes): no span. */
 const UNTRACED = new Set(['/healthz', '/metrics']);
@@ -18,12 +20,13 @@ export function tracingMiddleware(tracer: Tracer): MiddlewareHandler<{ Variables
   return async (c, next) => {
     const path = c.req.path;
     if (UNTRACED.has(path)) return next();
-    const method = c.req.method;
+    // The semantic conventions' rule: a method outside the known set is `_OTHER` (any token would be a new span name).
+    const method = KNOWN_METHODS.has(c.req.method) ? c.req.method : '_OTHER';
     const parent = parseTraceparent(c.req.header('traceparent'), c.req.header('tracestate'));
-    const span = tracer.startSpan(method, {
+    const span = tracer.startSpan(method === '_OTHER' ? 'HTTP' : method, {
       kind: SpanKind.SERVER,
       parent,
-      attributes: { 'http.request.method': method, 'url.path': path, 'url.scheme': new URL(c.req.url).protocol.replace(':', '') },
+      attributes: { 'http.request.method': method, 'url.path': bounded(path), 'url.scheme': new URL(c.req.url).protocol.replace(':', '') },
     });
     c.set('span', span);
     try {

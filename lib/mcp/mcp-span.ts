@@ -40,7 +40,9 @@ export function startMcpServerSpan(tracer: Tracer, request: McpSpanRequest, http
 }
 
 /** A tools/call whose result is an error: `error.type` "tool_error" (the convention's value for isError), status ERROR. */
-export function endMcpServerSpan(span: Span, failed: boolean): void {
+export function endMcpServerSpan(span: Span, failed: boolean, unknownTool = false): void {
+  // As execute_tool's: a tool name no manifest has is not a span name (unbounded names in the collector).
+  if (unknownTool) span.name = 'tools/call';
   if (failed) span.setAttribute('error.type', 'tool_error').setError('tool_error');
   span.end();
 }

@@ -69,7 +69,7 @@ export async function callMcpTool(scope: McpRequestScope, requestId: string | nu
     trace: span?.context,
   };
   const result = await dispatchCall(runtime.deps, caller, { call_id: identity.call_id, name, arguments: args ?? {} });
-  if (span) endMcpServerSpan(span, isTracedFailure(result));
+  if (span) endMcpServerSpan(span, isTracedFailure(result), result.status === 'unknown_tool');
   const required = result.status === 'forbidden' ? result.error?.details?.required_scopes : undefined;
   if (Array.isArray(required)) context.onMissingScope?.(required.map(String));
   return toCallToolResult(result);
