@@ -1,12 +1,32 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { jsonLineWriter } from '../../lib/cli/json-line-writer.ts';
+import { jsonLine, jsonLineWriter } from '../../lib/cli/json-line-writer.ts';
 
 const WRITER = fileURLToPath(new URL('../../lib/cli/json-line-writer.ts', import.meta.url));
 const nextTurn = () => new Promise<void>((done) => setImmediate(done));
 
 describe('the JSON line writer of toolgate serve', () => {
+  it('writes each line exactly as JSON.stringify({ time, event, ...fields }) would', () => {
+    const cases: Array<[string, Record<string, unknown>]> = [
+      ['tools.dispatch.started', { call_id: 'c1', name: 'echo', tenant: 'demo' }],
+      ['empty', {}],
+      ['a "quoted"\nevent', { nested: { b: [1, 2.5, null, 'x\u2028'] }, gone: undefined, fn: () => 1 }],
+      ['overrides', { time: 'not now', event: 'other', level: 'warn' }],
+      ['only event', { event: 'renamed' }],
+      ['own toJSON', { toJSON: () => ({ replaced: true }) }],
+      ['with a date', { at: new Date(0) }],
+      ['array', ['a', 'b'] as unknown as Record<string, unknown>],
+    ];
+    for (const [event, fields] of cases) {
+      const line = jsonLine(event, fields);
+      const time = (JSON.parse(line) as { time?: string }).time;
+      const timeNow = typeof time === 'string' && !Number.isNaN(Date.parse(time)) ? time : new Date().toISOString();
+      const expected = JSON.stringify({ time: timeNow, event, ...fields });
+      expect(line, event).toBe(expected);
+    }
+  });
+
   it('writes the lines of one turn in one write, complete and in order', async () => {
     const writes: string[] = [];
     const lines = jsonLineWriter({ write: (text) => writes.push(text) });
