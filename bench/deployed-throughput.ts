@@ -28,9 +28,9 @@ const DEMO_KEY = 'tg_bench_fedcba9876543210fedcba9876543210';
 const START_TIMEOUT_MS = 60_000;
 const BUDGET = { deployed: 0.5, memory: 0.6, mcp: 0.9 };
 
-type TargetName = 'bare' | 'deployed' | 'memory' | 'mcp';
+type TargetName = 'bare' | 'deployed' | 'memory' | 'mcp' | 'refused';
 /** Reversed every other round; the pairs the ratios compare sit next to each other. */
-const ORDER: TargetName[] = ['memory', 'bare', 'deployed', 'mcp'];
+const ORDER: TargetName[] = ['memory', 'bare', 'deployed', 'mcp', 'refused'];
 
 /** A child server: its pid, where it listens, and what it wrote to stdout (drained, counted). */
 interface ServerProcess {
@@ -120,6 +120,19 @@ function dispatchLoad(origin: string, target: string): TargetLoad {
   return { port: Number(new URL(origin).port), path: '/v1/dispatch', body, headers: AUTH, inspect: echoedOverDispatch };
 }
 
+/**
+ * The gateway's floor: the memory serve refusing each dispatch (400, `parallel` not a boolean)
+ * after everything before the pipeline (Host/Origin check, body limit, API key, tenant runtime,
+ * reading and parsing the body). What is left above it is the pipeline itself: no store write,
+ * audit or log line happens for a refused request.
+ */
+function refusedLoad(origin: string): TargetLoad {
+  const thread = threadsOf('refused');
+  const body = (connection: number, sequence: number) =>
+    JSON.stringify({ thread_id: thread(connection, sequence), calls: [{ call_id: `call_${sequence}`, name: 'echo', arguments: { text: TEXT } }], parallel: 'yes' });
+  return { port: Number(new URL(origin).port), path: '/v1/dispatch', body, headers: AUTH };
+}
+
 function mcpLoad(origin: string): TargetLoad {
   const thread = threadsOf('mcp');
   const body = (connection: number, sequence: number) =>
@@ -180,7 +193,8 @@ async function checkTarget(name: TargetName, load: TargetLoad): Promise<void> {
   const body = typeof load.body === 'string' ? load.body : load.body(CONNECTIONS, 0);
   const response = await fetch(`http://127.0.0.1:${load.port}${load.path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...load.headers }, body });
   const text = await response.text();
-  if (response.status !== 200 || !load.inspect?.(text)) throw new Error(`${name} answered ${response.status}: ${text}`);
+  const expected = name === 'refused' ? response.status === 400 && text.includes('"invalid_request"') : response.status === 200 && load.inspect?.(text);
+  if (!expected) throw new Error(`${name} answered ${response.status}: ${text}`);
 }
 
 async function runRounds(targets: Record<TargetName, Target>): Promise<Record<TargetName, DeployedMeasured>[]> {
@@ -219,6 +233,8 @@ function roundFigures(rounds: Record<TargetName, DeployedMeasured>[]): Figures {
     memory_to_bare_ratio: round(ratio('memory', 'bare')),
     memory_to_bare_ratio_runs: runsOf('memory', 'bare'),
     mcp_to_deployed_ratio: round(ratio('mcp', 'deployed')),
+    // Not a budget: how far the memory store's ratio could go were the pipeline free.
+    refused_to_bare_ratio: round(ratio('refused', 'bare')),
     mcp_to_deployed_ratio_runs: runsOf('mcp', 'deployed'),
     // What the servers' own CPU cost predicts for the ratio, were nothing else competing for the cores.
     deployed_cpu_cost_ratio: round(median(rounds.map((r) => r.bare.serverCpuUsPerRequest / r.deployed.serverCpuUsPerRequest))),
@@ -239,12 +255,13 @@ async function startTargets(dir: string, started: ServerProcess[]): Promise<Reco
     deployed: { server: deployed, load: () => dispatchLoad(deployed.origin, 'deployed') },
     memory: { server: memory, load: () => dispatchLoad(memory.origin, 'memory') },
     mcp: { server: deployed, load: () => mcpLoad(deployed.origin) },
+    refused: { server: memory, load: () => refusedLoad(memory.origin) },
   };
 }
 
 export const deployedThroughput: BenchModule = {
   name: 'deployed-throughput',
-  title: `npm start's gateway (toolgate serve: SQLite file, audit, JSON logs on a drained pipe, exec-server beside it) vs a bare Hono JSON route, each its own process; /v1/dispatch of echo, the same on the memory store, /mcp tools/call; ${CONNECTIONS} keep-alive connections, a new agent thread per request, ${TIMING.durationMs / 1000} s per run, median of ${ROUNDS} rounds (req/s, server process CPU µs per request)`,
+  title: `npm start's gateway (toolgate serve: SQLite file, audit, JSON logs on a drained pipe, exec-server beside it) vs a bare Hono JSON route, each its own process; /v1/dispatch of echo, the same on the memory store, /mcp tools/call, and the memory serve refusing a dispatch before its pipeline (400: the gateway's floor); ${CONNECTIONS} keep-alive connections, a new agent thread per request, ${TIMING.durationMs / 1000} s per run, median of ${ROUNDS} rounds (req/s, server process CPU µs per request)`,
   async run() {
     const dir = mkdtempSync(join(tmpdir(), 'toolgate-bench-deployed-'));
     const started: ServerProcess[] = [];
