@@ -1,4 +1,5 @@
 import { serve, type ServerType } from '@hono/node-server';
+import type { ExecutionContext } from 'hono';
 import { resolve } from 'node:path';
 import { silentLogger } from '../dispatch/events.ts';
 import { localOriginPolicy, originPolicyFromEnv } from '../http/origin-policy.ts';
@@ -13,6 +14,8 @@ import { loadManifestFile } from './manifest-file.ts';
 import { useNodeCrypto } from './node-crypto.ts';
 import { nodeEgressTransport } from './node-egress.ts';
 import { nodeStoreFromEnv } from './node-store.ts';
+
+const INLINE_EXECUTION_CONTEXT = {} as ExecutionContext;
 
 export interface LocalGatewayOptions {
   port?: number;
@@ -37,7 +40,7 @@ function readManifest(path: string): Manifest {
   throw new Error(`the manifest ${path} has problems:\n${lines}`);
 }
 
-function listen(fetch: (request: Request) => Response | Promise<Response>, port: number, host: string): Promise<ServerType> {
+function listen(fetch: (request: Request, env: unknown) => Response | Promise<Response>, port: number, host: string): Promise<ServerType> {
   return new Promise((resolveServer, reject) => {
     const started = serve({ fetch, port, hostname: host }, () => resolveServer(started));
     started.once('error', (error: NodeJS.ErrnoException) => {
@@ -99,7 +102,9 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
     const gateway = createRuntimeGateway({ runtime: 'node', env: runtimeEnv, manifests: [manifest], store, log, egressTransport: nodeEgressTransport(), origins: () => origins });
     await gateway.ready;
     const stopSweeping = sweepEvery(gateway.sweep, sweepIntervalMs(env), log);
-    const server = await listen(gateway.app.fetch, port, host);
+    // Node gives no execution context; Hono's getter for one throws per request without it (a
+    // measurable cost), so the app gets one without waitUntil: deferred work is awaited inline (defer.ts).
+    const server = await listen((request, env) => gateway.app.fetch(request, env, INLINE_EXECUTION_CONTEXT), port, host);
     const address = server.address();
     const boundPort = typeof address === 'object' && address ? address.port : port;
     origins = localOriginPolicy(runtimeEnv, host, boundPort);

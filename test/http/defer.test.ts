@@ -27,6 +27,10 @@ describe('deferFor', () => {
     await expect(handed[0]).resolves.toBeUndefined();
   });
 
+  it("is undefined for serve's execution context, which has no waitUntil (the caller awaits inline)", async () => {
+    expect(await deferOf({} as ExecutionContext)).toBeUndefined();
+  });
+
   it('is undefined without one (the caller awaits inline), and leaves Error.stackTraceLimit as it was', async () => {
     const before = Error.stackTraceLimit;
     expect(await deferOf()).toBeUndefined();
