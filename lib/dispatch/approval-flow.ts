@@ -15,6 +15,9 @@ import { leaseMsFor } from './lease.ts';
 import { settleExpired } from './parked-call.ts';
 import { approvalEnvelope, parkedCallRequest, resultEnvelope, settleParkedCall } from './settle.ts';
 import { executeStage } from './stages/execute.ts';
+import { inStageSpan, type CallSpan } from '../telemetry/stage-span.ts';
+import type { SpanContext } from '../telemetry/trace-context.ts';
+import { endToolSpan, startApprovedToolSpan, toolTypeOf } from './tool-span.ts';
 import { validateStage } from './stages/validate.ts';
 
 /** `result` is absent while the approval still collects approvals (quorum not reached). */
@@ -26,7 +29,7 @@ export type DecideOutcome = { ok: true; approval: Approval; result?: ToolResult 
  * compare-and-set, so a double click or a redelivered webhook finds nothing left to run); a
  * rejection by anyone ends it as `denied`.
  */
-export async function decideParkedCall(deps: DispatchDeps, approvalId: string, decision: Decision, env: Readonly<Record<string, string | undefined>>, defer?: (work: Promise<unknown>) => void): Promise<DecideOutcome> {
+export async function decideParkedCall(deps: DispatchDeps, approvalId: string, decision: Decision, env: Readonly<Record<string, string | undefined>>, defer?: (work: Promise<unknown>) => void, trace?: SpanContext): Promise<DecideOutcome> {
   if (!deps.store) return { ok: false, reason: 'not_found' };
   const outcome = await decideApproval(deps.store, approvalId, decision, deps.now());
   if (!outcome.ok) {
@@ -45,7 +48,7 @@ export async function decideParkedCall(deps: DispatchDeps, approvalId: string, d
     await notifySettled(deps, approval, defer);
     return { ok: true, approval, result };
   }
-  const result = await runApprovedCall(deps, approval, decision.by, env);
+  const result = await runApprovedCall(deps, approval, decision.by, env, trace);
   return { ok: true, approval: await concludeApproval(deps, approval, 'executed', result, defer), result };
 }
 
@@ -69,24 +72,45 @@ async function settleRejected(deps: DispatchDeps, approval: Approval, by: string
  * Starts the parked call (parked → executing, committed with the approval envelope before
  * anything runs), runs the tool, then stores and audits the result (executing → completed).
  */
-async function runApprovedCall(deps: DispatchDeps, approval: Approval, by: string, env: Readonly<Record<string, string | undefined>>): Promise<ToolResult> {
+async function runApprovedCall(deps: DispatchDeps, approval: Approval, by: string, env: Readonly<Record<string, string | undefined>>, parent?: SpanContext): Promise<ToolResult> {
+  // The call's execute_tool span, with a child per stage that waits (as dispatchCall's); none when tracing is off.
+  const traced: CallSpan | undefined = deps.tracer ? { tracer: deps.tracer, span: startApprovedToolSpan(deps.tracer, approval, parent) } : undefined;
+  const executor = deps.registry.get(approval.tool);
+  if (executor) traced?.span.setAttribute('gen_ai.tool.type', toolTypeOf(executor));
+  let ran: { result: ToolResult; output: string } | undefined;
+  try {
+    ran = await runApproved(deps, approval, by, env, traced);
+    return ran.result;
+  } finally {
+    if (traced) {
+      const result = ran?.result ?? failureResult({ call_id: approval.call_id, name: approval.tool }, { code: 'error', message: 'internal error' }, performance.now());
+      const trace = { result, output: ran?.output ?? '', raw_arguments: approval.arguments, args: approval.arguments, definition: executor?.definition, decision: { decision: 'approved', stage: 'approval' } };
+      await endToolSpan(traced.tracer, traced.span, trace).catch(() => traced.span.end());
+    }
+  }
+}
+
+async function runApproved(deps: DispatchDeps, approval: Approval, by: string, env: Readonly<Record<string, string | undefined>>, traced: CallSpan | undefined): Promise<{ result: ToolResult; output: string }> {
   const startedAt = performance.now();
   const call = { call_id: approval.call_id, name: approval.tool };
   const timeoutMs = deps.registry.get(approval.tool)?.definition.timeout_ms ?? deps.defaultTimeoutMs;
   const owner = crypto.randomUUID();
-  const started = await startApprovedCall(deps, approval, by, owner, timeoutMs);
+  const store = { 'toolgate.store': deps.store!.name };
+  const started = await inStageSpan(traced, 'begin', () => startApprovedCall(deps, approval, by, owner, timeoutMs), store);
   if (!started.ok) {
     const stored = started.current?.state === 'completed' ? (started.current.data.result as unknown as ToolResult) : undefined;
-    return stored ?? failureResult(call, { code: 'in_progress', message: `This call of \`${approval.tool}\` is already running.` }, startedAt);
+    const result = stored ?? failureResult(call, { code: 'in_progress', message: `This call of \`${approval.tool}\` is already running.` }, startedAt);
+    return { result, output: result.content };
   }
   deps.events?.({ type: 'tool_call.start', ...call, thread_id: approval.thread_id, tenant: approval.tenant, arguments: approval.arguments });
-  const executed = await executeApproved(deps, approval, env, timeoutMs, startedAt);
+  const executed = await inStageSpan(traced, 'execute', (span) => executeApproved(deps, approval, env, timeoutMs, startedAt, span?.traceparent));
   const { output, content } = executed;
   const result = withApprovalNote(executed.result, approval);
-  await settleParkedCall(deps, approval, result, [resultEnvelope(approval, result, output, content ? await auditedContent(content) : undefined)], { state: 'executing', owner });
+  const envelopes = [resultEnvelope(approval, result, output, content ? await auditedContent(content) : undefined)];
+  await inStageSpan(traced, 'record', () => settleParkedCall(deps, approval, result, envelopes, { state: 'executing', owner }), store);
   deps.events?.({ type: 'tool_call.end', ...call, thread_id: approval.thread_id, tenant: approval.tenant, result, output });
   deps.metrics?.observe(result);
-  return result;
+  return { result, output };
 }
 
 /** The approved call's start, durable before its side effect: the record says executing (with its deadline), the approval is audited. */
@@ -105,7 +129,7 @@ async function startApprovedCall(deps: DispatchDeps, approval: Approval, by: str
 }
 
 /** The execute and truncate stages for an approved call; the tool may have changed since it was parked. */
-async function executeApproved(deps: DispatchDeps, approval: Approval, env: Readonly<Record<string, string | undefined>>, timeoutMs: number, startedAt: number): Promise<{ result: ToolResult; output: string; content?: CheckedContent }> {
+async function executeApproved(deps: DispatchDeps, approval: Approval, env: Readonly<Record<string, string | undefined>>, timeoutMs: number, startedAt: number, traceparent?: string): Promise<{ result: ToolResult; output: string; content?: CheckedContent }> {
   const call = { call_id: approval.call_id, name: approval.tool };
   const failed = (failure: Parameters<typeof failureResult>[1]) => {
     const result = failureResult(call, failure, startedAt);
@@ -115,7 +139,7 @@ async function executeApproved(deps: DispatchDeps, approval: Approval, env: Read
   if (!executor) return failed({ code: 'unknown_tool', message: `Tool \`${approval.tool}\` no longer exists in this tenant's manifest; the approved call could not run.` });
   const validated = validateStage(deps.schemas, executor.definition, approval.arguments);
   if (!validated.ok) return failed(validated.failure);
-  const context = { call_id: approval.call_id, thread_id: approval.thread_id, tenant: approval.tenant, principal: approval.requested_by, env };
+  const context = { call_id: approval.call_id, thread_id: approval.thread_id, tenant: approval.tenant, principal: approval.requested_by, env, ...(traceparent ? { traceparent } : {}) };
   const executed = await executeStage(executor, validated.value, context, timeoutMs);
   if (!executed.ok) return failed(executed.failure);
   return { result: okResult(call, executed.value, executor.definition.output, startedAt), output: executed.value.text, content: executed.value.content };

@@ -6,6 +6,8 @@ import { ClientToolExecutor } from '../registry/executors/client.ts';
 import type { ToolExecutor } from '../registry/executor.ts';
 import { bounded, epochMs, nameTarget, SpanKind, type Span } from '../telemetry/span.ts';
 import type { Tracer } from '../telemetry/tracer.ts';
+import type { SpanContext } from '../telemetry/trace-context.ts';
+import type { Approval } from '../governance/approval.ts';
 
 /**
  * The GenAI semantic conventions' `execute_tool {gen_ai.tool.name}` span, one per call
@@ -13,7 +15,7 @@ import type { Tracer } from '../telemetry/tracer.ts';
  * toolgate's own facts as `toolgate.*` attributes. Never a secret: no key, no token, no header;
  * arguments and results only when the operator opts in, arguments masked as audit masks them.
  */
-export function startToolSpan(tracer: Tracer, call: Pick<ToolCall, 'call_id' | 'name'>, caller: CallerContext): Span {
+export function startToolSpan(tracer: Tracer, call: Pick<ToolCall, 'call_id' | 'name'>, caller: Pick<CallerContext, 'tenant' | 'principal' | 'thread_id' | 'manifest_version' | 'trace'>): Span {
   return tracer.startSpan(nameTarget('execute_tool', call.name), {
     kind: SpanKind.INTERNAL,
     parent: caller.trace,
@@ -27,6 +29,17 @@ export function startToolSpan(tracer: Tracer, call: Pick<ToolCall, 'call_id' | '
       ...(caller.manifest_version ? { 'toolgate.manifest.version': caller.manifest_version } : {}),
     },
   });
+}
+
+/**
+ * The `execute_tool` span of a parked call that a human's decision runs: a child of the deciding
+ * request's span (API, console or Slack), since the agent's request that parked it has ended;
+ * `toolgate.approval.id` ties the two traces together (the parking span carries the call id).
+ */
+export function startApprovedToolSpan(tracer: Tracer, approval: Approval, parent: SpanContext | undefined): Span {
+  const span = startToolSpan(tracer, { call_id: approval.call_id, name: approval.tool }, { tenant: approval.tenant, principal: approval.requested_by, thread_id: approval.thread_id, manifest_version: approval.manifest_version, trace: parent });
+  span.setAttribute('toolgate.approval.id', bounded(approval.id));
+  return span;
 }
 
 /**

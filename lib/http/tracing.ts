@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import { deferFor } from './defer.ts';
 import { bounded, SpanKind, type Span } from '../telemetry/span.ts';
-import { parseTraceparent } from '../telemetry/trace-context.ts';
+import { parseTraceparent, type SpanContext } from '../telemetry/trace-context.ts';
 import type { Tracer } from '../telemetry/tracer.ts';
 
 const KNOWN_METHODS = new Set(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE']);
@@ -36,6 +36,11 @@ export function tracingMiddleware(tracer: Tracer): MiddlewareHandler<{ Variables
       tracer.requestEnded(deferFor(c));
     }
   };
+}
+
+/** The request's span context, when tracing is on: what a call run for this request (an approval's decision) is parented to. */
+export function requestTrace(c: Context): SpanContext | undefined {
+  return (c.get('span') as Span | undefined)?.context;
 }
 
 function endServerSpan(c: Context, span: Span): void {

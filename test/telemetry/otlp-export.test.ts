@@ -2,6 +2,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { nodeEgressTransport } from '../../lib/cli/node-egress.ts';
+import { createApiKey } from '../../lib/governance/api-keys.ts';
 import { createRuntimeGateway } from '../../lib/http/runtime-gateway.ts';
 import { MemoryStore } from '../../lib/stores/memory.ts';
 import { LOOPBACK_EGRESS_ALLOW } from '../helpers/gateway.ts';
@@ -10,6 +11,7 @@ import { validManifest } from '../helpers/manifests.ts';
 import { startOtlpReceiver, type ReceivedSpan } from './otlp-receiver.ts';
 
 const KEY = 'tg_otel_export_test_key_0123456789';
+const APPROVER_KEY = 'tg_otel_export_approver_key_0123456';
 const TOOL_SECRET = 'otel-test-tool-secret-do-not-leak-0001';
 const EXEC_SECRET = 'otel-test-exec-secret-do-not-leak-0002';
 const SENSITIVE_TOKEN = 'sk-live-otel-test-sensitive-argument';
@@ -29,10 +31,10 @@ describe('OpenTelemetry export (OTLP/HTTP JSON to a local receiver)', () => {
   let execServer: TestServer;
   const running: { gateway: Gateway; server: ServerType }[] = [];
 
-  const manifest = () =>
+  const manifest = (write = 'grant') =>
     validManifest({
       tenant: 'acme',
-      policy: { read: 'grant', write: 'grant', execute: 'deny' },
+      policy: { read: 'grant', write, execute: 'deny' },
       execution_environment: { url: execServer.url, secret: 'env:EXEC_SECRET' },
       tools: [
         { name: 'echo', executor: { kind: 'builtin' } },
@@ -47,7 +49,7 @@ describe('OpenTelemetry export (OTLP/HTTP JSON to a local receiver)', () => {
       ],
     });
 
-  async function startGateway(extraEnv: Record<string, string> = {}, log: (event: string, fields: Record<string, unknown>) => void = () => {}) {
+  async function startGateway(extraEnv: Record<string, string> = {}, log: (event: string, fields: Record<string, unknown>) => void = () => {}, write = 'grant') {
     const env = {
       TOOLGATE_DEMO_KEY: KEY,
       TOOLGATE_EGRESS_ALLOW: LOOPBACK_EGRESS_ALLOW,
@@ -60,7 +62,7 @@ describe('OpenTelemetry export (OTLP/HTTP JSON to a local receiver)', () => {
       OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=test',
       ...extraEnv,
     };
-    const gateway = createRuntimeGateway({ runtime: 'node', env, manifests: [manifest()], store: new MemoryStore(), log, egressTransport: nodeEgressTransport() });
+    const gateway = createRuntimeGateway({ runtime: 'node', env, manifests: [manifest(write)], store: new MemoryStore(), log, egressTransport: nodeEgressTransport() });
     await gateway.ready;
     const server = await new Promise<ServerType>((resolve) => {
       const started = serve({ fetch: gateway.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(started));
@@ -205,6 +207,49 @@ describe('OpenTelemetry export (OTLP/HTTP JSON to a local receiver)', () => {
     // Only traceparent: neither the caller's tracestate nor the manifest's own trace header goes to the tenant's endpoint.
     expect(sent.headers.tracestate).toBeUndefined();
     expect(Object.keys(sent.headers).filter((name) => name.startsWith('x-toolgate-trace') || name === 'baggage')).toEqual([]);
+  });
+
+  it('gives a call run by an approval its execute_tool span under the deciding request, and its executor that trace', async () => {
+    const { gateway, url } = await startGateway({ TOOLGATE_OTEL_CAPTURE_CONTENT: 'true' }, () => {}, 'review');
+    await createApiKey(gateway.store, { tenant: 'acme', principal: 'alice', scopes: ['approvals:decide'] }, APPROVER_KEY);
+    const parked = await dispatch(url, [{ call_id: 'call-approved-1', name: 'notify', arguments: { text: 'after review', token: SENSITIVE_TOKEN } }]);
+    expect(parked.results[0]!.status).toBe('pending_approval');
+    const approvalId = (parked.results[0] as unknown as { error: { details: { approval_id: string } } }).error.details.approval_id;
+    await gateway.tracer!.flush();
+    receiver.reset();
+    toolServer.requests.splice(0);
+
+    const decided = await fetch(`${url}/v1/approvals/${approvalId}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${APPROVER_KEY}`, 'content-type': 'application/json', traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` },
+      body: JSON.stringify({ decision: 'approve' }),
+    });
+    expect(decided.status).toBe(200);
+    expect(((await decided.json()) as { result: { status: string } }).result.status).toBe('ok');
+    await gateway.tracer!.flush();
+    const spans = receiver.spans();
+    const server = byName(spans, 'POST /v1/approvals/:id');
+    const tool = byName(spans, 'execute_tool notify');
+    expect(tool.traceId).toBe(CALLER_TRACE);
+    expect(tool.parentSpanId).toBe(server.spanId);
+    expect(tool.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'notify',
+      'gen_ai.tool.call.id': 'call-approved-1',
+      'gen_ai.tool.type': 'extension',
+      'toolgate.tenant': 'acme',
+      'toolgate.principal': 'demo-user',
+      'toolgate.approval.id': approvalId,
+      'toolgate.decision': 'approved',
+      'toolgate.status': 'ok',
+    });
+    // Opted-in content is masked as for any call.
+    expect(String(tool.attributes['gen_ai.tool.call.arguments'])).toContain('after review');
+    expect(receiver.bodies().join('\n')).not.toContain(SENSITIVE_TOKEN);
+    for (const stage of ['toolgate.begin', 'toolgate.execute', 'toolgate.record']) expect(byName(spans, stage).parentSpanId).toBe(tool.spanId);
+    // The tool's endpoint got the execute stage's traceparent: the deciding request's trace.
+    const execute = byName(spans, 'toolgate.execute');
+    expect(toolServer.requests.at(-1)!.headers.traceparent).toBe(`00-${CALLER_TRACE}-${execute.spanId}-01`);
   });
 
   it('ignores a malformed traceparent (a new trace starts; the call still runs)', async () => {

@@ -6,6 +6,7 @@ import type { TenantRuntime } from '../../dispatch/tenant-runtime.ts';
 import type { Approval } from '../../governance/approval.ts';
 import { listApprovals, loadApproval } from '../../governance/approvals.ts';
 import { deferFor } from '../../http/defer.ts';
+import { requestTrace } from '../../http/tracing.ts';
 import { APPROVAL_ID } from '../../http/identifiers.ts';
 import { holdsAny, mayOpen } from '../access.ts';
 import type { ConsoleEnv } from '../env.ts';
@@ -56,7 +57,7 @@ export function approvalPages(routes: Hono<ConsoleEnv>, options: ConsoleOptions)
     if (decision !== 'approve' && decision !== 'reject') return showApproval(c, options, runtime, approval, { status: 400, message: 'choose Approve or Reject' });
     if (reason.length > MAX_REASON_CHARS) return showApproval(c, options, runtime, approval, { status: 400, message: `the reason is longer than ${MAX_REASON_CHARS} characters; shorten it` });
     const by = c.get('principal').principal;
-    const outcome = await decideParkedCall(runtime.deps, approval.id, { decision, by, via: 'console', ...(reason ? { reason } : {}) }, options.env, deferFor(c));
+    const outcome = await decideParkedCall(runtime.deps, approval.id, { decision, by, via: 'console', ...(reason ? { reason } : {}) }, options.env, deferFor(c), requestTrace(c));
     if (outcome.ok) return c.redirect(`/console/approvals/${approval.id}`, 303);
     const current = outcome.approval ?? approval;
     switch (outcome.reason) {

@@ -8,6 +8,7 @@ import type { Store } from '../../stores/store.ts';
 import { approvalView } from '../approval-view.ts';
 import { requireScope } from '../auth.ts';
 import { deferFor } from '../defer.ts';
+import { requestTrace } from '../tracing.ts';
 import type { GatewayEnv } from '../env.ts';
 import { errorResponse } from '../errors.ts';
 import { APPROVAL_ID } from '../identifiers.ts';
@@ -60,7 +61,7 @@ export function approvalRoutes(store: Store, env: Readonly<Record<string, string
       return errorResponse(c, 400, 'invalid_request', `reason must be a string of at most ${MAX_REASON} characters`);
     }
     const runtime = c.get('runtime');
-    const outcome = await decideParkedCall(runtime.deps, id, { decision: body.decision, by: principal.principal, via: 'api', reason: body.reason }, env, deferFor(c));
+    const outcome = await decideParkedCall(runtime.deps, id, { decision: body.decision, by: principal.principal, via: 'api', reason: body.reason }, env, deferFor(c), requestTrace(c));
     // Short of the quorum, the approval answers with its progress and no result: the call has not run.
     if (outcome.ok) return c.json({ approval: await approvalView(runtime, outcome.approval, store), ...(outcome.result ? { result: outcome.result } : {}) });
     switch (outcome.reason) {

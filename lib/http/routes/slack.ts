@@ -7,6 +7,7 @@ import { APPROVE_ACTION_ID, parseSlackInteraction } from '../../slack/interactio
 import { SLACK_SIGNATURE_HEADER, SLACK_TIMESTAMP_HEADER, verifySlackRequest } from '../../slack/signature.ts';
 import type { Store } from '../../stores/store.ts';
 import { deferFor } from '../defer.ts';
+import { requestTrace } from '../tracing.ts';
 import { errorResponse } from '../errors.ts';
 import { APPROVAL_ID } from '../identifiers.ts';
 
@@ -48,7 +49,7 @@ export function slackRoutes(store: Store, tenants: TenantDirectory, slack: Slack
     }
     const decision = { decision: action.action_id === APPROVE_ACTION_ID ? ('approve' as const) : ('reject' as const), by: principal ?? user.id, via: 'slack' as const, ...(principal ? { slack_user: user.id } : {}) };
     const defer = deferFor(c);
-    const work = decideParkedCall(runtime.deps, approval.id, decision, env, defer);
+    const work = decideParkedCall(runtime.deps, approval.id, decision, env, defer, requestTrace(c));
     if (defer) {
       // Workers: answer Slack at once (it wants a reply within 3 s); the call runs afterwards.
       defer(work);
