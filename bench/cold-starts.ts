@@ -147,6 +147,8 @@ export function workerdColdStart(name: string, source: WorkerSource, bindings: R
         const second = sampleCpu(workerd.pid);
         const parts = {
           ready_ms: readyMs,
+          // workerd's CPU from its start to ready (every thread): the isolate's start-up, module scope included.
+          ready_cpu_ms: before.onCpuNs / 1e6,
           miniflare_node_cpu_ms: miniflareCpuMs,
           first_request_ms: totalMs - readyMs,
           first_request_cpu_ms: (after.onCpuNs - before.onCpuNs) / 1e6,

@@ -19,7 +19,7 @@ async function coldRuns(name: string, run: () => Promise<ColdStartRun>): Promise
     runs.push(await run());
   }
   const out: Figures = {};
-  for (const part of ['first_request_main_thread_cpu_ms', 'first_request_cpu_ms', 'second_request_cpu_ms', 'ready_ms']) {
+  for (const part of ['first_request_main_thread_cpu_ms', 'first_request_cpu_ms', 'second_request_cpu_ms', 'ready_ms', 'ready_cpu_ms']) {
     out[`${name}_${part}`] = round(median(runs.map((r) => r.parts[part])));
   }
   out[`${name}_first_request_main_thread_cpu_runs_ms`] = runs.map((r) => r.parts.first_request_main_thread_cpu_ms.toFixed(1)).join(' / ');

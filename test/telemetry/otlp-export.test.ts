@@ -31,7 +31,7 @@ describe('OpenTelemetry export (OTLP/HTTP JSON to a local receiver)', () => {
   let execServer: TestServer;
   const running: { gateway: Gateway; server: ServerType }[] = [];
 
-  const manifest = (write = 'grant') =>
+  const manifest = (write: 'grant' | 'review' = 'grant') =>
     validManifest({
       tenant: 'acme',
       policy: { read: 'grant', write, execute: 'deny' },
@@ -49,7 +49,7 @@ describe('OpenTelemetry export (OTLP/HTTP JSON to a local receiver)', () => {
       ],
     });
 
-  async function startGateway(extraEnv: Record<string, string> = {}, log: (event: string, fields: Record<string, unknown>) => void = () => {}, write = 'grant') {
+  async function startGateway(extraEnv: Record<string, string> = {}, log: (event: string, fields: Record<string, unknown>) => void = () => {}, write: 'grant' | 'review' = 'grant') {
     const env = {
       TOOLGATE_DEMO_KEY: KEY,
       TOOLGATE_EGRESS_ALLOW: LOOPBACK_EGRESS_ALLOW,
