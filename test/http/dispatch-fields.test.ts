@@ -106,7 +106,6 @@ const geminiCandidate = {
 
 const responsesResponse: OpenAIResponse = {
   id: 'resp_01',
-  access_programs: null,
   object: 'response',
   created_at: 1_760_000_000,
   status: 'completed',
