@@ -49,8 +49,11 @@ function isoNow(): string {
  */
 export function jsonLine(event: string, fields: Record<string, unknown>): string {
   if (Array.isArray(fields) || 'toJSON' in fields || Object.hasOwn(fields, 'time') || Object.hasOwn(fields, 'event')) return JSON.stringify({ time: isoNow(), event, ...fields });
-  const head = `{"time":"${isoNow()}","event":${JSON.stringify(event)}`;
   const rest = JSON.stringify(fields);
+  // An integer-like key is listed before `time` in the spread object (JS orders those keys first);
+  // such a key leads `rest` when there is one, so a digit there takes the spread's way.
+  if (rest.charCodeAt(2) >= 48 && rest.charCodeAt(2) <= 57) return JSON.stringify({ time: isoNow(), event, ...fields });
+  const head = `{"time":"${isoNow()}","event":${JSON.stringify(event)}`;
   return rest === '{}' ? `${head}}` : `${head},${rest.slice(1)}`;
 }
 

@@ -17,6 +17,9 @@ describe('the JSON line writer of toolgate serve', () => {
       ['own toJSON', { toJSON: () => ({ replaced: true }) }],
       ['with a date', { at: new Date(0) }],
       ['array', ['a', 'b'] as unknown as Record<string, unknown>],
+      ['integer keys', { tool: 'echo', 7: 'seven', '10': 'ten' }],
+      ['a digit-led key', { '1st': true }],
+      ['proto key', JSON.parse('{"__proto__": {"polluted": true}, "ok": 1}') as Record<string, unknown>],
     ];
     for (const [event, fields] of cases) {
       const line = jsonLine(event, fields);
