@@ -45,6 +45,20 @@ describe('Cloudflare Worker in workerd', () => {
     expect(await worker.scheduled({ cron: '* * * * *' })).toMatchObject({ outcome: 'ok' });
   });
 
+  it("leaves nothing of its start-up warm-up (lib/http/warm-start.ts) that a request can reach", async () => {
+    // The warm-up validates with a named engine: the gateway's own still picks the eval-free one inside requests.
+    expect(await (await mf.dispatchFetch('http://worker/healthz')).json()).toMatchObject({ status: 'ok', validator: 'cfworker' });
+    // Its key and tenant lived in a throwaway store: neither exists for the gateway.
+    const warmKey = await mf.dispatchFetch('http://worker/v1/tools', { headers: { authorization: 'Bearer tg_warm_up_0000000000000000000000000000' } });
+    expect(warmKey.status).toBe(401);
+    const warmTenant = await mf.dispatchFetch('http://worker/v1/dispatch', {
+      method: 'POST',
+      headers: { authorization: 'Bearer worker-test-key', 'content-type': 'application/json' },
+      body: JSON.stringify({ tenant: 'toolgate-warm-up', thread_id: 'warm-up', calls: [{ call_id: 'x', name: 'echo', arguments: { text: 'x' } }] }),
+    });
+    expect(warmTenant.status).toBe(404);
+  });
+
   it('builds a bundle with wrangler', () => {
     expect(statSync(join(outDir, 'worker.js')).size).toBeGreaterThan(1000);
   });
