@@ -33,6 +33,10 @@ export interface LocalGateway {
   close(): Promise<void>;
 }
 
+/**
+ * The deployment's own manifest file, through a publish's checks (its schemas, patterns, executors
+ * and rules) but not the tenant confinement: the operator wrote it, as with the other runtimes' demo.
+ */
 function readManifest(path: string): Manifest {
   const loaded = loadManifestFile(path);
   if (loaded.ok) return loaded.manifest;
@@ -99,7 +103,7 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
     // Host/Origin checks (DNS rebinding): on loopback, only the loopback names with the port the
     // server got (known once it listens; nothing is served before).
     let origins = originPolicyFromEnv(runtimeEnv);
-    const gateway = createRuntimeGateway({ runtime: 'node', env: runtimeEnv, manifests: [manifest], store, log, egressTransport: nodeEgressTransport(), origins: () => origins });
+    const gateway = createRuntimeGateway({ runtime: 'node', env: runtimeEnv, manifests: [manifest], manifestsChecked: true, store, log, egressTransport: nodeEgressTransport(), origins: () => origins });
     await gateway.ready;
     const stopSweeping = sweepEvery(gateway.sweep, sweepIntervalMs(env), log);
     // Node gives no execution context; Hono's getter for one throws per request without it (a
