@@ -10,7 +10,9 @@ declare const Deno: {
   resolveDns(query: string, recordType: 'A' | 'AAAA'): Promise<string[]>;
   cron?(name: string, schedule: string, handler: () => Promise<unknown>): Promise<void>;
   unrefTimer(id: number): void;
-  serve(options: { port: number; hostname: string; onListen?: (address: { hostname: string; port: number }) => void }, handler: (request: Request) => Promise<Response>): unknown;
+  serve(options: { port: number; hostname: string; onListen?: (address: { hostname: string; port: number }) => void }, handler: (request: Request) => Promise<Response>): { shutdown(): Promise<void> };
+  addSignalListener(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void;
+  exit(code: number): never;
 };
 
 /** Every A and AAAA record of a name (a type it lacks answers nothing); egress checks them all before connecting. */
@@ -35,4 +37,14 @@ const onListen = (address: { hostname: string; port: number }) => {
 const sweep = () => gateway.sweep().catch((error: Error) => console.error(JSON.stringify({ event: 'tools.approvals.sweep_failed', error: error.message })));
 if (typeof Deno.cron === 'function') Deno.cron('toolgate approvals sweep', '* * * * *', sweep);
 else Deno.unrefTimer(setInterval(sweep, Number(env.TOOLGATE_SWEEP_SECONDS ?? 30) * 1000) as unknown as number);
-Deno.serve({ port: Number(env.PORT ?? 8787), hostname, onListen }, (request) => gateway.fetch(request));
+const server = Deno.serve({ port: Number(env.PORT ?? 8787), hostname, onListen }, (request) => gateway.fetch(request));
+// Ctrl-C or a stop: the calls in flight finish and the spans not yet exported go to the collector
+// (a batch waits up to OTEL_BSP_SCHEDULE_DELAY) before the process ends; a second signal ends it at once.
+let stopping = false;
+const stop = () => {
+  if (stopping) Deno.exit(130);
+  stopping = true;
+  server.shutdown().then(() => gateway.tracer?.shutdown()).finally(() => Deno.exit(0));
+};
+Deno.addSignalListener('SIGINT', stop);
+Deno.addSignalListener('SIGTERM', stop);
