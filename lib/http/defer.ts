@@ -6,8 +6,15 @@ import type { Context } from 'hono';
  */
 export function deferFor(c: Context): ((work: Promise<unknown>) => void) | undefined {
   const context = executionContextOf(c);
-  return context && typeof context.waitUntil === 'function' ? (work) => context.waitUntil(work.catch(() => {})) : undefined;
+  if (!context || typeof context.waitUntil !== 'function') return undefined;
+  // The spans the work ends (a call run once Slack's approval is acknowledged) leave with it: the
+  // request's own export went out with the response, and the next request may never come.
+  const exportSpans = c.get(DEFERRED_SPANS) as (() => Promise<void> | undefined) | undefined;
+  return (work) => context.waitUntil(work.catch(() => {}).then(() => exportSpans?.()));
 }
+
+/** The context variable through which tracing (tracing.ts) exports what deferred work ended. */
+export const DEFERRED_SPANS = 'exportDeferredSpans';
 
 /**
  * Hono's `executionCtx` throws where the runtime gave none, which is every request on Node, Deno

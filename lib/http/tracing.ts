@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
-import { deferFor } from './defer.ts';
+import { DEFERRED_SPANS, deferFor } from './defer.ts';
 import { bounded, SpanKind, type Span } from '../telemetry/span.ts';
 import { parseTraceparent, type SpanContext } from '../telemetry/trace-context.ts';
 import type { Tracer } from '../telemetry/tracer.ts';
@@ -16,7 +16,7 @@ const UNTRACED = new Set(['/healthz', '/metrics']);
  * to parent their calls' spans. When the response is ready the span ends and, on the `request`
  * schedule, the queued spans are exported in the background (Workers: waitUntil).
  */
-export function tracingMiddleware(tracer: Tracer): MiddlewareHandler<{ Variables: { span?: Span } }> {
+export function tracingMiddleware(tracer: Tracer): MiddlewareHandler<{ Variables: { span?: Span; [DEFERRED_SPANS]?: () => Promise<void> | undefined } }> {
   return async (c, next) => {
     const path = c.req.path;
     if (UNTRACED.has(path)) return next();
@@ -29,6 +29,7 @@ export function tracingMiddleware(tracer: Tracer): MiddlewareHandler<{ Variables
       attributes: { 'http.request.method': method, 'url.path': bounded(path), 'url.scheme': new URL(c.req.url).protocol.replace(':', '') },
     });
     c.set('span', span);
+    c.set(DEFERRED_SPANS, () => tracer.exportRequestSpans());
     try {
       await next();
     } finally {

@@ -86,10 +86,17 @@ export class Tracer {
 
   /** A request ended: on the `request` schedule its spans go out now, through `defer` (waitUntil) when the runtime has one. */
   requestEnded(defer?: (work: Promise<unknown>) => void): void {
-    if (this.schedule !== 'request' || this.#queue.length === 0) return;
-    // Only this request's own exports: on Workers a promise of another request's must not be awaited.
-    const exporting = this.#exportQueued();
-    defer?.(exporting);
+    const exporting = this.exportRequestSpans();
+    if (exporting) defer?.(exporting);
+  }
+
+  /**
+   * On the `request` schedule, the export of what is queued now (undefined when nothing is): only
+   * this request's own exports, since on Workers a promise of another request's must not be awaited.
+   */
+  exportRequestSpans(): Promise<void> | undefined {
+    if (this.schedule !== 'request' || this.#queue.length === 0) return undefined;
+    return this.#exportQueued();
   }
 
   /** Exports everything queued now; resolves when every export under way is done (it never rejects). */
