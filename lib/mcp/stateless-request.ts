@@ -50,6 +50,7 @@ function answerMethod(method: string, id: RequestId, body: Json, context: McpReq
       return Promise.resolve(jsonRpcResult(id, listMcpTools(mcpRequestScope(context), id, params?._meta as Json | undefined)));
     case 'tools/call':
       if (!params || typeof params.name !== 'string' || 'task' in params || !(params.arguments === undefined || isPlainObject(params.arguments))) return undefined;
+      if (params.arguments !== undefined && hasProtoKey(params.arguments)) return undefined;
       return callTool(id, params as { name: string; arguments?: Json; _meta?: Json }, context);
     case 'initialize':
       return InitializeRequestSchema.safeParse(body).success ? Promise.resolve(jsonRpcResult(id, initializeResult(params as Json, context))) : undefined;
@@ -104,10 +105,18 @@ function headersAcceptable(headers: Headers): boolean {
 /** Params the SDK's base schema takes without change: absent, or an object whose `_meta` asks for no progress or task. */
 function paramsAcceptable(params: unknown): boolean {
   if (params === undefined) return true;
-  if (!isPlainObject(params)) return false;
+  if (!isPlainObject(params) || hasProtoKey(params)) return false;
   const meta = params._meta;
   if (meta === undefined) return true;
-  return isPlainObject(meta) && !('progressToken' in meta) && !(RELATED_TASK_META_KEY in meta);
+  return isPlainObject(meta) && !hasProtoKey(meta) && !('progressToken' in meta) && !(RELATED_TASK_META_KEY in meta);
+}
+
+/**
+ * A `__proto__` key (JSON.parse makes it an own key): the SDK's schemas copy objects key by key
+ * and drop it, so the message it would handle is not the one here; it is left to the SDK.
+ */
+function hasProtoKey(value: Json): boolean {
+  return Object.hasOwn(value, '__proto__');
 }
 
 function jsonRpcResult(id: RequestId, result: unknown): McpAnswer {

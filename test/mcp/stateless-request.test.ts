@@ -77,6 +77,50 @@ const LEFT_TO_SDK: Array<[string, unknown, Record<string, string>?]> = [
   ['initialize without clientInfo', { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {} } }],
 ];
 
+/**
+ * Messages an attacker (or a sloppy client) might send: whichever path takes each, the answer
+ * must be the SDK's, byte for byte. JSON.parse, as the route reads bodies, so `__proto__` is
+ * an own key as it would be on the wire.
+ */
+const ADVERSARIAL: Array<[string, unknown]> = [
+  ['a negative id', { jsonrpc: '2.0', id: -1, method: 'ping' }],
+  ['an id beyond safe integers', JSON.parse('{"jsonrpc":"2.0","id":18446744073709551616,"method":"ping"}')],
+  ['an empty string id', { jsonrpc: '2.0', id: '', method: 'ping' }],
+  ['an object id', { jsonrpc: '2.0', id: {}, method: 'ping' }],
+  ['an array id', { jsonrpc: '2.0', id: [1], method: 'ping' }],
+  ['a boolean id', { jsonrpc: '2.0', id: true, method: 'ping' }],
+  ['jsonrpc missing', { id: 1, method: 'ping' }],
+  ['method in capitals', { jsonrpc: '2.0', id: 1, method: 'TOOLS/CALL', params: { name: 'echo', arguments: { text: 'x' } } }],
+  ['method with a trailing space', { jsonrpc: '2.0', id: 1, method: 'tools/call ', params: { name: 'echo', arguments: { text: 'x' } } }],
+  ['a method that is not a string', { jsonrpc: '2.0', id: 1, method: 7 }],
+  ['params null', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: null }],
+  ['params a string', { jsonrpc: '2.0', id: 1, method: 'ping', params: 'x' }],
+  ['a tools/call without an id (a notification: nothing runs)', { jsonrpc: '2.0', method: 'tools/call', params: { name: 'nuke', arguments: { text: 'x' } } }],
+  ['__proto__ among the params', JSON.parse('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"},"__proto__":{"name":"nuke"}}}')],
+  ['__proto__ in the arguments', JSON.parse('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x","__proto__":{"admin":true}}}}')],
+  ['__proto__ in _meta', JSON.parse('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"},"_meta":{"__proto__":{"toolgate/thread_id":"other"}}}}')],
+  ['__proto__ at the top level', JSON.parse('{"jsonrpc":"2.0","id":1,"method":"ping","__proto__":{"id":2}}')],
+  ['constructor as the tool name', call(1, 'constructor', {})],
+  ['__proto__ as the tool name', call(1, '__proto__', {})],
+  ['a thread id that is a number', call(1, 'echo', { text: 'x' }, { 'toolgate/thread_id': 42 })],
+  ['a 10 KB thread id', call(1, 'echo', { text: 'x' }, { 'toolgate/thread_id': 't'.repeat(10_000) })],
+  ['a call id that is an object', call(1, 'echo', { text: 'x' }, { 'toolgate/call_id': { a: 1 } })],
+  ['_meta that is an array', call(1, 'echo', { text: 'x' }, [1])],
+  ['a 4 KB tool name', call(1, 'e'.repeat(4096), {})],
+  ['a JSON number as the body', 42],
+  ['a JSON string as the body', 'ping'],
+  ['an empty batch', []],
+];
+
+describe('adversarial MCP messages: the fast path answers as the SDK does, or leaves them to it', () => {
+  it.each(ADVERSARIAL)('%s', async (_name, body) => {
+    const expected = await snapshot(await handleMcpRequestWithSdk(post(body), context, body));
+    expect(expected.status).toBeLessThan(500);
+    const direct = answerStatelessMcpRequest(post(body), body, context);
+    if (direct) expect(await snapshot(mcpAnswerResponse(await direct))).toEqual(expected);
+  });
+});
+
 describe('stateless MCP messages answered without the SDK', () => {
   it.each(ANSWERED)('%s: the same status, headers and body as the SDK', async (_name, body, headers) => {
     const direct = answerStatelessMcpRequest(post(body, headers), body, context);
