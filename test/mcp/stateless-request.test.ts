@@ -98,6 +98,7 @@ const ADVERSARIAL: Array<[string, unknown]> = [
   ['a tools/call without an id (a notification: nothing runs)', { jsonrpc: '2.0', method: 'tools/call', params: { name: 'nuke', arguments: { text: 'x' } } }],
   ['__proto__ among the params', JSON.parse('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"},"__proto__":{"name":"nuke"}}}')],
   ['__proto__ in the arguments', JSON.parse('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x","__proto__":{"admin":true}}}}')],
+  ['__proto__ nested inside an argument value', JSON.parse('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":{"__proto__":{"toString":1}}}}}')],
   ['__proto__ in _meta', JSON.parse('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"},"_meta":{"__proto__":{"toolgate/thread_id":"other"}}}}')],
   ['__proto__ at the top level', JSON.parse('{"jsonrpc":"2.0","id":1,"method":"ping","__proto__":{"id":2}}')],
   ['constructor as the tool name', call(1, 'constructor', {})],
