@@ -19,7 +19,7 @@ export interface ExecutorTarget {
   url?: string;
 }
 
-/** `url` as shown to a reviewer: scheme, host and path kept; user info, query values and fragment masked. */
+/** `url` as shown to a reviewer: scheme, host, path and query parameter names kept; user info, query values and fragment masked. */
 export function maskedUrl(raw: string): string {
   let url: URL;
   try {
@@ -28,7 +28,8 @@ export function maskedUrl(raw: string): string {
     return '(not a valid URL)';
   }
   const userinfo = url.username || url.password ? `${MASK}@` : '';
-  const query = [...url.searchParams.keys()].map((name) => `${encodeURIComponent(name)}=${MASK}`).join('&');
+  // A parameter's name stays (it says what is sent); its value is masked, and so is a bare `?token`.
+  const query = url.search.slice(1).split('&').filter(Boolean).map((part) => (part.includes('=') ? `${part.slice(0, part.indexOf('='))}=${MASK}` : MASK)).join('&');
   return `${url.protocol}//${userinfo}${url.host}${url.pathname}${query ? `?${query}` : ''}${url.hash ? `#${MASK}` : ''}`;
 }
 

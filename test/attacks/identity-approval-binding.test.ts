@@ -1,12 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { previewArguments } from '../../lib/dispatch/approval-notice.ts';
 import type { Approval } from '../../lib/governance/approval.ts';
 import { approvalKey } from '../../lib/governance/approvals.ts';
 import { manifestKey, type PublishedManifest } from '../../lib/registry/manifest-store.ts';
 import type { JsonObject } from '../../lib/registry/json.ts';
 import { MemoryStore } from '../../lib/stores/memory.ts';
+import type { Store } from '../../lib/stores/store.ts';
 import { LOOPBACK_EGRESS_ALLOW, testGateway } from '../helpers/gateway.ts';
 import { startTestServer, type TestServer } from '../helpers/http-server.ts';
 import { baseManifest } from '../helpers/manifests.ts';
+import { openDynamoDbStore } from '../support/dynalite.ts';
+import { openSqliteStore, openUpstashStore } from '../support/store-fixtures.ts';
 
 /**
  * An approval runs exactly the tool definition it was parked under. The attack: park a call of an
@@ -54,12 +58,12 @@ async function publishAndActivate(gw: Gateway, manifest: ReturnType<typeof baseM
 }
 
 /** A gateway over a fresh store with a call of `tv` parked under q3 (`/tv-old?api_key=…`), then q4 (`/tv-new`) active. */
-async function parkedUnderQ3ThenQ4(q4Path = '/tv-new') {
-  const gw = await testGateway([], KEYS, { manifestCacheMs: 0, env: SECRET_ENV });
+async function parkedUnderQ3ThenQ4(store: Store = new MemoryStore()) {
+  const gw = await testGateway([], KEYS, { store, manifestCacheMs: 0, env: SECRET_ENV });
   await publishAndActivate(gw, version('q3', '/tv-old?api_key=QUERY-TOKEN'));
   const parked = await (await gw.request('/v1/dispatch', { key: 'agent', json: { thread_id: 'living-room', calls: [{ call_id: 'c1', name: 'tv', arguments: { channel: 3 } }] } })).json();
   expect(parked.results[0].status).toBe('pending_approval');
-  await publishAndActivate(gw, version('q4', q4Path));
+  await publishAndActivate(gw, version('q4', '/tv-new'));
   return { gw, id: parked.results[0].error.details.approval_id as string };
 }
 
@@ -169,6 +173,17 @@ describe('attacks: an approval runs the definition it was parked under', () => {
     expect(paths()).toEqual(['/tv-old']);
   });
 
+  it("Slack's messages mask what the parked version marked sensitive, after a newer version dropped the tool", async () => {
+    const gw = await testGateway([], KEYS, { manifestCacheMs: 0, env: SECRET_ENV });
+    const sensitive = { input_schema: { type: 'object', properties: { channel: { type: 'integer' }, pin: { type: 'string', 'x-sensitive': true } }, required: ['channel'] } };
+    await publishAndActivate(gw, version('q3', '/tv-old', sensitive));
+    const parked = await (await gw.request('/v1/dispatch', { key: 'agent', json: { thread_id: 'th', calls: [{ call_id: 'c1', name: 'tv', arguments: { channel: 3, pin: 'PARENTAL-PIN' } }] } })).json();
+    await publishAndActivate(gw, { ...version('q4', '/tv-new'), tools: [{ name: 'echo', executor: { kind: 'builtin' } }] } as ReturnType<typeof baseManifest>);
+    const runtime = (await gw.tenants.runtime('acme'))!;
+    const preview = await previewArguments(runtime.deps, await storedApproval(gw, parked.results[0].error.details.approval_id));
+    expect(preview).toEqual({ channel: 3, pin: '••••••' });
+  });
+
   it('the same version still active runs as before (no store read needed)', async () => {
     const gw = await testGateway([], KEYS, { store: new MemoryStore(), manifestCacheMs: 0, env: SECRET_ENV });
     await publishAndActivate(gw, version('q3', '/tv-old'));
@@ -177,4 +192,22 @@ describe('attacks: an approval runs the definition it was parked under', () => {
     expect(decided.result).toMatchObject({ status: 'ok' });
     expect(paths()).toEqual(['/tv-old']);
   });
+});
+
+describe('attacks: the bound approval on every durable store', () => {
+  const stores = [['sqlite', openSqliteStore], ['upstash (redis-server)', openUpstashStore], ['dynamodb (dynalite)', openDynamoDbStore]] as const;
+  for (const [name, open] of stores) {
+    it(`${name}: the approval keeps its binding, and q3 runs after q4 was activated`, async () => {
+      const running = await open();
+      try {
+        const { gw, id } = await parkedUnderQ3ThenQ4(running.store);
+        const decided = await approve(gw, id);
+        expect(JSON.parse(decided.result.content)).toEqual({ ran: '/tv-old' });
+        expect(paths()).toEqual(['/tv-old']);
+        expect(await storedApproval(gw, id)).toMatchObject({ state: 'executed', manifest_version: 'q3', definition_hash: decided.approval.definition_hash, target: { kind: 'http', url: `${upstream.url}/tv-old?api_key=••••••` } });
+      } finally {
+        await running.stop();
+      }
+    }, 60_000);
+  }
 });
