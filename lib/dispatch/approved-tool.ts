@@ -24,8 +24,11 @@ export type ApprovedTool = { ok: true; executor: ToolExecutor; schemas: SchemaCa
 const IN_GATEWAY = new Set(builtinTools().keys());
 const CODE_TARGET: ExecutorTarget = { kind: 'code', summary: 'a tool registered in code (ToolRouter)' };
 
-/** Without manifests (library use) a tool is its definition: its handler is code, which no hash covers. */
-const codeDefinitionHash = (definition: ToolDefinition) => hashJson({ definition });
+/**
+ * Without manifests (library use) a tool is its definition: its handler is code, which no hash
+ * covers. Taken as JSON first: a definition written in code may hold what JSON cannot (Infinity).
+ */
+const codeDefinitionHash = (definition: ToolDefinition) => hashJson(JSON.parse(JSON.stringify({ definition })));
 
 /** The binding of a tool of the version this runtime serves (the caller found it there). */
 export async function bindingFor(deps: DispatchDeps, definition: ToolDefinition): Promise<DefinitionBinding> {
