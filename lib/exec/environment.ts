@@ -20,7 +20,17 @@ export interface DirectoryEntry {
   size: number;
 }
 
-export interface ExecOptions {
+/**
+ * What stops a call's work early. The gateway aborts it when it stops waiting for the call (its
+ * timeout, or the dispatch's own signal): the RPC client then drops the request, and the
+ * exec-server, seeing its client gone, aborts the signal it hands the local environment, which
+ * kills the command's process group or the search. Never sent as a parameter.
+ */
+export interface Cancellable {
+  signal?: AbortSignal;
+}
+
+export interface ExecOptions extends Cancellable {
   timeout_ms?: number;
   cwd?: string;
   env?: Record<string, string>;
@@ -42,7 +52,7 @@ export interface ExecResult {
   output_capped: boolean;
 }
 
-export interface GrepOptions {
+export interface GrepOptions extends Cancellable {
   glob_filter?: string;
   case_insensitive?: boolean;
   max_results?: number;
