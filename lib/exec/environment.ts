@@ -38,6 +38,11 @@ export interface ExecOptions extends Cancellable {
   read_only?: boolean;
   /** May use the network: only where the exec-server's operator allows it (--allow-network), else refused. */
   network?: boolean;
+  /**
+   * Who the command runs for: set by the exec-server from the signed request, never sent as a
+   * parameter. An exec-server shares its command slots between its tenants (see CommandShares).
+   */
+  tenant?: string;
 }
 
 export interface ExecResult {

@@ -109,7 +109,7 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
     const network = flag(options, 'network');
     const { signal } = options;
     return this.#inFolder(options.cwd ?? '', (cwd) => {
-      const request = { command, workspace: this.#paths.root, cwd: cwd.cwd, env: options.env, readOnly, network };
+      const request = { command, workspace: this.#paths.root, cwd: cwd.cwd, env: options.env, readOnly, network, timeoutMs, tenant: options.tenant };
       // The held folder is entered only by a process started right here (unsandboxed); bwrap gets the real path.
       const held = (spec: ProcessSpec) => (spec.cwd === cwd.cwd && cwd.heldCwd ? { heldCwd: cwd.heldCwd } : {});
       return this.#sandbox.run(request, (spec) => runCommand({ ...spec, ...held(spec), timeoutMs, maxOutputBytes: this.#maxOutputBytes, signal }));

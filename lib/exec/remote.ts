@@ -107,7 +107,8 @@ export class RemoteExecutionEnvironment implements ExecutionEnvironment {
   }
 
   async execCommand(command: string, options: ExecOptions = {}): Promise<ExecResult> {
-    const { signal, ...rest } = options;
+    // The signal stays here (it drops the request); the exec-server sets the tenant from the signed body.
+    const { signal, tenant: _tenant, ...rest } = options;
     const commandTimeout = rest.timeout_ms ?? DEFAULT_EXEC_TIMEOUT_MS;
     // A nonsense timeout is the server's to refuse (invalid_request); the transport just needs a number.
     const waitFor = Number.isFinite(commandTimeout) ? Math.min(commandTimeout, MAX_EXEC_TIMEOUT_MS) : 0;

@@ -69,10 +69,12 @@ export type RpcResponseBody = { result: unknown } | { error: { code: string; mes
 
 /**
  * What the exec-server adds to a request's own params, from outside them: the signal it aborts
- * when the client goes away (a command's process group, a search, are then stopped).
+ * when the client goes away (a command's process group, a search, are then stopped), and for a
+ * command the tenant its signed request named (commands are shared between tenants).
  */
 export interface RpcCallControl {
   signal?: AbortSignal;
+  tenant?: string;
 }
 
 /** A request whose method and params were checked: run it against an environment. */
@@ -159,7 +161,7 @@ const BINDERS: Record<RpcMethod, (params: Params, method: string, codec: Base64C
     const pattern = text(p, 'pattern', m);
     const path = text(p, 'path', m);
     const options = grepOptions(p.options, m);
-    return (env, control = {}) => env.grep(pattern, path, { ...options, ...control });
+    return (env, { signal } = {}) => env.grep(pattern, path, { ...options, signal });
   },
   glob: (p, m) => {
     const pattern = text(p, 'pattern', m);

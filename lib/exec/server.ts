@@ -95,7 +95,7 @@ export async function startExecServer(options: ExecServerOptions): Promise<ExecS
   if (!(maxBuffered >= maxBodyBytes)) throw new Error(`the body bytes held at once (${maxBuffered}) must be at least one request's limit (${maxBodyBytes})`);
   const admission = new RequestAdmission(options.tenants, options.maxNonces);
   const fileOperations = new Slots(options.maxFileOperations ?? DEFAULT_FILE_OPERATIONS_AT_ONCE);
-  const sandbox = options.sandbox ?? (await probeCommandSandbox());
+  const sandbox = options.sandbox ?? (await probeCommandSandbox({ tenants: options.tenants }));
   const context: ServerContext = {
     secret: options.secret,
     admission,
@@ -219,7 +219,7 @@ async function runAndAnswer(parsed: ParsedRequest, response: ServerResponse, con
     }
     try {
       if (clientGone.signal.aborted) return CANCELLED;
-      const answer = await runCall(parsed.call, context.environment, { signal: clientGone.signal });
+      const answer = await runCall(parsed.call, context.environment, { signal: clientGone.signal, tenant: parsed.tenant });
       if (clientGone.signal.aborted) return CANCELLED;
       await sent(response, 200, answerText(parsed.method, answer));
       return answer;
