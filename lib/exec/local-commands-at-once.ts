@@ -71,7 +71,7 @@ export class CommandsAtOnce implements CommandSandbox {
       );
     }
     return (
-      `the exec-server is busy for tenant "${tenant}": it already runs ${running} of its commands, all the ${this.#shares.max} commands it runs at once that its other tenants leave free, so this one was not run. ` +
+      `the exec-server is busy for tenant "${tenant}": it runs ${this.#shares.max} commands at once, shared between its ${this.#tenants} tenants, and already runs ${running} of this tenant's, its share, so this one was not run. ` +
       `Retry it when one of them has finished: ${wait}; or run fewer commands in parallel`
     );
   }

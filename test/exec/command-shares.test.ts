@@ -117,7 +117,7 @@ describe('attack: one tenant\'s long granted commands hold the exec-server for e
       const refused = results.filter((result) => result.status === 'unavailable');
       expect(refused).toHaveLength(4);
       for (const { content } of refused) {
-        expect(content).toMatch(/busy for tenant "a": it already runs 1 of its commands, .* so this one was not run\. Retry it when one of them has finished: the soonest of them ends within \d+ s at the latest/);
+        expect(content).toMatch(/busy for tenant "a": it runs 2 commands at once, shared between its 2 tenants, and already runs 1 of this tenant's, its share, so this one was not run\. Retry it when one of them has finished: the soonest of them ends within \d+ s at the latest/);
         // Granted without a human, the held command runs at most 30 s (+ the kill grace), not the 600 s it asked for.
         expect(Number(/within (\d+) s/.exec(content)?.[1])).toBeLessThanOrEqual(33);
       }
