@@ -1,4 +1,4 @@
-import { commandRule, type ArgumentCheck, type ParsedArguments } from './command-rule.ts';
+import { commandRule, type ArgumentCheck, type CommandRule, type ParsedArguments } from './command-rule.ts';
 
 /**
  * git, read-only: `git [--no-pager|-P|--no-optional-locks|--literal-pathspecs] SUBCOMMAND ...`
@@ -22,16 +22,23 @@ import { commandRule, type ArgumentCheck, type ParsedArguments } from './command
  */
 const GLOBAL_FLAGS = new Set(['--no-pager', '-P', '--no-optional-locks', '--literal-pathspecs']);
 
+/**
+ * Options git reads with a value in the next word (`-S word`, `--author word`) are `values`, so
+ * the word after them is never judged as an option or operand; those it reads only with an
+ * attached value (`--stat=50`, `-U3`, `--format=%h`) are `optional`. Checked against git itself
+ * in test/governance/shell/option-tables.test.ts.
+ */
+
 /** How diff, log and show print a change. */
 const DIFF_FLAGS =
   '-p -u --patch -s --no-patch --raw --patch-with-raw --patch-with-stat --numstat --shortstat --summary --compact-summary ' +
   '--name-only --name-status -z --full-index --binary --no-color --no-renames --check -R -a --text -w --ignore-all-space ' +
   '-b --ignore-space-change --ignore-space-at-eol --ignore-blank-lines --ignore-cr-at-eol --minimal --patience --histogram ' +
   '--no-prefix --no-ext-diff --no-textconv --exit-code --quiet -W --function-context -D --irreversible-delete --find-copies-harder';
+const DIFF_VALUES = '-l -S -G --diff-filter --diff-algorithm --src-prefix --dst-prefix --inter-hunk-context --ws-error-highlight';
 const DIFF_OPTIONAL =
-  '-U --unified -M --find-renames -C --find-copies -B --break-rewrites -l -S -G --diff-filter --diff-algorithm --stat --dirstat ' +
-  '--abbrev --relative --color --color-words --color-moved --word-diff --submodule --ignore-submodules --src-prefix --dst-prefix ' +
-  '--inter-hunk-context --ws-error-highlight';
+  '-U --unified -M --find-renames -C --find-copies -B --break-rewrites --stat --dirstat --abbrev --relative --color ' +
+  '--color-words --color-moved --word-diff --submodule --ignore-submodules';
 
 /** How log and show choose and print commits. */
 const LOG_FLAGS =
@@ -39,9 +46,15 @@ const LOG_FLAGS =
   '--topo-order --date-order --author-date-order --relative-date --follow --left-right --cherry-pick --cherry-mark --boundary ' +
   '--all-match --invert-grep -i --regexp-ignore-case -E --extended-regexp -F --fixed-strings --source --use-mailmap --mailmap ' +
   '--full-history --simplify-merges --do-walk -g --walk-reflogs -m --cc --no-notes';
-const LOG_OPTIONAL =
-  '-n --max-count --skip --since --after --until --before --author --committer --grep --date --format --pretty --decorate ' +
-  '--branches --tags --remotes --no-walk';
+const LOG_VALUES = '-n --max-count --skip --since --after --until --before --author --committer --grep --date';
+const LOG_OPTIONAL = '--format --pretty --decorate --branches --tags --remotes --no-walk';
+
+const LOG_RULE = {
+  flags: `${DIFF_FLAGS} ${LOG_FLAGS}`,
+  values: `${DIFF_VALUES} ${LOG_VALUES}`,
+  optional: `${DIFF_OPTIONAL} ${LOG_OPTIONAL}`,
+  countOption: true,
+};
 
 /** `git branch` lists only with none of the options that create, rename, copy or delete, and patterns only after --list. */
 function branchOperands(parsed: ParsedArguments): string | undefined {
@@ -51,18 +64,21 @@ function branchOperands(parsed: ParsedArguments): string | undefined {
   return undefined;
 }
 
-const SUBCOMMANDS: ReadonlyMap<string, ArgumentCheck> = new Map(
+export const GIT_SUBCOMMANDS: ReadonlyMap<string, CommandRule> = new Map(
   Object.entries({
     status: commandRule({
       flags: '-s --short -b --branch --long -v --verbose -z --show-stash --ahead-behind --no-ahead-behind --renames --no-renames --no-column',
       optional: '--porcelain -u --untracked-files --ignored --ignore-submodules --find-renames',
     }),
-    diff: commandRule({ flags: `${DIFF_FLAGS} --cached --staged --merge-base`, optional: DIFF_OPTIONAL }),
-    log: commandRule({ flags: `${DIFF_FLAGS} ${LOG_FLAGS}`, optional: `${DIFF_OPTIONAL} ${LOG_OPTIONAL}`, numericOption: true }),
-    show: commandRule({ flags: `${DIFF_FLAGS} ${LOG_FLAGS}`, optional: `${DIFF_OPTIONAL} ${LOG_OPTIONAL}`, numericOption: true }),
+    diff: commandRule({ flags: `${DIFF_FLAGS} --cached --staged --merge-base`, values: DIFF_VALUES, optional: DIFF_OPTIONAL }),
+    log: commandRule(LOG_RULE),
+    show: commandRule(LOG_RULE),
     branch: commandRule({
       flags: '-a --all -r --remotes -v --verbose -l --list --show-current --no-color -i --ignore-case --no-abbrev',
-      optional: '--format --sort --color --abbrev --merged --no-merged --contains --no-contains --points-at',
+      values: '--format --sort --points-at',
+      // `--merged` alone means HEAD; followed by anything, that word is its commit, even `--`
+      defaultWhenLast: '--merged --no-merged --contains --no-contains',
+      optional: '--color --abbrev',
       operands: branchOperands,
     }),
     'rev-parse': commandRule({
@@ -76,11 +92,13 @@ const SUBCOMMANDS: ReadonlyMap<string, ArgumentCheck> = new Map(
       flags:
         '-c --cached -d --deleted -m --modified -o --others -i --ignored -s --stage -u --unmerged -k --killed -t -v -f -z ' +
         '--directory --no-empty-directory --exclude-standard --full-name --error-unmatch --eol --deduplicate',
-      optional: '--abbrev -x --exclude --format',
+      values: '-x --exclude --format',
+      optional: '--abbrev',
     }),
     blame: commandRule({
       flags: '-b --root --show-stats -l -t -s -e --show-email -w -p --porcelain --line-porcelain -f --show-name -n --show-number -c --minimal',
-      optional: '-L -M -C --abbrev --date',
+      values: '-L --date',
+      optional: '-M -C --abbrev',
     }),
   }),
 );
@@ -92,7 +110,7 @@ export const gitRule: ArgumentCheck = (args) => {
   }
   const subcommand = args[index];
   if (subcommand === undefined) return 'there is no subcommand';
-  const check = SUBCOMMANDS.get(subcommand);
+  const check = GIT_SUBCOMMANDS.get(subcommand);
   if (!check) return `${subcommand} is not a known read-only git subcommand`;
   const refusal = check(args.slice(index + 1));
   return refusal === undefined ? undefined : `${subcommand}: ${refusal}`;
