@@ -13,7 +13,7 @@ import { pathRefusal } from './workspace-path.ts';
 const LEADING_OPTIONS = new Set(['-H', '-L', '-P']);
 
 /** Primary → how the words after it are read: a value, or a path that must stay in the working directory. */
-const PRIMARIES: ReadonlyMap<string, readonly ('value' | 'path')[]> = new Map(
+export const FIND_PRIMARIES: ReadonlyMap<string, readonly ('value' | 'path')[]> = new Map(
   Object.entries({
     // operators and actions that only print
     '!': [], '(': [], ')': [], ',': [], '-not': [], '-a': [], '-and': [], '-o': [], '-or': [],
@@ -50,7 +50,7 @@ function startsExpression(word: string): boolean {
 function primaryWords(word: string): readonly ('value' | 'path')[] | undefined {
   const newer = NEWER_XY.exec(word);
   if (newer) return newer[1] === 't' ? ['value'] : ['path'];
-  return PRIMARIES.get(word);
+  return FIND_PRIMARIES.get(word);
 }
 
 export const findRule: ArgumentCheck = (args) => {

@@ -1,4 +1,4 @@
-import { commandRule, type ArgumentCheck, type CommandRule } from './command-rule.ts';
+import { commandRule, type CommandRule } from './command-rule.ts';
 
 /**
  * head and tail with their obsolete count forms, read the way GNU coreutils reads them.
@@ -22,25 +22,24 @@ const HEAD_TAIL_OPTIONS = {
   values: '-n --lines -c --bytes',
 };
 
-export const headOptions: CommandRule = commandRule(HEAD_TAIL_OPTIONS);
-export const tailOptions: CommandRule = commandRule(HEAD_TAIL_OPTIONS);
+const headTailOptions = commandRule(HEAD_TAIL_OPTIONS);
 
 const PLAIN_COUNT = /^[+-]\d+$/;
 
 /** The count without letters, then the other arguments as options and files. */
-function afterCount(count: string, rest: readonly string[], options: ArgumentCheck, program: string): string | undefined {
+function afterCount(count: string, rest: readonly string[], program: 'head' | 'tail'): string | undefined {
   if (!PLAIN_COUNT.test(count)) {
     const follows = program === 'tail' ? ' (an f in it follows the file forever)' : '';
     return `"${count}" is ${program}'s obsolete count form with option letters${follows}, which is not read here; write -n N or -c N`;
   }
-  return options(rest);
+  return headTailOptions(rest);
 }
 
-export const headRule: ArgumentCheck = (args) => {
+function headArguments(args: readonly string[]): string | undefined {
   const [first, ...rest] = args;
-  if (first !== undefined && /^-\d/.test(first)) return afterCount(first, rest, headOptions, 'head');
-  return headOptions(args);
-};
+  if (first !== undefined && /^-\d/.test(first)) return afterCount(first, rest, 'head');
+  return headTailOptions(args);
+}
 
 /** GNU tail's parse_obsolete_option: whether its first argument is read as an obsolete count. */
 function tailReadsObsoleteForm(args: readonly string[]): boolean {
@@ -53,7 +52,11 @@ function tailReadsObsoleteForm(args: readonly string[]): boolean {
   return /^\d*[bcl]?f?$/.test(first.slice(1));
 }
 
-export const tailRule: ArgumentCheck = (args) => {
-  if (args.length > 0 && tailReadsObsoleteForm(args)) return afterCount(args[0], args.slice(1), tailOptions, 'tail');
-  return tailOptions(args);
-};
+function tailArguments(args: readonly string[]): string | undefined {
+  if (args.length > 0 && tailReadsObsoleteForm(args)) return afterCount(args[0], args.slice(1), 'tail');
+  return headTailOptions(args);
+}
+
+/** The rules, with the option table both share (for the tests that hold it against the real programs). */
+export const headRule: CommandRule = Object.assign(headArguments, { options: headTailOptions.options });
+export const tailRule: CommandRule = Object.assign(tailArguments, { options: headTailOptions.options });

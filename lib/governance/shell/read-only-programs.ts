@@ -120,7 +120,9 @@ export const READ_ONLY_PROGRAMS: ReadonlyMap<string, ArgumentCheck> = new Map(
       values:
         '-e --regexp -g --glob --iglob -t --type -T --type-not -A --after-context -B --before-context -C --context ' +
         '-m --max-count -M --max-columns --max-depth --max-filesize --color --colors --sort --sortr -r --replace ' +
-        '-E --encoding --engine -j --threads',
+        '-E --encoding -j --threads',
+      // --engine takes the next word only when it does not start with `-`: `--engine --pre=./evil` runs --pre
+      optional: '--engine',
       paths: '-f --file',
       clap: true,
       operands: patternThenPaths(['-e', '--regexp', '-f', '--file', '--files']),

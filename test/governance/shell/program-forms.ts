@@ -252,6 +252,8 @@ const rg: ProgramForms = {
     'rg -f=patterns.txt', // clap drops the `=`: the file is patterns.txt
     'rg -e -x -- src',
     'rg --max-depth 2 needle',
+    'rg --engine=pcre2 needle',
+    'rg --engine pcre2 needle', // --engine's value, then the pattern: both words are checked as if operands
   ],
   refused: [
     // clap reads `-f=FILE` and `--file==FILE` as FILE
@@ -268,6 +270,7 @@ const rg: ProgramForms = {
     ['rg -z needle', 'option -z'],
     ['rg --search-zip needle', 'option --search-zip'],
     ['rg --hostname-bin ./evil needle', 'option --hostname-bin'],
+    ['rg --engine --pre=./evil needle', 'option --pre'], // --engine does not take a word starting with `-`
     ['rg --ignore-file /etc/x needle', 'option --ignore-file'],
     ['rg -d 2 needle', 'option -d'], // not an option of ripgrep 13
     ['rg --hid needle', 'option --hid'], // no abbreviations
