@@ -22,6 +22,11 @@ export interface CommandRule extends ArgumentCheck {
   readonly options: ReadonlyMap<string, OptionKind>;
 }
 
+/** The option table behind a check, when it has one. */
+export function optionTableOf(check: ArgumentCheck): ReadonlyMap<string, OptionKind> | undefined {
+  return 'options' in check ? (check as CommandRule).options : undefined;
+}
+
 /** The words that are not options, and the names of the options used (as written, e.g. `-e`, `--regexp`). */
 export interface ParsedArguments {
   operands: string[];

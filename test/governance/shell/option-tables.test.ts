@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OptionKind } from '../../../lib/governance/shell/command-rule.ts';
+import { optionTableOf, type OptionKind } from '../../../lib/governance/shell/command-rule.ts';
 import { FIND_PRIMARIES } from '../../../lib/governance/shell/find-rule.ts';
 import { GIT_SUBCOMMANDS } from '../../../lib/governance/shell/git-rule.ts';
 import { READ_ONLY_PROGRAMS } from '../../../lib/governance/shell/read-only-programs.ts';
@@ -36,8 +36,9 @@ function run(program: string, args: readonly string[]) {
 
 function optionsOf(program: string): ReadonlyMap<string, OptionKind> {
   const check = READ_ONLY_PROGRAMS.get(program);
-  if (!check || !('options' in check)) throw new Error(`${program} has no option table`);
-  return check.options as ReadonlyMap<string, OptionKind>;
+  const options = check && optionTableOf(check);
+  if (!options) throw new Error(`${program} has no option table`);
+  return options;
 }
 
 const entries = (options: ReadonlyMap<string, OptionKind>) => [...options].map(([name, kind]) => ({ name, kind }));
@@ -64,7 +65,7 @@ const GETOPT_PROGRAMS = ['ls', 'cat', 'head', 'tail', 'tac', 'nl', 'wc', 'stat',
 
 describe('option tables agree with GNU getopt_long (coreutils, grep, sed)', () => {
   it('covers every program with getopt options', () => {
-    const tabled = [...READ_ONLY_PROGRAMS].filter(([, check]) => 'options' in check).map(([name]) => name);
+    const tabled = [...READ_ONLY_PROGRAMS].filter(([, check]) => optionTableOf(check)).map(([name]) => name);
     expect(tabled.filter((name) => !['cd', 'pwd', 'which', 'rg'].includes(name)).sort()).toEqual([...GETOPT_PROGRAMS].sort());
   });
 

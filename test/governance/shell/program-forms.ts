@@ -291,6 +291,8 @@ const sed: ProgramForms = {
     ["sed -n '1,5p' f -i", 'option -i'], // GNU tools permute options: -i after the file still edits
     ["sed -n 1p --in-place f", 'option --in-place'],
     ["sed -n '1p' /etc/passwd", OUTSIDE],
+    ["sed -n '/[/]/p' f", 'is not only print commands'], // sed reads `[/]` as one bracket: not modelled
+    ["sed -n '/a\\/w x/p' f", 'is not only print commands'],
     ['sed -n', 'there is no script'],
   ],
 };
