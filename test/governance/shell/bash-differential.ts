@@ -53,8 +53,12 @@ const EXTRA_WORDS: Record<string, string[]> = {
   git: ['-P', '--no-pager', '-c', 'HEAD', 'HEAD~1', 'main..HEAD', '-5', ...GIT_SUBCOMMANDS.keys()],
   cd: ['src', '-', '..'],
 };
-/** Operands: plain, with blanks and quotes inside, paths inside and out, option-looking, empty. */
-const OPERANDS = ['src', 'README.md', 'a b', "it's", 'say "hi"', 'back\\slash', '-', '--', 'x=y', '../up', '/etc/passwd', '5', '+3', '-5', '', 'é', 'a\tb', '%h', 'HEAD~2', 'a;b', 'a&&b', 'a|b', '(x)', '<x>'];
+/** Operands: plain, with blanks and quotes inside, paths inside and out, option-looking, empty, special. */
+const OPERANDS = [
+  ...['src', 'README.md', 'a b', "it's", 'say "hi"', 'back\\slash', '-', '--', 'x=y', '../up', '/etc/passwd', '5', '+3', '-5', '', 'é', 'a\tb'],
+  // characters that mean something to bash, to be quoted or escaped
+  ...['%h', 'HEAD~2', 'a;b', 'a&&b', 'a|b', '(x)', '<x>', 'a`b', '#x', '~x', '!', '$x', '*', '{a,b}', 'a\\`b', '\\$'],
+];
 /** Raw text that means something to bash: expansions, globs, redirections, comments, broken quotes. */
 const SHELL_SYNTAX = ['$HOME', '"$x"', '`id`', '$(id)', '*', '?', '[ab]', '~', '~/x', 'a=~', '#c', '{a,b}', '{', '}', '"open', "'open", '\\', '>f', '<f', '2>&1', '&', '(', ')', '!', '\n', '\\\n', '%1', '$\'x\'', 'a\\#b'];
 const OPERATORS: JoiningOperator[] = ['&&', '||', ';', '|'];

@@ -63,6 +63,7 @@ const NOT_UNDERSTOOD: Array<[string, string]> = [
   ['ls "$(rm x)"', 'it expands a variable or substitutes a command'],
   ['ls `id`', 'it substitutes a command (backtick)'],
   ['ls "`id`"', 'it substitutes a command (backtick)'],
+  ['ls "\\`"', '\\` inside double quotes'], // bash reads `, shell-quote \` (found by the bash differential)
   ['ls $HOME', 'it expands a variable'],
   ['cat "$HOME/.ssh/id_rsa"', 'it expands a variable'],
   ['ls ${PWD}', 'it expands a variable'],
