@@ -7,7 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 import { classifyCommand } from '../lib/governance/shell/classify-command.ts';
-import { runDifferential } from '../test/governance/shell/bash-differential.ts';
+import { DIFFERENTIAL_LINES, DIFFERENTIAL_SEED, runDifferential } from '../test/governance/shell/bash-differential.ts';
 import { PROGRAM_FORMS } from '../test/governance/shell/program-forms.ts';
 
 const { values } = parseArgs({ options: { differential: { type: 'boolean', default: false } } });
@@ -25,6 +25,6 @@ console.log(`| **all** | **${total.accepted}** | **${total.refused}** |`);
 
 if (values.differential) {
   const started = performance.now();
-  const { generated, accepted, compared, mismatches } = runDifferential({ seed: 22_2025, count: 5000 });
-  console.log(`\nbash differential (seed 22_2025): ${generated} lines generated, ${accepted} accepted, ${compared} simple commands compared, ${mismatches.length} mismatches, ${Math.round(performance.now() - started)} ms`);
+  const { generated, accepted, compared, mismatches } = runDifferential({ seed: DIFFERENTIAL_SEED, count: DIFFERENTIAL_LINES });
+  console.log(`\nbash differential (seed ${DIFFERENTIAL_SEED}): ${generated} lines generated, ${accepted} accepted, ${compared} simple commands compared, ${mismatches.length} mismatches, ${Math.round(performance.now() - started)} ms`);
 }

@@ -1,14 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { commandsThatRun, runDifferential } from './bash-differential.ts';
+import { commandsThatRun, DIFFERENTIAL_LINES as LINES, DIFFERENTIAL_SEED as SEED, runDifferential } from './bash-differential.ts';
 
 /**
  * Issue 22: thousands of seeded random command lines (bash-differential.ts); for every one the
  * classifier accepts, bash must run exactly the simple commands it judged, word for word. A
  * failure names the line: `runDifferential({ seed, count })` replays it.
  */
-const SEED = 22_2025;
-const LINES = 5000;
-
 describe('read_only_commands against bash', () => {
   it('predicts which commands run on either side of && and ||', () => {
     const commands = [['a'], ['b'], ['c'], ['d'], ['e']];

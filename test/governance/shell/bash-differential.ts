@@ -23,6 +23,10 @@ import { prng, type Prng } from '../../helpers/prng.ts';
  * which RLIMIT_NPROC does not bind, the run drops to uid 65534 first).
  */
 
+/** The test's run (scripts/shell-classifier-forms.ts repeats it for the figures). */
+export const DIFFERENTIAL_SEED = 22_2025;
+export const DIFFERENTIAL_LINES = 8000;
+
 export interface Mismatch {
   command: string;
   /** The exit status every stub gave in that run: 0, or 1 to take the other side of `&&`/`||`. */
@@ -124,9 +128,16 @@ function operatorText(random: Prng): string {
   return `${random.pick(['', ' ', ' ', '\t'])}${operator}${random.pick(['', ' ', ' '])}`;
 }
 
+/** One character bash reads specially, dropped anywhere in a line (inside quotes or out). */
+const STRAY = [...'$`\\\'"!#~*?[]{}();&|<> \t=%^,:@-'];
+
 export function randomCommandLine(random: Prng): string {
   let line = simpleCommandText(random);
   for (let more = random.int(3); more > 0; more--) line += operatorText(random) + simpleCommandText(random);
+  if (random.chance(0.2)) {
+    const at = random.int(line.length + 1);
+    line = line.slice(0, at) + random.pick(STRAY) + line.slice(at);
+  }
   return line;
 }
 

@@ -133,12 +133,22 @@ const tail: ProgramForms = {
 
 const tac: ProgramForms = {
   accepted: ['tac f', 'tac -s , f', 'tac -r -s "a+" f'],
-  refused: [['tac /etc/passwd', OUTSIDE]],
+  refused: [
+    ['tac /etc/passwd', OUTSIDE],
+    ['tac ../x', CLIMBS],
+    ['tac -s', 'option -s needs a value'],
+    ['tac --separ=, f', 'option --separ'], // an abbreviation
+  ],
 };
 
 const nl: ProgramForms = {
   accepted: ['nl -ba src/app.js', 'nl -w 3 -s " " f'],
-  refused: [['nl ../f', CLIMBS]],
+  refused: [
+    ['nl ../f', CLIMBS],
+    ['nl /etc/passwd', OUTSIDE],
+    ['nl -b', 'option -b needs a value'],
+    ['nl --bogus f', 'option --bogus'],
+  ],
 };
 
 const wc: ProgramForms = {
@@ -155,6 +165,7 @@ const stat: ProgramForms = {
   refused: [
     ['stat /etc/shadow', OUTSIDE],
     ['stat --cached=never f', 'option --cached'],
+    ['stat -c', 'option -c needs a value'],
   ],
 };
 
@@ -314,12 +325,19 @@ const sort: ProgramForms = {
 
 const cut: ProgramForms = {
   accepted: ['cut -d , -f 1 data.csv', 'cut -c1-10 f', 'cut --output-delimiter=: -f 2 f'],
-  refused: [['cut -f 1 /etc/passwd', OUTSIDE]],
+  refused: [
+    ['cut -f 1 /etc/passwd', OUTSIDE],
+    ['cut -f', 'option -f needs a value'],
+    ['cut --complement=yes -f 1 f', 'option --complement takes no value'],
+  ],
 };
 
 const tr: ProgramForms = {
   accepted: ['tr a-z A-Z', "tr -d '\\r'", 'tr -s " "', 'tr -- -a b'],
-  refused: [['tr --bogus a b', 'option --bogus']],
+  refused: [
+    ['tr --bogus a b', 'option --bogus'],
+    ['tr -x a b', 'option -x'],
+  ],
 };
 
 const uniq: ProgramForms = {
@@ -335,12 +353,18 @@ const uniq: ProgramForms = {
 
 const basename: ProgramForms = {
   accepted: ['basename src/app.js .js', 'basename -a a/b c/d', 'basename -s .js /abs/app.js'],
-  refused: [['basename --bogus x', 'option --bogus']],
+  refused: [
+    ['basename --bogus x', 'option --bogus'],
+    ['basename -s', 'option -s needs a value'],
+  ],
 };
 
 const dirname: ProgramForms = {
   accepted: ['dirname src/app.js', 'dirname -z /a/b'],
-  refused: [['dirname -q x', 'option -q']],
+  refused: [
+    ['dirname -q x', 'option -q'],
+    ['dirname --zero=yes x', 'option --zero takes no value'],
+  ],
 };
 
 const which: ProgramForms = {
@@ -353,7 +377,10 @@ const which: ProgramForms = {
 
 const uname: ProgramForms = {
   accepted: ['uname', 'uname -a', 'uname -sr'],
-  refused: [['uname x', 'it takes no operands']],
+  refused: [
+    ['uname x', 'it takes no operands'],
+    ['uname --bogus', 'option --bogus'],
+  ],
 };
 
 const whoami: ProgramForms = {
