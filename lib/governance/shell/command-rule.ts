@@ -33,7 +33,7 @@ export interface ParsedArguments {
   options: Set<string>;
 }
 
-export interface CommandRuleSpec {
+interface CommandRuleSpec {
   /** Space-separated option names of each kind, e.g. `'-a -l --all'`. */
   flags?: string;
   values?: string;

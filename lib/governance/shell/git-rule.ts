@@ -15,19 +15,18 @@ import { commandRule, type ArgumentCheck, type CommandRule, type ParsedArguments
  * Paths and revisions must stay in the working directory: `git diff /etc/passwd /dev/null`
  * compares two files outside any repository even without `--no-index`.
  *
+ * Options git reads with a value in the next word (`-S word`, `--author word`) are `values`, so
+ * the word after them is never judged as an option or operand (it may even be `--`:
+ * `git ls-files -x -- --exclude-from=F` reads F); those it reads only with an attached value
+ * (`--stat=50`, `-U3`, `--format=%h`) are `optional`. Checked against git itself in
+ * test/governance/shell/option-tables.test.ts.
+ *
  * What no argument check can stop is git running a program named by the repository's own
  * config (`core.fsmonitor`, `diff.external`, textconv and filter drivers, `gpg.program` with
  * `log.showSignature`), which a granted `git status`, `git diff` or `git log` reads. That is why a grant by class runs read-only (no writes to the
  * workspace, no network): the program may run, but it cannot change anything.
  */
 const GLOBAL_FLAGS = new Set(['--no-pager', '-P', '--no-optional-locks', '--literal-pathspecs']);
-
-/**
- * Options git reads with a value in the next word (`-S word`, `--author word`) are `values`, so
- * the word after them is never judged as an option or operand; those it reads only with an
- * attached value (`--stat=50`, `-U3`, `--format=%h`) are `optional`. Checked against git itself
- * in test/governance/shell/option-tables.test.ts.
- */
 
 /** How diff, log and show print a change. */
 const DIFF_FLAGS =

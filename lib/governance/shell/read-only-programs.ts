@@ -11,6 +11,11 @@ import { pathsRefusal } from './workspace-path.ts';
  * is not read-only: the call waits for approval. Operands are paths that must stay in the working
  * directory unless the entry says otherwise.
  *
+ * Only option syntax read exactly as the program reads it is accepted (getopt_long's, bash's,
+ * clap's, git's: see command-rule.ts; tables checked against the real programs in
+ * test/governance/shell/option-tables.test.ts); obsolete forms a program reads in some places
+ * (tail's `+1f`, sort's `+POS`, uniq's `+N`, a count `-5` where it is not one) are refused.
+ *
  * Left out on purpose, among others: `-o`/`--output` (sort, and any tool that writes a file),
  * `sort -T` and `--compress-program` (temp files, runs a program), `tail -f` (never ends),
  * `grep`/`rg` `--pre`, `--pre-glob`, `-z`/`--search-zip`, `--hostname-bin` (ripgrep runs
