@@ -48,12 +48,21 @@ const LOG_FLAGS =
 const LOG_VALUES = '-n --max-count --skip --since --after --until --before --author --committer --grep --date';
 const LOG_OPTIONAL = '--format --pretty --decorate --branches --tags --remotes --no-walk';
 
-const LOG_RULE = {
+const LOG_OPTIONS = commandRule({
   flags: `${DIFF_FLAGS} ${LOG_FLAGS}`,
   values: `${DIFF_VALUES} ${LOG_VALUES}`,
   optional: `${DIFF_OPTIONAL} ${LOG_OPTIONAL}`,
   countOption: true,
-};
+});
+
+/** log and show, without a format whose `%G` placeholders (`%G?`, `%GS`, ...) verify signatures: that runs gpg, as --show-signature does. */
+function logArguments(args: readonly string[]): string | undefined {
+  const format = args.find((word) => /^--(format|pretty)=/.test(word) && word.includes('%G'));
+  if (format) return `${format.slice(0, format.indexOf('='))}: its %G placeholders verify signatures, which runs gpg (as --show-signature does)`;
+  return LOG_OPTIONS(args);
+}
+
+const LOG_RULE: CommandRule = Object.assign(logArguments, { options: LOG_OPTIONS.options });
 
 /** `git branch` lists only with none of the options that create, rename, copy or delete, and patterns only after --list. */
 function branchOperands(parsed: ParsedArguments): string | undefined {
@@ -70,8 +79,8 @@ export const GIT_SUBCOMMANDS: ReadonlyMap<string, CommandRule> = new Map(
       optional: '--porcelain -u --untracked-files --ignored --ignore-submodules --find-renames',
     }),
     diff: commandRule({ flags: `${DIFF_FLAGS} --cached --staged --merge-base`, values: DIFF_VALUES, optional: DIFF_OPTIONAL }),
-    log: commandRule(LOG_RULE),
-    show: commandRule(LOG_RULE),
+    log: LOG_RULE,
+    show: LOG_RULE,
     branch: commandRule({
       flags: '-a --all -r --remotes -v --verbose -l --list --show-current --no-color -i --ignore-case --no-abbrev',
       values: '--format --sort --points-at',

@@ -432,6 +432,8 @@ const git: ProgramForms = {
     ['git diff --ext-diff', 'option --ext-diff'],
     ['git log -p --textconv', 'option --textconv'],
     ['git show --show-signature', 'option --show-signature'],
+    ["git log --format='%G? %h'", '%G placeholders verify signatures'], // runs gpg (gpg.program) on signed commits
+    ['git show --pretty=format:%GS', '%G placeholders verify signatures'],
     // files outside, or written
     ['git diff --no-index /etc/passwd /dev/null', 'option --no-index'],
     ['git diff /etc/passwd /dev/null', OUTSIDE],
