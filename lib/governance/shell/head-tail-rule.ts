@@ -13,9 +13,9 @@ import { commandRule, type CommandRule } from './command-rule.ts';
  * `tail +1f a b` the `+1f` is a file. Only `+N` and `-N` are accepted in that place; every other
  * such word is refused, letters or not (`+`, `+f`, `-l`, `-5c`). `-N` anywhere else is an error.
  *
- * Both read `_POSIX2_VERSION` (below 200112 or from 200809 on, the default, `+N` is an option;
- * in between, a file). A granted command cannot set it: assignments are refused, and the
- * exec-server passes only an allowlisted environment.
+ * tail reads `_POSIX2_VERSION` (below 200112 or from 200809 on, the default, `+N` is an option;
+ * in between, a file; checked here on GNU coreutils 9.1). A granted command cannot set it:
+ * assignments are refused, and the exec-server passes only an allowlisted environment.
  */
 const HEAD_TAIL_OPTIONS = {
   flags: '-q --quiet --silent -v --verbose -z --zero-terminated',
