@@ -1,0 +1,61 @@
+import type { GrepMatch } from './environment.ts';
+import type { GlobFilter } from './glob.ts';
+import { MAX_GREP_FILE_BYTES } from './limits.ts';
+import { fsError } from './local-errors.ts';
+import { requireUsableFile, type FilePolicy } from './local-file-kinds.ts';
+import { GrepWalk, type SearchableFile } from './local-grep-walk.ts';
+import { runRipgrep, searchTookTooLong, type RipgrepSearch } from './local-grep.ts';
+import type { PathSandbox } from './local-paths.ts';
+import { heldEntryOf, releaseEntry, type Place } from './local-places.ts';
+import { matchesFilter } from './local-search.ts';
+
+/** Files handed to one ripgrep: descriptors held at once per search, and fewer processes per search (a tree of 10,000 files takes 10). */
+const FILES_PER_RIPGREP = 1024;
+
+export interface GrepRequest {
+  search: Omit<RipgrepSearch, 'files' | 'deadline'>;
+  /** grep's glob_filter, matched against each file's path under the search folder (or, for one file, its name). */
+  filter?: GlobFilter;
+  policy: FilePolicy;
+}
+
+/**
+ * grep over a file or a folder under the root. A file the call names must be one the file
+ * operations use (local-file-kinds.ts), or it is refused; a folder is walked
+ * (local-grep-walk.ts), and the files found are handed to ripgrep a batch at a time, in path
+ * order, until `limit` matches or the time limit.
+ */
+export async function grepRooted(paths: PathSandbox, path: string, request: GrepRequest): Promise<GrepMatch[]> {
+  const relative = paths.relative(path);
+  const deadline = Date.now() + request.search.timeoutMs;
+  return paths.use(path, {}, async (lookup) => {
+    if (lookup.kind === 'missing') throw fsError(Object.assign(new Error('missing'), { code: 'ENOENT' }), path);
+    if (lookup.stats.isDirectory()) return searchFolder(lookup.place, relative, request, deadline);
+    requireUsableFile(lookup.stats, path, request.policy);
+    // rg would ignore a glob and the size limit for a file it is given: they apply here.
+    const name = relative.slice(relative.lastIndexOf('/') + 1);
+    if (!matchesFilter(name, request.filter) || lookup.stats.size > MAX_GREP_FILE_BYTES) return [];
+    return runRipgrep({ ...request.search, files: [{ path: relative, entry: heldEntryOf(lookup.place) }], deadline });
+  });
+}
+
+async function searchFolder(folder: Place, relative: string, request: GrepRequest, deadline: number): Promise<GrepMatch[]> {
+  const { search, filter, policy } = request;
+  const walk = new GrepWalk(folder, relative, { accepts: (under) => matchesFilter(under, filter), policy });
+  const matches: GrepMatch[] = [];
+  let files: SearchableFile[] = [];
+  try {
+    while (!walk.done && matches.length < search.limit) {
+      files = await walk.take(FILES_PER_RIPGREP);
+      // The walk alone can take long too (a large tree whose files glob_filter all excludes).
+      if (Date.now() >= deadline) throw searchTookTooLong(search.timeoutMs);
+      if (files.length > 0) matches.push(...(await runRipgrep({ ...search, files, limit: search.limit - matches.length, deadline })));
+      files.forEach((file) => releaseEntry(file.entry));
+      files = [];
+    }
+    return matches;
+  } finally {
+    files.forEach((file) => releaseEntry(file.entry));
+    walk.close();
+  }
+}
