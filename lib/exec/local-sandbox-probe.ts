@@ -6,6 +6,7 @@ import { bubblewrapArguments, systemMounts, type BubblewrapLayout } from './loca
 import { detectCgroups } from './local-cgroups.ts';
 import { SANDBOX_PATH } from './command-env.ts';
 import { copyAllowedEtc } from './local-sandbox-etc.ts';
+import { writeGitGuard } from './local-sandbox-git.ts';
 import { SECCOMP_FILTER_FD, writeSeccompFilter } from './local-sandbox-seccomp.ts';
 import { checkCommandLimits, DEFAULT_COMMAND_LIMITS, type CommandLimits } from './command-limits.ts';
 import { BubblewrapSandbox } from './local-bubblewrap-sandbox.ts';
@@ -51,13 +52,15 @@ export async function probeCommandSandbox(settings: SandboxSettings = {}): Promi
   if (!bwrap) return new RefusedCommands('bubblewrap (bwrap) is not installed, or not on the exec-server\'s PATH');
   const etcCopy = copyAllowedEtc();
   const filter = writeSeccompFilter();
-  const layout: BubblewrapLayout = { bwrap, ownUserNamespace: true, systemMounts: systemMounts(etcCopy), readOnlyPaths: settings.readOnlyPaths ?? [], seccompFilter: filter.file };
+  const gitGuard = writeGitGuard();
+  const layout: BubblewrapLayout = { bwrap, ownUserNamespace: true, systemMounts: systemMounts(etcCopy), readOnlyPaths: settings.readOnlyPaths ?? [], seccompFilter: filter.file, gitGuard };
   // The strongest layout first; without user namespaces (root only) the rest still holds. The
   // seccomp filter is in both: a kernel that refuses it refuses commands (none runs without it).
   const failure = (await trialRun(layout)) && (await trialRun(Object.assign(layout, { ownUserNamespace: false })));
   if (failure) {
     rmSync(etcCopy, { recursive: true, force: true });
     if (filter.file) rmSync(dirname(filter.file), { recursive: true, force: true });
+    if (gitGuard) rmSync(dirname(gitGuard.script), { recursive: true, force: true });
     return new RefusedCommands(failure);
   }
   const cgroups = await detectCgroups({ memoryAllCallsBytes });
