@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import type { GrepMatch } from './environment.ts';
 import type { GlobFilter } from './glob.ts';
 import { MAX_GREP_FILE_BYTES } from './limits.ts';
@@ -6,11 +7,13 @@ import { requireUsableFile, type FilePolicy } from './local-file-kinds.ts';
 import { GrepWalk, type SearchableFile } from './local-grep-walk.ts';
 import { runRipgrep, searchTookTooLong, type RipgrepSearch } from './local-grep.ts';
 import type { PathSandbox } from './local-paths.ts';
-import { heldEntryOf, releaseEntry, type Place } from './local-places.ts';
+import { HELD_OPEN, heldEntryOf, releaseEntry, type Place } from './local-places.ts';
 import { matchesFilter } from './local-search.ts';
 
-/** Files handed to one ripgrep: descriptors held at once per search, and fewer processes per search (a tree of 10,000 files takes 10). */
-const FILES_PER_RIPGREP = 1024;
+/** Files handed to one ripgrep: descriptors held at once per search, and fewer processes per search (a tree of 10,000 files takes 40). */
+const FILES_PER_RIPGREP = 256;
+/** Descriptors left free beside a batch: ripgrep's pipes, the server's sockets, other operations. */
+const DESCRIPTOR_RESERVE = 64;
 
 export interface GrepRequest {
   search: Omit<RipgrepSearch, 'files' | 'deadline'>;
@@ -46,7 +49,7 @@ async function searchFolder(folder: Place, relative: string, request: GrepReques
   let files: SearchableFile[] = [];
   try {
     while (!walk.done && matches.length < search.limit) {
-      files = await walk.take(FILES_PER_RIPGREP);
+      files = await walk.take(batchSize());
       // The walk alone can take long too (a large tree whose files glob_filter all excludes).
       if (Date.now() >= deadline) throw searchTookTooLong(search.timeoutMs);
       if (files.length > 0) matches.push(...(await runRipgrep({ ...search, files, limit: search.limit - matches.length, deadline })));
@@ -58,4 +61,18 @@ async function searchFolder(folder: Place, relative: string, request: GrepReques
     files.forEach((file) => releaseEntry(file.entry));
     walk.close();
   }
+}
+
+/** FILES_PER_RIPGREP, or fewer where this process is near its limit of open files (RLIMIT_NOFILE). */
+function batchSize(): number {
+  if (!HELD_OPEN) return FILES_PER_RIPGREP;
+  const spare = openFileLimit() - readdirSync('/proc/self/fd').length - DESCRIPTOR_RESERVE;
+  return Math.max(1, Math.min(FILES_PER_RIPGREP, spare));
+}
+
+/** The soft limit on open files, from /proc/self/limits ("Max open files  1024  4096  files"). */
+function openFileLimit(): number {
+  const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((text) => text.startsWith('Max open files'));
+  const soft = Number(line?.split(/\s{2,}/)[1]);
+  return Number.isSafeInteger(soft) ? soft : FILES_PER_RIPGREP + DESCRIPTOR_RESERVE;
 }

@@ -1,6 +1,7 @@
 import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { ExecEnvironmentError } from './environment.ts';
 import { refusalOf, type FilePolicy } from './local-file-kinds.ts';
 import { MAX_GREP_FILE_BYTES } from './limits.ts';
 import { entryPathOf, heldEntryOf, openChildEntry, releaseEntry, type HeldEntry, type Place } from './local-places.ts';
@@ -60,23 +61,29 @@ export class GrepWalk {
 
   /** Up to `max` more files, in order; fewer once the walk ends (then `done`). */
   async take(max: number): Promise<SearchableFile[]> {
-    if (!this.#started) {
-      this.#started = true;
-      await this.#enter(heldEntryOf(this.#base.place), false, this.#base.relative, '');
-    }
     const files: SearchableFile[] = [];
-    for (let looked = 0; files.length < max && this.#stack.length > 0; looked++) {
-      if (looked > 0 && looked % ENTRIES_PER_TURN === 0) await nextTurn();
-      const frame = this.#stack[this.#stack.length - 1];
-      const entry = frame.entries[frame.next++];
-      if (entry === undefined) {
-        this.#leave();
-        continue;
+    try {
+      if (!this.#started) {
+        await this.#enter(heldEntryOf(this.#base.place), false, this.#base.relative, '');
+        this.#started = true;
       }
-      const file = await this.#visit(frame, entry);
-      if (file) files.push(file);
+      for (let looked = 0; files.length < max && this.#stack.length > 0; looked++) {
+        if (looked > 0 && looked % ENTRIES_PER_TURN === 0) await nextTurn();
+        const frame = this.#stack[this.#stack.length - 1];
+        const entry = frame.entries[frame.next++];
+        if (entry === undefined) this.#leave();
+        else {
+          const file = await this.#visit(frame, entry);
+          if (file) files.push(file);
+        }
+      }
+      return files;
+    } catch (error) {
+      files.forEach((file) => releaseEntry(file.entry));
+      if (!outOfDescriptors(error)) throw error;
+      // Never a file silently skipped: the search fails instead (the caller sizes batches to the limit).
+      throw new ExecEnvironmentError('unavailable', `the exec-server has too many files open to search now (${(error as Error).message}): try again shortly, or raise its limit (ulimit -n)`);
     }
-    return files;
   }
 
   /** Releases the folders still held (an early stop). */
@@ -94,12 +101,16 @@ export class GrepWalk {
     let opened;
     try {
       opened = openChildEntry(frame.folder, dirent.name);
-    } catch {
+    } catch (error) {
+      if (outOfDescriptors(error)) throw error;
       return undefined; // gone, or not ours to read
     }
     // Checked again on what was opened: the name may have been swapped since readdir.
     if (folder && opened.stats.isDirectory()) {
-      await this.#enter(opened.entry, true, path, under);
+      await this.#enter(opened.entry, true, path, under).catch((error: unknown) => {
+        releaseEntry(opened.entry);
+        throw error;
+      });
       return undefined;
     }
     if (!folder && refusalOf(opened.stats, this.#options.policy) === undefined && opened.stats.size <= MAX_GREP_FILE_BYTES) return { path, entry: opened.entry };
@@ -108,7 +119,10 @@ export class GrepWalk {
   }
 
   async #enter(folder: HeldEntry, owned: boolean, relative: string, underBase: string): Promise<void> {
-    const entries = await readdir(entryPathOf(folder), { withFileTypes: true }).catch((): Dirent[] => []);
+    const entries = await readdir(entryPathOf(folder), { withFileTypes: true }).catch((error: unknown): Dirent[] => {
+      if (outOfDescriptors(error)) throw error;
+      return []; // unreadable: skipped
+    });
     entries.sort((a, b) => compare(a.name, b.name));
     this.#stack.push({ folder, owned, relative, underBase, entries, next: 0 });
   }
@@ -117,6 +131,11 @@ export class GrepWalk {
     const frame = this.#stack.pop();
     if (frame?.owned) releaseEntry(frame.folder);
   }
+}
+
+function outOfDescriptors(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'EMFILE' || code === 'ENFILE';
 }
 
 function join(relative: string, name: string): string {

@@ -27,7 +27,7 @@ import { removeFolder, removeStaleLeftovers } from './local-stale-leftovers.ts';
  *    setting and its file, unless every key is in SAFE_SETTINGS: settings that name no program,
  *    include no file and start no transport;
  * 4. runs the real git (mounted at REAL_GIT) with that environment, hooks, fsmonitor, the pager,
- *    signatures and every transport pinned off besides.
+ *    signatures, external diff, textconv and every transport pinned off besides.
  * A submodule's git is started by git through its exec path, so it is checked the same way, in the
  * submodule. Calls that are not read-only (a human approved them) run git unchanged.
  */
@@ -69,13 +69,30 @@ const SAFE_SETTINGS = [
 /** Sections whose every setting is safe: advice switches, colours, named log formats. */
 const SAFE_SECTIONS = ['advice', 'color', 'pretty'];
 
-/** Set on every run besides, as the command line's -c would (the allowlist already keeps them unset). */
+/**
+ * Set on every run besides, as the command line's -c would. The allowlist already keeps them
+ * unset; these hold too if a setting is written between the check and git's own read of it (a
+ * write tool racing the command), as do --no-ext-diff and --no-textconv (EXTRA_OPTIONS). A clean
+ * or smudge filter, named by the repository, cannot be pinned so: that race remains for them.
+ */
 const PINNED = {
   'core.fsmonitor': 'false',
   'core.hooksPath': '/dev/null',
   'core.pager': 'cat',
   'log.showSignature': 'false',
   'protocol.allow': 'never',
+  'gpg.program': 'gpg',
+  'gpg.openpgp.program': 'gpg',
+  'gpg.x509.program': 'gpgsm',
+  'gpg.ssh.program': 'ssh-keygen',
+};
+
+/** Options added after these subcommands: no external diff program, no textconv driver. */
+const EXTRA_OPTIONS: Record<string, string> = {
+  diff: '--no-ext-diff --no-textconv',
+  log: '--no-ext-diff --no-textconv',
+  show: '--no-ext-diff --no-textconv',
+  blame: '--no-textconv',
 };
 
 /** The options the read-only class lets through before the subcommand (lib/governance/shell/git-rule.ts). */
@@ -135,6 +152,7 @@ function isProgram(path: string): boolean {
 /** Words and key names are [a-z0-9.*-] only, so they go into bash as they are. */
 function guardScript(): string {
   const pinned = Object.entries(PINNED).flatMap(([key, value], index) => [`GIT_CONFIG_KEY_${index}=${key}`, `GIT_CONFIG_VALUE_${index}=${value}`]);
+  const extraCases = Object.entries(EXTRA_OPTIONS).map(([subcommand, extra]) => `  ${subcommand}) options+=("$1" ${extra}); shift ;;`).join('\n');
   return `#!/bin/bash -p
 # toolgate: git under a read-only grant runs no program a repository names (lib/exec/local-sandbox-git.ts).
 # -p: no BASH_ENV, no functions or SHELLOPTS from the environment.
@@ -143,13 +161,17 @@ refuse() {
   printf 'toolgate: git was not run: %s\\n' "$1" >&2
   exit 128
 }
-for arg in "$@"; do
-  case $arg in
-    ${GLOBAL_OPTIONS.join('|')}) ;;
-    -*) refuse "under a read-only grant git takes no option before the subcommand but ${GLOBAL_OPTIONS.join(', ')} ($arg may change which settings, repository or programs git uses)" ;;
+options=()
+while (($# > 0)); do
+  case $1 in
+    ${GLOBAL_OPTIONS.join('|')}) options+=("$1"); shift ;;
+    -*) refuse "under a read-only grant git takes no option before the subcommand but ${GLOBAL_OPTIONS.join(', ')} ($1 may change which settings, repository or programs git uses)" ;;
     *) break ;;
   esac
 done
+case \${1-} in
+${extraCases}
+esac
 
 # An environment of git's own: nothing else the caller set (GIT_*, PAGER, EDITOR, LD_*), no system or global config.
 environment=(PATH=${SANDBOX_PATH} GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_OPTIONAL_LOCKS=0 GIT_TERMINAL_PROMPT=0)
@@ -159,21 +181,16 @@ done
 
 declare -A safe=(${SAFE_SETTINGS.map((key) => `['${key}']=1`).join(' ')})
 declare -A safe_sections=(${SAFE_SECTIONS.map((section) => `['${section}']=1`).join(' ')})
-listing=$(/usr/bin/mktemp) || refuse 'its settings could not be checked (no room in /tmp)'
-if ! /usr/bin/env -i "\${environment[@]}" ${REAL_GIT} config --list --show-scope --show-origin --name-only -z >"$listing"; then
-  /bin/rm -f "$listing"
-  refuse 'its settings could not be read (see the error above)'
-fi
+# Every setting git would read here, as scope, origin and key, each ended by NUL.
 while IFS= read -r -d '' scope && IFS= read -r -d '' origin && IFS= read -r -d '' key; do
   section=\${key%%.*}
   variable=\${key##*.}
   middle=\${key#*.}
   if [[ $middle == *.* ]]; then shape="$section.*.$variable"; else shape="$section.$variable"; fi
-  [[ -n \${safe_sections[$section]-} || -n \${safe[$shape]-} ]] && continue
-  /bin/rm -f "$listing"
+  if [[ $section =~ ^[a-z0-9-]+$ && $variable =~ ^[a-z0-9-]+$ ]] && [[ -n \${safe_sections[$section]-} || -n \${safe[$shape]-} ]]; then continue; fi
   refuse "the $scope setting $key (\${origin#file:}) is not one git is known to use without running a program or reading another file, so a read-only grant does not run git here; remove the setting, or have the command approved"
-done <"$listing"
-/bin/rm -f "$listing"
-exec /usr/bin/env -i "\${environment[@]}" GIT_CONFIG_COUNT=${Object.keys(PINNED).length} ${pinned.join(' ')} ${REAL_GIT} --no-pager "$@"
+done < <(/usr/bin/env -i "\${environment[@]}" ${REAL_GIT} config --list --show-scope --show-origin --name-only -z)
+wait $! || refuse 'its settings could not be read (see the error above)'
+exec /usr/bin/env -i "\${environment[@]}" GIT_CONFIG_COUNT=${Object.keys(PINNED).length} ${pinned.join(' ')} ${REAL_GIT} --no-pager \${options[@]+"\${options[@]}"} "$@"
 `;
 }

@@ -147,6 +147,16 @@ describe('attack: under a read-only grant, git never runs a program the reposito
     refused(await readOnly(`cd env && ${execPath}/git status`), 'core.fsmonitor');
   });
 
+  it('a config git cannot read, and an unknown setting, are refused too (deny by default)', async () => {
+    const broken = repository('broken');
+    writeFileSync(join(broken, '.git', 'config'), '[core\n\tbare = false\n');
+    const unreadable = await env.execCommand('cd broken && git status', { read_only: true });
+    expect(unreadable.stderr).toContain('toolgate: git was not run: its settings could not be read');
+    expect(unreadable.exit_code).toBe(128);
+    git(repository('unknown'), 'config', 'someday.newfeature', 'true');
+    refused(await readOnly('cd unknown && git log'), 'someday.newfeature');
+  });
+
   it('options that name other settings or repositories before the subcommand', async () => {
     repository('options');
     for (const option of ['-c core.fsmonitor=true', '-C ..', '--git-dir=.git', '--exec-path=/tmp', '-p']) {
