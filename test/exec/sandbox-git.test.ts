@@ -186,6 +186,7 @@ describe('everyday git keeps working under a read-only grant', () => {
     expect(await run('git status --short')).toBe(' M readme.md\n?? new.txt\n');
     expect(await run('git diff')).toContain('-world\n+there\n');
     expect(await run('git log --oneline')).toMatch(/^[0-9a-f]+ first\n$/);
+    expect(await run('git --no-pager -P --no-optional-locks --literal-pathspecs log --oneline')).toMatch(/^[0-9a-f]+ first\n$/);
     expect(await run('git show --stat HEAD')).toContain('readme.md');
     expect(await run('git branch -a')).toContain('remotes/origin/main');
     expect(await run('git rev-parse --abbrev-ref HEAD')).toBe('main\n');
