@@ -72,8 +72,9 @@ const SAFE_SECTIONS = ['advice', 'color', 'pretty'];
 /**
  * Set on every run besides, as the command line's -c would. The allowlist already keeps them
  * unset; these hold too if a setting is written between the check and git's own read of it (a
- * write tool racing the command), as do --no-ext-diff and --no-textconv (EXTRA_OPTIONS). A clean
- * or smudge filter, named by the repository, cannot be pinned so: that race remains for them.
+ * write tool racing the command), as do --no-ext-diff and --no-textconv (EXTRA_OPTIONS). Drivers
+ * the repository names cannot be pinned so: for a clean or smudge filter, and textconv in
+ * `git status -v` (which has no --no-textconv), that race remains.
  */
 const PINNED = {
   'core.fsmonitor': 'false',
