@@ -19,8 +19,6 @@ export interface FilePolicy {
   allowHardLinks: boolean;
 }
 
-export const DEFAULT_FILE_POLICY: FilePolicy = { allowHardLinks: false };
-
 /** Why the file operations may not use this file's content, or undefined when they may. */
 export function refusalOf(stats: Stats, policy: FilePolicy): 'special' | 'hard_link' | undefined {
   if (!stats.isFile()) return 'special';

@@ -12,7 +12,6 @@ import {
 import { RefusedCommands, type CommandSandbox } from './command-sandbox.ts';
 import { DEFAULT_EXEC_TIMEOUT_MS, DEFAULT_GREP_MAX_RESULTS, DEFAULT_GREP_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES, MAX_EXEC_TIMEOUT_MS, MAX_READ_FILE_BYTES } from './limits.ts';
 import { runCommand } from './local-command.ts';
-import { fsError } from './local-errors.ts';
 import type { FilePolicy } from './local-file-kinds.ts';
 import { deleteRootedFile, listRootedFolder, moveRootedFile, readRootedFile, requireFolder, statRooted, writeRootedFile } from './local-files.ts';
 import { grepRooted } from './local-grep-search.ts';
