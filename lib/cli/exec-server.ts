@@ -15,7 +15,7 @@ const USAGE = `Usage: toolgate exec-server --root DIR --tenant NAME [--tenant NA
          [--allowed-host NAME ...] [--allow-network] [--read-only-path DIR ...] [--limit-cpu SECONDS]
          [--limit-memory MIB] [--limit-processes N] [--limit-file-size MIB] [--limit-tmp MIB]
          [--max-commands N] [--limit-memory-total MIB] [--unsandboxed] [--max-body-bytes N]
-         [--max-body-bytes-at-once N] [--max-file-operations N]
+         [--max-body-bytes-at-once N] [--max-file-operations N] [--allow-hard-links]
 
 Serves the folder DIR to a toolgate gateway's built-in coding tools (read_file, shell, ...)
 over a signed RPC. The secret comes from ${EXEC_SECRET_VARIABLE}, the same value the gateway uses.
@@ -41,6 +41,8 @@ ordinary processes of this user. GET /healthz (unsigned) says which.
   --max-body-bytes       caps one request (default 64 MiB; file contents travel base64, about 4/3 larger)
   --max-body-bytes-at-once  caps the request bodies held at once (default 2 x --max-body-bytes); more: 503
   --max-file-operations  file operations worked on at once (default ${DEFAULT_FILE_OPERATIONS_AT_ONCE}); more wait up to 10 s
+  --allow-hard-links     the file tools read, search and write (in place) files with more than one hard link;
+                         by default they refuse them, since another name of the file may lie outside DIR
   --stop-on-stdin-close  stop when standard input closes (for a parent process that started it)`;
 
 /** Below this many characters a secret is guessable offline from one captured request. */
@@ -87,6 +89,7 @@ export async function execServerCommand(args: string[], options: ExecServerComma
   }
   console.log(`toolgate exec-server listening on ${server.url} (root ${resolve(parsed.root)}; tenants ${parsed.tenants.join(', ')})`);
   console.log(describeCommands(sandbox));
+  if (parsed.server.allowHardLinks) console.log('files: hard links ALLOWED (--allow-hard-links): the file tools read and write files with several names, which may lie outside the root');
   await stopRequested(options.stop, parsed.stopOnStdinClose);
   await server.close();
   await sandbox.close();
@@ -111,7 +114,7 @@ interface ParsedOptions {
   tenants: string[];
   port: number;
   host: string;
-  server: Pick<ExecServerOptions, 'maxBodyBytes' | 'maxBufferedBodyBytes' | 'maxFileOperations' | 'allowedHosts'>;
+  server: Pick<ExecServerOptions, 'maxBodyBytes' | 'maxBufferedBodyBytes' | 'maxFileOperations' | 'allowedHosts' | 'allowHardLinks'>;
   sandbox: SandboxSettings;
   stopOnStdinClose: boolean;
 }
@@ -147,6 +150,7 @@ function parseOptions(args: string[], env: Readonly<Record<string, string | unde
         tenant: { type: 'string', multiple: true },
         unsandboxed: { type: 'boolean' },
         'allow-network': { type: 'boolean' },
+        'allow-hard-links': { type: 'boolean' },
         'read-only-path': { type: 'string', multiple: true },
         ...Object.fromEntries(Object.keys(LIMIT_FLAGS).map((flag) => [flag, { type: 'string' as const }])),
         'stop-on-stdin-close': { type: 'boolean' },
@@ -210,6 +214,7 @@ function parseOptions(args: string[], env: Readonly<Record<string, string | unde
       maxBufferedBodyBytes: counts['max-body-bytes-at-once'],
       maxFileOperations: counts['max-file-operations'],
       allowedHosts: values['allowed-host'],
+      allowHardLinks: values['allow-hard-links'] === true,
     },
     sandbox: {
       unsandboxed: values.unsandboxed === true,

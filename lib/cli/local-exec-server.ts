@@ -37,8 +37,9 @@ export interface LocalExecServerOptions {
  * never run inside the gateway's event loop, and the exec-server holds none of the gateway's
  * variables (only its own secret). It serves the workspace (TOOLGATE_WORKSPACE, default
  * ./workspace, created from the sample on first start) to the manifest's tenant; with
- * TOOLGATE_EXEC_UNSANDBOXED=1 it runs commands without a sandbox. It stops with the gateway, and
- * also when the gateway dies without stopping it (it watches its standard input, a pipe from here).
+ * TOOLGATE_EXEC_UNSANDBOXED=1 it runs commands without a sandbox, with
+ * TOOLGATE_EXEC_ALLOW_HARD_LINKS=1 its file tools use files with several hard links. It stops
+ * with the gateway, and also when the gateway dies without stopping it (it watches its standard input, a pipe from here).
  */
 export async function startLocalExecServer(manifest: Manifest, env: NodeJS.ProcessEnv, options: LocalExecServerOptions = {}): Promise<LocalExecServer | undefined> {
   const ref = manifest.execution_environment;
@@ -51,6 +52,7 @@ export async function startLocalExecServer(manifest: Manifest, env: NodeJS.Proce
   const port = env.TOOLGATE_EXEC_PORT !== undefined ? Number(env.TOOLGATE_EXEC_PORT) : Number(new URL(ref.url).port || 80);
   const args = [TOOLGATE_BIN, 'exec-server', '--root', root, '--port', String(port), '--host', '127.0.0.1', '--tenant', manifest.tenant, '--stop-on-stdin-close'];
   if (env.TOOLGATE_EXEC_UNSANDBOXED === '1') args.push('--unsandboxed');
+  if (env.TOOLGATE_EXEC_ALLOW_HARD_LINKS === '1') args.push('--allow-hard-links');
   const child = spawn(process.execPath, args, { env: execServerEnv(env, secret), stdio: ['pipe', 'pipe', 'pipe'] });
   const stop = () => stopProcess(child);
   try {

@@ -17,11 +17,8 @@ export interface CompiledGlob {
   matches(path: string): boolean;
 }
 
-/** grep's glob_filter: matched here for a one-file grep, by ripgrep for a folder. */
-export interface GlobFilter extends CompiledGlob {
-  /** The filter as ripgrep's --glob, meaning what `matches` means. */
-  ripgrepGlob: string;
-}
+/** grep's glob_filter, matched here (ripgrep only reads the files it is handed). */
+export type GlobFilter = CompiledGlob;
 
 /**
  * The glob tool's pattern, matched against each file's path under the search folder with
@@ -53,11 +50,7 @@ export function compileGlobFilter(filter: string): GlobFilter {
     throw notValid(described, 'it has a class with a character beyond ASCII, which ripgrep matches one byte at a time: write the alternatives instead, {é,è}');
   }
   const expression = compileExpression(filterSource(globRegexSource(patterns, 'ripgrep'), anchored, negated), described);
-  return {
-    matches: (path) => test(expression, utf8Bytes(path), path, described) !== negated,
-    // A glob starting with # is a comment to ripgrep (gitignore syntax): escaped, it is the name.
-    ripgrepGlob: filter.startsWith('#') ? `\\${filter}` : filter,
-  };
+  return { matches: (path) => test(expression, utf8Bytes(path), path, described) !== negated };
 }
 
 /** What ripgrep reads specially in a --glob (it is a gitignore line), refused or kept apart. */

@@ -34,14 +34,16 @@ export class BubblewrapSandbox implements CommandSandbox {
   readonly #options: BubblewrapSandboxOptions;
   readonly #serverEnv: ServerEnv;
 
-  /** The real paths of the sandbox's own files on the host (the /etc copy, the seccomp filter's folder). */
+  /** The real paths of the sandbox's own files on the host (the /etc copy, the seccomp filter's and the git guard's folders). */
   readonly #ownFolders: string[];
 
   constructor(options: BubblewrapSandboxOptions) {
     this.#options = options;
     this.#serverEnv = options.serverEnv ?? (() => process.env);
-    const filter = options.layout.seccompFilter;
-    this.#ownFolders = [options.etcCopy, filter && dirname(filter)].filter((folder) => folder !== undefined).map((folder) => realpathSync(folder));
+    const { seccompFilter, gitGuard } = options.layout;
+    this.#ownFolders = [options.etcCopy, seccompFilter && dirname(seccompFilter), gitGuard && dirname(gitGuard.script)]
+      .filter((folder) => folder !== undefined)
+      .map((folder) => realpathSync(folder));
   }
 
   report(): SandboxReport {
@@ -119,8 +121,9 @@ export class BubblewrapSandbox implements CommandSandbox {
     await this.#options.cgroups.close();
     if (this.#options.etcCopy) await rm(this.#options.etcCopy, { recursive: true, force: true });
     // The filter sits alone in a private folder of its own (local-sandbox-seccomp.ts).
-    const filter = this.#options.layout.seccompFilter;
-    if (filter) await rm(dirname(filter), { recursive: true, force: true });
+    const { seccompFilter, gitGuard } = this.#options.layout;
+    if (seccompFilter) await rm(dirname(seccompFilter), { recursive: true, force: true });
+    if (gitGuard) await rm(dirname(gitGuard.script), { recursive: true, force: true });
   }
 
   /** read_only means no network, whatever else was asked; network only where the operator allows it. */

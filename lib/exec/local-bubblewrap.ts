@@ -1,4 +1,5 @@
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
+import { gitGuardMounts, type GitGuard } from './local-sandbox-git.ts';
 import { SECCOMP_FILTER_FD } from './local-sandbox-seccomp.ts';
 
 /**
@@ -12,7 +13,7 @@ import { SECCOMP_FILTER_FD } from './local-sandbox-seccomp.ts';
  * - a minimal /dev, a fresh size-limited tmpfs at /tmp and /dev/shm (/tmp is also HOME, and
  *   /var/tmp links to it), nothing else: no /root, /home, /run, /sys, no gateway or project files;
  * - the workspace at its own path (so the paths the model sees keep working), read-write, or
- *   read-only for a read_only call;
+ *   read-only for a read_only call, which also gets git behind a guard (local-sandbox-git.ts);
  * - the root and /dev read-only, so nothing else can be written anywhere.
  * Namespaces: all of them (user where possible, with no further ones allowed inside; pid, net,
  * ipc, uts, cgroup); the network one is kept only for a call that may use the network. Every
@@ -42,6 +43,8 @@ export interface BubblewrapLayout {
    * starts bwrap opens on this file.
    */
   seccompFilter?: string;
+  /** What read_only calls run as git (local-sandbox-git.ts); undefined where the sandbox has no git. */
+  gitGuard?: GitGuard;
 }
 
 export interface SandboxedCall {
@@ -90,6 +93,7 @@ export function bubblewrapArguments(layout: BubblewrapLayout, call: SandboxedCal
   args.push('--size', tmpSize, '--tmpfs', '/dev/shm', '--size', tmpSize, '--tmpfs', '/tmp', '--symlink', '/tmp', '/var/tmp');
   for (const path of layout.readOnlyPaths) args.push('--ro-bind', path, path);
   args.push(call.readOnly ? '--ro-bind' : '--bind', call.workspace, call.workspace);
+  if (call.readOnly && layout.gitGuard) args.push(...gitGuardMounts(layout.gitGuard));
   args.push('--remount-ro', '/dev', '--remount-ro', '/');
   if (layout.seccompFilter) args.push('--seccomp', String(SECCOMP_FILTER_FD));
   args.push('--chdir', call.cwd, '--clearenv');

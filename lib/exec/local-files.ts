@@ -2,6 +2,7 @@ import { constants, type Stats } from 'node:fs';
 import { lstat, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { ExecEnvironmentError, type DirectoryEntry, type EntryType, type FileStat } from './environment.ts';
 import { fsError } from './local-errors.ts';
+import { isOrdinaryEntry, requireUsableFile, specialFileRefused, type FilePolicy } from './local-file-kinds.ts';
 import { MAX_LISTED_ENTRIES } from './limits.ts';
 import { childPathOf, createChild, openChild, pathOf, realPathOfOpen, release, reopen, type Place } from './local-places.ts';
 import { isInside, type Found, type Lookup, type PathSandbox } from './local-paths.ts';
@@ -18,15 +19,21 @@ const CREATE_ATTEMPTS = 3;
 /** S_ISUID | S_ISGID. */
 const SETUID_SETGID = 0o6000;
 
-/** The file's bytes; a file larger than `maxBytes` is refused unread (invalid_request), even one that grows while it is read. */
-export async function readRootedFile(paths: PathSandbox, path: string, maxBytes: number): Promise<Uint8Array> {
+/**
+ * The file's bytes; a file larger than `maxBytes` is refused unread (invalid_request), even one
+ * that grows while it is read. Only a file `policy` allows (local-file-kinds.ts) is opened, and
+ * the descriptor opened is checked again.
+ */
+export async function readRootedFile(paths: PathSandbox, path: string, maxBytes: number, policy: FilePolicy): Promise<Uint8Array> {
   return paths.use(path, {}, async (lookup) => {
     if (lookup.kind === 'missing') throw missing(path);
-    requireRegularFile(lookup.stats, path);
+    requireUsableFile(lookup.stats, path, policy);
     const handle = await reopen(lookup.place, constants.O_RDONLY).catch((error: unknown) => Promise.reject(fsError(error, path)));
     try {
       await requireOpenedInside(paths, handle, path);
-      return await readAtMost(handle, maxBytes, path);
+      const stats = await handle.stat();
+      requireUsableFile(stats, path, policy);
+      return await readAtMost(handle, stats.size, maxBytes, path);
     } catch (error) {
       throw fsError(error, path);
     } finally {
@@ -35,8 +42,7 @@ export async function readRootedFile(paths: PathSandbox, path: string, maxBytes:
   });
 }
 
-async function readAtMost(handle: FileHandle, maxBytes: number, path: string): Promise<Uint8Array> {
-  const { size } = await handle.stat();
+async function readAtMost(handle: FileHandle, size: number, maxBytes: number, path: string): Promise<Uint8Array> {
   if (size > maxBytes) throw fileTooLarge(path, maxBytes, size);
   // One byte more than stat said: a file that grew since is read on, up to one byte past the limit.
   let buffer = new Uint8Array(Math.min(size, maxBytes) + 1);
@@ -54,15 +60,22 @@ async function readAtMost(handle: FileHandle, maxBytes: number, path: string): P
   }
 }
 
-export async function writeRootedFile(paths: PathSandbox, path: string, content: Uint8Array): Promise<void> {
+/**
+ * Writes the file in place (its own inode: a file with several names changes under all of them,
+ * which is why `policy` refuses those unless the operator allows them), creating it if missing.
+ */
+export async function writeRootedFile(paths: PathSandbox, path: string, content: Uint8Array, policy: FilePolicy): Promise<void> {
   if (paths.relative(path) === '') throw rootRefused('written to', path);
   for (let attempt = 1; ; attempt++) {
     const written = await paths.use(path, { createFolders: true }, async (lookup) => {
-      const handle = await openForWriting(lookup, path);
+      const handle = await openForWriting(lookup, path, policy);
       if (handle === undefined) return false;
       try {
         await requireOpenedInside(paths, handle, path);
-        await dropSetuidBits(handle);
+        // Checked on the descriptor before anything changes: the name may lead elsewhere by now.
+        const stats = await handle.stat();
+        requireUsableFile(stats, path, policy);
+        await dropSetuidBits(handle, stats);
         await handle.truncate(0);
         await handle.writeFile(content);
         return true;
@@ -78,10 +91,10 @@ export async function writeRootedFile(paths: PathSandbox, path: string, content:
 }
 
 /** The file to write, opened; undefined when something appeared at a missing name since the walk. */
-async function openForWriting(lookup: Lookup, path: string): Promise<FileHandle | undefined> {
+async function openForWriting(lookup: Lookup, path: string, policy: FilePolicy): Promise<FileHandle | undefined> {
   try {
     if (lookup.kind === 'missing') return await createChild(lookup.folder, lookup.name);
-    requireRegularFile(lookup.stats, path);
+    requireUsableFile(lookup.stats, path, policy);
     return await reopen(lookup.place, constants.O_WRONLY);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
@@ -94,8 +107,7 @@ async function openForWriting(lookup: Lookup, path: string): Promise<FileHandle 
  * without CAP_FSETID. A root exec-server holds CAP_FSETID, so without this, new bytes chosen by the
  * model would run as the owner of a setuid file someone left in the workspace.
  */
-async function dropSetuidBits(handle: FileHandle): Promise<void> {
-  const { mode } = await handle.stat();
+async function dropSetuidBits(handle: FileHandle, { mode }: Stats): Promise<void> {
   if (mode & SETUID_SETGID) await handle.chmod(mode & 0o7777 & ~SETUID_SETGID);
 }
 
@@ -106,6 +118,7 @@ export async function deleteRootedFile(paths: PathSandbox, path: string): Promis
     if (lookup.stats.isDirectory()) {
       throw new ExecEnvironmentError('is_directory', `${JSON.stringify(path)} is a folder: deleteFile removes files only (use a command such as "rm -r" for folders)`);
     }
+    if (!isOrdinaryEntry(lookup.stats)) throw specialFileRefused(path);
     await requireLinkInside(paths, lookup, path);
     await unlink(entryPath(lookup)).catch((error: unknown) => Promise.reject(fsError(error, path)));
   });
@@ -116,8 +129,10 @@ export async function moveRootedFile(paths: PathSandbox, from: string, to: strin
   if (paths.relative(to) === '') throw rootRefused('replaced', to);
   await paths.use(from, { followLast: false }, async (source) => {
     if (source.kind === 'missing') throw missing(from);
+    if (!isOrdinaryEntry(source.stats)) throw specialFileRefused(from);
     await requireLinkInside(paths, source, from);
     await paths.use(to, { followLast: false, createFolders: true }, async (destination) => {
+      if (destination.kind === 'found' && !isOrdinaryEntry(destination.stats)) throw specialFileRefused(to);
       if (destination.kind === 'found') await requireLinkInside(paths, destination, to);
       const target = destination.kind === 'found' ? entryPath(destination) : childPathOf(destination.folder, destination.name);
       await rename(entryPath(source), target).catch((error: unknown) => Promise.reject(fsError(error, to)));
@@ -215,13 +230,6 @@ async function requireOpenedInside(paths: PathSandbox, handle: FileHandle, path:
   const real = await realPathOfOpen(handle);
   if (real !== undefined && !isInside(paths.root, real)) {
     throw new ExecEnvironmentError('outside_root', `${JSON.stringify(path)} was moved outside the environment root while it was opened: use a path inside the root`);
-  }
-}
-
-function requireRegularFile(stats: Stats, path: string): void {
-  if (stats.isDirectory()) throw fsError(Object.assign(new Error('folder'), { code: 'EISDIR' }), path);
-  if (!stats.isFile()) {
-    throw new ExecEnvironmentError('invalid_path', `${JSON.stringify(path)} is not a regular file (a FIFO, socket or device): name a regular file`);
   }
 }
 

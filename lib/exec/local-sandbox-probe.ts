@@ -6,6 +6,7 @@ import { bubblewrapArguments, systemMounts, type BubblewrapLayout } from './loca
 import { detectCgroups } from './local-cgroups.ts';
 import { SANDBOX_PATH } from './command-env.ts';
 import { copyAllowedEtc } from './local-sandbox-etc.ts';
+import { writeGitGuard } from './local-sandbox-git.ts';
 import { SECCOMP_FILTER_FD, writeSeccompFilter } from './local-sandbox-seccomp.ts';
 import { checkCommandLimits, DEFAULT_COMMAND_LIMITS, type CommandLimits } from './command-limits.ts';
 import { BubblewrapSandbox } from './local-bubblewrap-sandbox.ts';
@@ -51,15 +52,17 @@ export async function probeCommandSandbox(settings: SandboxSettings = {}): Promi
   if (process.platform !== 'linux') return new RefusedCommands(`commands are sandboxed with bubblewrap, which needs Linux, and this is ${process.platform}`);
   const bwrap = findProgram('bwrap', settings.searchPath ?? process.env.PATH ?? '');
   if (!bwrap) return new RefusedCommands('bubblewrap (bwrap) is not installed, or not on the exec-server\'s PATH');
+  const gitGuard = writeGitGuard();
   const etcCopy = copyAllowedEtc();
   const filter = writeSeccompFilter();
-  const layout: BubblewrapLayout = { bwrap, ownUserNamespace: true, systemMounts: systemMounts(etcCopy), readOnlyPaths: settings.readOnlyPaths ?? [], seccompFilter: filter.file };
+  const layout: BubblewrapLayout = { bwrap, ownUserNamespace: true, systemMounts: systemMounts(etcCopy), readOnlyPaths: settings.readOnlyPaths ?? [], seccompFilter: filter.file, gitGuard };
   // The strongest layout first; without user namespaces (root only) the rest still holds. The
   // seccomp filter is in both: a kernel that refuses it refuses commands (none runs without it).
   const failure = (await trialRun(layout)) && (await trialRun(Object.assign(layout, { ownUserNamespace: false })));
   if (failure) {
     rmSync(etcCopy, { recursive: true, force: true });
     if (filter.file) rmSync(dirname(filter.file), { recursive: true, force: true });
+    if (gitGuard) rmSync(dirname(gitGuard.script), { recursive: true, force: true });
     return new RefusedCommands(failure);
   }
   const cgroups = await detectCgroups({ memoryAllCallsBytes });
@@ -109,13 +112,21 @@ async function trialRun(layout: BubblewrapLayout): Promise<string | undefined> {
       command: 'echo ok > probe',
     });
     const stderr = await runBwrap(layout, args);
-    if (stderr === '' && readFileSync(join(workspace, 'probe'), 'utf8') === 'ok\n') return undefined;
+    if (stderr === '' && readFileSync(join(workspace, 'probe'), 'utf8') === 'ok\n') return await trialReadOnlyGit(layout, workspace);
     return `bubblewrap failed to start a sandbox here (${stderr.split('\n')[0] || 'no output'}); if user namespaces are disabled, allow them (sysctl kernel.unprivileged_userns_clone=1 or user.max_user_namespaces) or run the exec-server as root`;
   } catch (error) {
     return `bubblewrap failed to start a sandbox here (${(error as Error).message})`;
   } finally {
     rmSync(workspace, { recursive: true, force: true });
   }
+}
+
+/** A read_only call runs git behind its guard (local-sandbox-git.ts); answers why that failed, or undefined. */
+async function trialReadOnlyGit(layout: BubblewrapLayout, workspace: string): Promise<string | undefined> {
+  if (!layout.gitGuard) return undefined;
+  const call = { workspace, cwd: workspace, readOnly: true, network: false, tmpBytes: 1024 * 1024, env: { PATH: SANDBOX_PATH }, command: 'git version >/dev/null' };
+  const stderr = await runBwrap(layout, bubblewrapArguments(layout, call));
+  return stderr === '' ? undefined : `git's guard for read-only calls failed to run in a trial sandbox (${stderr.split('\n')[0]})`;
 }
 
 /** Runs bwrap with the filter open on SECCOMP_FILTER_FD, as the launcher does; answers its stderr when it failed, or ''. */

@@ -10,16 +10,15 @@ import {
   type GrepOptions,
 } from './environment.ts';
 import { RefusedCommands, type CommandSandbox, type ProcessSpec } from './command-sandbox.ts';
-import { DEFAULT_EXEC_TIMEOUT_MS, DEFAULT_GREP_MAX_RESULTS, DEFAULT_GREP_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES, MAX_EXEC_TIMEOUT_MS, MAX_GREP_FILE_BYTES, MAX_READ_FILE_BYTES } from './limits.ts';
+import { DEFAULT_EXEC_TIMEOUT_MS, DEFAULT_GREP_MAX_RESULTS, DEFAULT_GREP_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES, MAX_EXEC_TIMEOUT_MS, MAX_READ_FILE_BYTES } from './limits.ts';
 import { runCommand } from './local-command.ts';
-import { fsError } from './local-errors.ts';
+import type { FilePolicy } from './local-file-kinds.ts';
 import { deleteRootedFile, listRootedFolder, moveRootedFile, readRootedFile, requireFolder, statRooted, writeRootedFile } from './local-files.ts';
-import { ripgrepJail } from './local-grep-jail.ts';
-import { runRipgrep, searchFile, startIn, type RipgrepSearch } from './local-grep.ts';
+import { grepRooted } from './local-grep-search.ts';
 import { PathSandbox } from './local-paths.ts';
-import { pathOf, type Place } from './local-places.ts';
+import { pathOf } from './local-places.ts';
 import { compileGlob, compileGlobFilter } from './glob.ts';
-import { findFiles, globFiles, matchesFilter, skipUsualFolders } from './local-search.ts';
+import { findFiles, globFiles, skipUsualFolders } from './local-search.ts';
 
 export interface LocalExecutionEnvironmentOptions {
   /** Bytes of stdout, and separately of stderr, kept per command (the head). Default 1 MiB. */
@@ -35,8 +34,11 @@ export interface LocalExecutionEnvironmentOptions {
   ripgrep?: string;
   /** How long a grep may run before ripgrep is killed; default DEFAULT_GREP_TIMEOUT_MS. */
   grepTimeoutMs?: number;
-  /** Run ripgrep's folder searches in a bubblewrap jail when bwrap works here (see local-grep-jail.ts); default true. */
-  jailGrep?: boolean;
+  /**
+   * Read, search and write files that have more than one hard link (exec-server
+   * --allow-hard-links); default false: refused, since another name may lie outside the root.
+   */
+  allowHardLinks?: boolean;
 }
 
 /**
@@ -53,7 +55,7 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
   readonly #sandbox: CommandSandbox;
   readonly #ripgrep: string;
   readonly #grepTimeoutMs: number;
-  readonly #jailGrep: boolean;
+  readonly #files: FilePolicy;
 
   constructor(root: string, options: LocalExecutionEnvironmentOptions = {}) {
     this.#paths = new PathSandbox(root);
@@ -62,16 +64,16 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
     this.#sandbox = options.sandbox ?? new RefusedCommands('no sandbox was given to this LocalExecutionEnvironment');
     this.#ripgrep = options.ripgrep ?? 'rg';
     this.#grepTimeoutMs = options.grepTimeoutMs ?? DEFAULT_GREP_TIMEOUT_MS;
-    this.#jailGrep = options.jailGrep ?? true;
+    this.#files = { allowHardLinks: options.allowHardLinks === true };
   }
 
   async readFile(path: string): Promise<Uint8Array> {
-    return readRootedFile(this.#paths, path, this.#maxReadBytes);
+    return readRootedFile(this.#paths, path, this.#maxReadBytes, this.#files);
   }
 
   async writeFile(path: string, content: Uint8Array): Promise<void> {
     if (!(content instanceof Uint8Array)) throw new ExecEnvironmentError('invalid_request', 'writeFile content must be bytes (a Uint8Array)');
-    await writeRootedFile(this.#paths, path, content);
+    await writeRootedFile(this.#paths, path, content, this.#files);
   }
 
   async deleteFile(path: string): Promise<void> {
@@ -122,21 +124,10 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
     if (typeof pattern !== 'string' || pattern.includes('\0') || options.glob_filter?.includes('\0')) {
       throw new ExecEnvironmentError('invalid_request', 'grep needs a pattern (and glob_filter) without NUL bytes');
     }
-    // Checked before anything runs; ripgrep gets the filter as compileGlobFilter reads it, so both branches agree.
+    // Checked before anything runs, and matched by the walk (ripgrep only reads the files it is handed).
     const filter = options.glob_filter === undefined || options.glob_filter === '' ? undefined : compileGlobFilter(options.glob_filter);
     const search = { command: this.#ripgrep, pattern, caseInsensitive: options.case_insensitive === true, limit, timeoutMs: this.#grepTimeoutMs, signal: options.signal };
-    const relative = this.#paths.relative(path);
-    return this.#paths.use(path, {}, async (lookup) => {
-      if (lookup.kind === 'missing') throw fsError(Object.assign(new Error('missing'), { code: 'ENOENT' }), path);
-      if (lookup.stats.isDirectory()) {
-        const start = await this.#searchStart(lookup.place);
-        return runRipgrep({ ...search, ...start, target: '.', globFilter: filter?.ripgrepGlob, reportPath: (printed) => (relative === '' ? printed : `${relative}/${printed}`) });
-      }
-      // One file: no walk, so no jail; rg ignores globs and the size limit for a file it is given, so they apply here.
-      const name = relative.slice(relative.lastIndexOf('/') + 1);
-      if (!matchesFilter(name, filter) || lookup.stats.size > MAX_GREP_FILE_BYTES) return [];
-      return runRipgrep({ ...search, ...searchFile(lookup.place), reportPath: () => relative });
-    });
+    return grepRooted(this.#paths, path, { search, filter, policy: this.#files });
   }
 
   async glob(pattern: string, path: string): Promise<GlobMatch[]> {
@@ -152,13 +143,6 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
 
   async platform(): Promise<string> {
     return process.platform;
-  }
-
-  /** Where a folder search starts: in the jail (by real path) when there is one, else in the held folder. */
-  async #searchStart(folder: Place): Promise<Pick<RipgrepSearch, 'cwd' | 'heldDescriptor' | 'wrap'>> {
-    const jail = this.#jailGrep ? await ripgrepJail(this.#ripgrep) : undefined;
-    if (jail === undefined) return startIn(folder);
-    return { cwd: '/', wrap: (args) => jail.wrap(this.#paths.root, folder.real, args) };
   }
 
   /**

@@ -65,6 +65,8 @@ export interface ExecServerOptions {
    * works here, else commands refused). A sandbox the server probed itself is closed with it.
    */
   sandbox?: CommandSandbox;
+  /** The default environment reads, searches and writes files with several hard links (--allow-hard-links; see local-file-kinds.ts). */
+  allowHardLinks?: boolean;
 }
 
 export interface ExecServer {
@@ -105,7 +107,7 @@ export async function startExecServer(options: ExecServerOptions): Promise<ExecS
     fileOperations,
     fileOperationWaitMs: options.fileOperationWaitMs ?? DEFAULT_FILE_OPERATION_WAIT_MS,
     hostsServed: [],
-    environment: options.environment ?? new LocalExecutionEnvironment(options.root, { sandbox }),
+    environment: options.environment ?? new LocalExecutionEnvironment(options.root, { sandbox, allowHardLinks: options.allowHardLinks }),
     log: options.log ?? (() => {}),
   };
   const server = createServer((request, response) => {

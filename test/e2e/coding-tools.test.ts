@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { linkSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,6 +85,37 @@ describe('coding tools through the gateway and a real exec-server', () => {
   it('refuses paths outside the root through the whole stack', async () => {
     const result = await call('oa', 'read_file', { file_path: '../../etc/passwd' });
     expect(result).toMatchObject({ status: 'error', content: 'Path ../../etc/passwd is outside the working directory. Use a path relative to the working directory, or an absolute path inside it.' });
+  });
+
+  it('attack (issue 22): a FIFO and a hard link to an outside file are refused by every file tool, with what to do', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'toolgate-outside-'));
+    try {
+      writeFileSync(join(outside, 'secret.txt'), 'outside secret\n');
+      linkSync(join(outside, 'secret.txt'), join(root, 'linked.txt'));
+      execFileSync('mkfifo', [join(root, 'pipe')]);
+      const refusals = [
+        ['oa', 'read_file', { file_path: 'pipe' }, 'not a regular file (a FIFO, socket or device)'],
+        ['oa', 'grep', { pattern: 'x', path: 'pipe' }, 'not a regular file (a FIFO, socket or device)'],
+        ['oa', 'write_file', { file_path: 'pipe', content: 'x' }, 'not a regular file (a FIFO, socket or device)'],
+        ['oa', 'read_file', { file_path: 'linked.txt' }, 'has 2 hard links (names)'],
+        ['oa', 'grep', { pattern: 'secret', path: 'linked.txt' }, 'has 2 hard links (names)'],
+        ['oa', 'write_file', { file_path: 'linked.txt', content: 'pwned' }, 'has 2 hard links (names)'],
+        ['an', 'edit_file', { file_path: 'linked.txt', old_string: 'outside', new_string: 'pwned' }, 'has 2 hard links (names)'],
+        ['oa', 'apply_patch', { patch: '*** Begin Patch\n*** Update File: linked.txt\n@@\n-outside secret\n+pwned\n*** End Patch' }, 'has 2 hard links (names)'],
+      ] as const;
+      for (const [key, tool, args, reason] of refusals) {
+        const result = await call(key, tool, args);
+        expect(result.status, `${tool} ${JSON.stringify(args)}`).toBe('error');
+        expect(result.content, `${tool} ${JSON.stringify(args)}`).toContain(reason);
+      }
+      const searched = await call('oa', 'grep', { pattern: 'secret' });
+      expect(searched).toMatchObject({ status: 'ok', content: 'No matches found for pattern "secret" in the working directory.' });
+      expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('outside secret\n');
+    } finally {
+      rmSync(join(root, 'linked.txt'), { force: true });
+      rmSync(join(root, 'pipe'), { force: true });
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   it('an exec-server that is down, or a secret that is not set, is an unavailable result, never a crash', async () => {

@@ -6,13 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalGateway, type LocalGateway } from '../../lib/cli/serve.ts';
 
 /**
- * Issue 10, finding 2, end to end as `npm start` runs it: the demo manifest grants
- * `read_only_commands`, the gateway hands the grant's read_only to the exec-server (its own
- * process), and the sandbox mounts the workspace read-only. A `core.fsmonitor` hook planted in the
- * workspace's .git/config (as an earlier approved write could have) runs during the granted
- * `git status`, but can change nothing.
+ * Issue 10, finding 2, and issue 22, finding 8, end to end as `npm start` runs it: the demo
+ * manifest grants `read_only_commands`, the gateway hands the grant's read_only to the
+ * exec-server (its own process), and the sandbox mounts the workspace read-only. A
+ * `core.fsmonitor` hook planted in the workspace's .git/config (as an earlier approved write
+ * could have), or in the gitdir a nested repository's `.git` file points to, does not run during
+ * the granted `git status`: git under a read-only grant refuses settings that can name programs.
  */
-const HOOK = 'echo hook-ran >&2; echo pwned > pwned.txt; git config core.sshCommand evil; false';
+const HOOK = 'echo hook-ran; echo hook-ran >&2; echo pwned > pwned.txt; git config core.sshCommand evil; false';
 
 let scratch: string;
 let workspace: string;
@@ -50,6 +51,14 @@ beforeAll(async () => {
   git('add', '.');
   git('commit', '-qm', 'first');
   git('config', 'core.fsmonitor', HOOK);
+  // vendor/sub/.git is a file saying `gitdir: ../evil`, whose config names the hook.
+  const sub = join(workspace, 'vendor', 'sub');
+  execFileSync('mkdir', ['-p', sub]);
+  const subGit = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: sub, stdio: 'pipe' });
+  subGit('init', '-q', `--separate-git-dir=${join(workspace, 'vendor', 'evil')}`);
+  writeFileSync(join(sub, '.git'), 'gitdir: ../evil\n');
+  subGit('commit', '-q', '--allow-empty', '-m', 'first');
+  subGit('config', 'core.fsmonitor', HOOK);
   gateway = await startLocalGateway({
     port: 0,
     dataDir: join(scratch, '.toolgate'),
@@ -64,15 +73,20 @@ afterAll(async () => {
 });
 
 describe('a read_only_commands grant runs read-only, end to end', () => {
-  it('a planted core.fsmonitor hook runs during a granted `git status` but changes nothing', async () => {
+  it('a planted core.fsmonitor hook never runs during a granted `git status`, here or in a nested repository', async () => {
     const before = snapshot(workspace);
-    const result = await dispatch('ro-1', 'status-1', 'git status --short');
-    // Granted by class (no approval), and the hook did run: only the read-only mount stopped it.
-    expect(result.status).toBe('ok');
-    expect(result.content).toContain('hook-ran');
+    for (const [call_id, command, config] of [
+      ['status-1', 'git status --short', '.git/config'],
+      ['status-2', 'cd vendor/sub && git status', 'vendor/evil/config'],
+    ]) {
+      const result = await dispatch('ro-1', call_id, command);
+      // Granted by class (no approval), and refused by git's guard, naming the setting and its file.
+      expect(result.status, command).toBe('ok');
+      expect(result.content, command).not.toContain('hook-ran');
+      expect(result.content, command).toContain('toolgate: git was not run: the local setting core.fsmonitor');
+      expect(result.content, command).toContain(config);
+    }
     expect(existsSync(join(workspace, 'pwned.txt'))).toBe(false);
-    expect(readFileSync(join(workspace, '.git', 'config'), 'utf8')).not.toMatch(/^\s*sshCommand = evil$/m);
-    expect(result.content).toContain('Read-only file system');
     expect(snapshot(workspace)).toEqual(before);
   });
 

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, linkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -101,6 +101,28 @@ describe('toolgate exec-server (execServerCommand)', () => {
     stop.abort();
     expect(await running).toBe(0);
     await expect(remote.readFile('hello.txt')).rejects.toBeInstanceOf(ToolError);
+  });
+
+  it('refuses files with several hard links unless started with --allow-hard-links, and says so at start', async () => {
+    writeFileSync(join(sandbox.outside, 'shared.txt'), 'shared');
+    linkSync(join(sandbox.outside, 'shared.txt'), join(sandbox.root, 'linked.txt'));
+    for (const allow of [false, true]) {
+      const { out } = captureConsole();
+      const stop = new AbortController();
+      const flags = allow ? ['--allow-hard-links'] : [];
+      const running = execServerCommand(['--root', sandbox.root, '--tenant', 'demo', '--port', '0', ...flags], { env: { TOOLGATE_EXEC_SECRET: SECRET }, stop: stop.signal });
+      const url = await waitFor(() => out.join('\n').match(/listening on (http:\/\/127\.0\.0\.1:\d+)/)?.[1]);
+      try {
+        const read = new RemoteExecutionEnvironment({ url, secret: SECRET, tenant: 'demo' }).readFile('linked.txt');
+        if (allow) expect(new TextDecoder().decode(await read)).toBe('shared');
+        else await expect(read).rejects.toThrow(/has 2 hard links/);
+        expect(out.some((line) => line.includes('hard links ALLOWED'))).toBe(allow);
+      } finally {
+        stop.abort();
+      }
+      expect(await running).toBe(0);
+      vi.restoreAllMocks();
+    }
   });
 
   it('runs as its own process and exits 0 on SIGTERM', async () => {

@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_GREP_FILE_BYTES, MAX_GREP_LINE_CHARS } from '../../lib/exec/limits.ts';
 import { LocalExecutionEnvironment } from '../../lib/exec/local.ts';
+import { REPO_ROOT } from '../helpers/processes.ts';
 import { execError, makeSandbox, utf8, waitUntil, type Sandbox } from './helpers.ts';
 
 let sandbox: Sandbox;
@@ -39,11 +40,15 @@ describe('attack: a catastrophic pattern', () => {
 });
 
 describe('attack: a search that never ends', () => {
-  it('kills ripgrep at the timeout (a FIFO nobody writes) and answers an error that says so', async () => {
-    const probe = `fifo-probe-${process.pid}-${Date.now()}`;
-    execFileSync('mkfifo', [join(sandbox.root, 'pipe')]);
-    const quick = new LocalExecutionEnvironment(sandbox.root, { grepTimeoutMs: 300 });
-    const error = await execError(quick.grep(probe, 'pipe'));
+  it('kills ripgrep at the timeout and answers an error that says so', async () => {
+    // Nothing in a workspace makes the real rg hang any more (FIFOs and devices are never handed
+    // to it), so a stand-in that never ends takes its place; its name carries the probe.
+    const probe = `slow-rg-probe-${process.pid}-${Date.now()}`;
+    const slowRipgrep = join(sandbox.base, probe);
+    writeFileSync(slowRipgrep, '#!/bin/bash\nexec -a "$0" sleep 600\n', { mode: 0o755 });
+    await env.writeFile('file.txt', utf8('needle\n'));
+    const quick = new LocalExecutionEnvironment(sandbox.root, { grepTimeoutMs: 300, ripgrep: slowRipgrep });
+    const error = await execError(quick.grep('needle', '.'));
     expect(error.code).toBe('io_error');
     expect(error.message).toContain('took longer than 300 ms and was stopped');
     expect(await waitUntil(() => processesMentioning(probe).length === 0, 4_000)).toBe(true);
@@ -118,9 +123,22 @@ describe('grep runs ripgrep with the semantics the tools expect', () => {
   });
 
   it('says which package to install when ripgrep is missing', async () => {
+    await env.writeFile('file.txt', utf8('needle\n'));
     const without = new LocalExecutionEnvironment(sandbox.root, { ripgrep: join(sandbox.base, 'no-such-rg') });
     const error = await execError(without.grep('x', '.'));
     expect(error.code).toBe('unavailable');
     expect(error.message).toContain('apt-get install ripgrep');
+  });
+});
+
+describe('a server near its limit of open files', () => {
+  it('searches every file, in batches that leave descriptors to spare', async () => {
+    for (let i = 0; i < 300; i++) await env.writeFile(`many/f${String(i).padStart(3, '0')}.txt`, utf8('needle\n'));
+    // A server allowed 96 descriptors: batches of 256 would run out (EMFILE) and skip files.
+    const script = `import { LocalExecutionEnvironment } from './lib/exec/local.ts';
+      const matches = await new LocalExecutionEnvironment(process.argv[1]).grep('needle', 'many', { max_results: 1000 });
+      console.log(matches.length, matches.every((m, i) => m.path === 'many/f' + String(i).padStart(3, '0') + '.txt'));`;
+    const output = execFileSync('bash', ['-c', 'ulimit -n 96 && exec "$0" --input-type=module -e "$1" "$2"', process.execPath, script, sandbox.root], { cwd: REPO_ROOT, encoding: 'utf8' });
+    expect(output.trim()).toBe('300 true');
   });
 });

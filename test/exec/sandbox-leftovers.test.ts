@@ -44,6 +44,18 @@ describe('what an exec-server killed outright left behind', () => {
     expect(filterFolders()).toEqual(before);
   });
 
+  it("its git guard's folder is removed by the next server that starts; a server removes its own when it closes", async () => {
+    const guardFolders = () => readdirSync(tmpdir()).filter((name) => name.startsWith(`toolgate-sandbox-git-${process.pid}-`));
+    const stale = mkdtempSync(join(tmpdir(), `toolgate-sandbox-git-${deadPid()}-`));
+    writeFileSync(join(stale, 'git'), '#!/bin/sh\n');
+    const before = guardFolders();
+    const sandbox = await bubblewrapSandbox();
+    expect(existsSync(stale)).toBe(false);
+    expect(guardFolders()).toHaveLength(before.length + 1);
+    await sandbox.close();
+    expect(guardFolders()).toEqual(before);
+  });
+
   it.skipIf(pidsCgroupFolder() === undefined)('its empty cgroups are removed by the next server that starts (cgroup v1 pids)', async () => {
     const stale = join(pidsCgroupFolder()!, `toolgate-exec-${deadPid()}-1`);
     mkdirSync(join(stale, 'call-3'), { recursive: true });

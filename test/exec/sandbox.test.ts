@@ -282,7 +282,7 @@ describe('read_only: the workspace cannot change', () => {
     expect(snapshot(sandbox.root)).toEqual(before);
   });
 
-  it('a core.fsmonitor hook planted in .git/config runs during `git status` but cannot write the workspace', async () => {
+  it('a core.fsmonitor hook planted in .git/config runs during an approved `git status`, never a read_only one', async () => {
     const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: sandbox.root, stdio: 'pipe' });
     git('init', '-q');
     git('add', '.');
@@ -297,8 +297,10 @@ describe('read_only: the workspace cannot change', () => {
     git('config', '--unset', 'core.sshCommand');
     const before = snapshot(sandbox.root);
 
+    // read_only: git's guard (local-sandbox-git.ts) refuses the setting; see sandbox-git.test.ts.
     const attack = await env.execCommand('git status --short', { read_only: true });
-    expect(attack.stderr).toContain('hook-ran');
+    expect(attack.stderr).not.toContain('hook-ran');
+    expect(attack.stderr).toContain('toolgate: git was not run: the local setting core.fsmonitor');
     expect(snapshot(sandbox.root)).toEqual(before);
     expect(await readFile(join(sandbox.root, '.git', 'config'), 'utf8')).not.toMatch(/^\s*sshCommand = evil$/m);
   });
