@@ -1,4 +1,5 @@
 import type { ToolTier } from '../registry/definition.ts';
+import type { FourEyesRules } from './four-eyes.ts';
 import type { JsonObject } from '../registry/json.ts';
 
 /**
@@ -18,6 +19,8 @@ export interface ApproverDecision {
   via: DecisionChannel;
   at: string;
   reason?: string;
+  /** The principals the approver's key was minted under (four-eyes.ts). */
+  lineage?: string[];
   /** The Slack user who clicked, when `by` is the principal that user is mapped to (`approvals.slack_principals`). */
   slack_user?: string;
 }
@@ -37,6 +40,10 @@ export interface Approval {
   args_hash: string;
   /** The API principal whose call was parked; it may not approve its own call. */
   requested_by: string;
+  /** The principals the requester's key was minted under: they may not approve its call either (four-eyes.ts). */
+  requested_by_lineage?: string[];
+  /** How people are told apart for this approval, fixed when it was parked (absent: the defaults). */
+  four_eyes?: FourEyesRules;
   /** Why the policy asked for a human. */
   reason: string;
   manifest_version?: string;

@@ -88,3 +88,11 @@ export const NAME_WARNING_TEXT: Record<NameWarning, string> = {
   mixed_scripts: 'mixes scripts',
   unknown_characters: 'has unassigned characters',
 };
+
+/** What the name has that makes it confusable, in words ("mixes scripts and has invisible characters"). */
+export const describeWarnings = (name: string) => nameWarnings(name).map((w) => NAME_WARNING_TEXT[w]).join(' and ');
+
+/** Why a principal with a confusable name cannot approve where the tenant refuses such names. */
+export function confusableRefusal(name: string): string {
+  return `this tenant refuses approvals from principals whose name is confusable (approvals.confusable_names: "refuse"), and ${JSON.stringify(name)} ${describeWarnings(name)}; approve with a key whose principal name is plain`;
+}

@@ -274,7 +274,7 @@ describe.each(backends)('API key lifecycle on the %s store', (_name, open) => {
     const stored = (await backing.store.get(apiKeyRecordKey(await hashApiKey(rotated.key))))!.data;
     expect(stored).toMatchObject({ created_by: 'ops', lineage: ['ops', 'helper'] });
     const audit = await backing.store.listAudit({ tenant: 'acme', thread_id: KEYS_THREAD }, { limit: 10 });
-    const helperCreated = audit.envelopes.find((e) => e.type === 'key.created' && e.data.principal === 'helper')!;
+    const helperCreated = audit.envelopes.find((e) => e.type === 'key.created' && (e.data as { principal?: string }).principal === 'helper')!;
     expect(helperCreated).toMatchObject({ principal: 'ops', data: { created_by: 'ops', created_by_key: admin.info.id, creator_scopes: ['admin', 'approvals:decide', 'audit:read'], scopes: ['admin', 'approvals:decide'], lineage: ['ops'] } });
     expect(audit.envelopes.at(-1)).toMatchObject({ type: 'key.rotated', principal: 'ops', data: { created_by_key: admin.info.id } });
   });

@@ -1,6 +1,8 @@
 import type { Approval } from '../../governance/approval.ts';
 import { newApprovalId, saveNewApproval, attachSlackMessage } from '../../governance/approvals.ts';
 import type { GovernanceDecision } from '../../governance/policy.ts';
+import { describeWarnings } from '../../governance/confusable-names.ts';
+import { refusedName } from '../../governance/four-eyes.ts';
 import { maskSensitive } from '../../audit/redact.ts';
 import { interpretClaim, parkedRecord, type ClaimRequest } from '../../idempotency/claim.ts';
 import { idempotencyKeyFor } from '../../idempotency/keys.ts';
@@ -37,6 +39,14 @@ export async function parkStage(
       details: { reason: decision.reason, approval_required: true },
     });
   }
+  const fourEyes = approvals.fourEyes ?? {};
+  if (refusedName(caller.principal, fourEyes)) {
+    return fail({
+      code: 'denied',
+      message: `Tool \`${definition.name}\` needs human approval, and this tenant refuses approvals for principals whose name is confusable (it ${describeWarnings(caller.principal)}): the call was not parked. Use a key whose principal name is plain.`,
+      details: { reason: decision.reason, approval_required: true, confusable_name: true },
+    });
+  }
   const now = deps.now();
   const key = idempotencyKeyFor('call', { tenant: caller.tenant, thread_id: caller.thread_id, call_id: call.call_id, tool: definition.name, args_hash })!;
   const request: ClaimRequest = { key, args_hash, tool: definition.name, lease_ms: 0, ttl_ms: deps.idempotencyTtlMs, now };
@@ -51,6 +61,8 @@ export async function parkStage(
     arguments: args,
     args_hash,
     requested_by: caller.principal,
+    ...(caller.lineage?.length ? { requested_by_lineage: [...caller.lineage] } : {}),
+    ...(Object.keys(fourEyes).length > 0 ? { four_eyes: fourEyes } : {}),
     reason: decision.reason,
     ...(caller.manifest_version ? { manifest_version: caller.manifest_version } : {}),
     created_at: new Date(now).toISOString(),
