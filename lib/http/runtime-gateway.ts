@@ -34,7 +34,7 @@ const EXPORT_SCHEDULE: Record<RuntimeName, ExportSchedule> = { workers: 'request
  * keys and manifests and reads the audit trail.
  */
 export const DEMO_AGENT = { principal: 'demo-user', scopes: [] as string[] };
-export const DEMO_ADMIN = { principal: 'demo-admin', scopes: ['admin', 'approvals:decide', 'audit:read'] };
+export const DEMO_ADMIN = { principal: 'demo-admin', scopes: ['admin', 'approvals:read', 'approvals:decide', 'audit:read'] };
 
 export interface RuntimeGatewayConfig {
   runtime: RuntimeName;
