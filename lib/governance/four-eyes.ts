@@ -23,15 +23,13 @@ export interface Person {
   lineage?: readonly string[];
 }
 
-const identities = (names: readonly string[] | undefined) => new Set((names ?? []).map(principalIdentity));
-
 /** Whether two principals count as one person under the rules. */
 export function samePerson(a: Person, b: Person, rules: FourEyesRules = {}): boolean {
   const [nameA, nameB] = [principalIdentity(a.name), principalIdentity(b.name)];
-  if (nameA === nameB || rules.same_person_as_creator === false) return nameA === nameB;
-  const [lineageA, lineageB] = [identities(a.lineage), identities(b.lineage)];
-  if (lineageA.has(nameB) || lineageB.has(nameA)) return true;
-  return rules.same_person_as_creator === true && [...lineageA].some((name) => lineageB.has(name));
+  if (nameA === nameB) return true;
+  if (rules.same_person_as_creator === false) return false;
+  const [lineageA, lineageB] = [a, b].map((p) => new Set((p.lineage ?? []).map(principalIdentity)));
+  return lineageA.has(nameB) || lineageB.has(nameA) || (rules.same_person_as_creator === true && [...lineageA].some((name) => lineageB.has(name)));
 }
 
 /** Whether the rules refuse this name (it cannot approve, and its calls are not parked). */

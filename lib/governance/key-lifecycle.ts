@@ -17,7 +17,7 @@ import {
   type ApiKeyRecordData,
 } from './api-key-record.ts';
 import type { ApiKeyResolver, Principal } from './api-keys.ts';
-import { samePrincipal } from './principal-identity.ts';
+import { principalIdentity } from './principal-identity.ts';
 
 export interface ApiKeyInfo {
   /** e.g. "key_" + 16 hex; stable, safe to show and log. */
@@ -104,12 +104,12 @@ export class ApiKeyLifecycle {
 
   /** A new key; it expires at `expires_at`, or `expires_in_seconds` from now (not both), or never. */
   async create(tenant: string, request: { principal: string; scopes: string[]; expires_at?: string | null; expires_in_seconds?: number }, by: KeyActor): Promise<{ key: string; info: ApiKeyInfo }> {
-    refuseScopesBeyond(by, request.scopes, `a key for ${request.principal}`);
+    refuseScopesBeyond(by, request.scopes);
     const now = this.#now();
     const expiresAt = this.#checkExpiry(request, now);
     const key = generateApiKey();
     const hash = await hashApiKey(key);
-    const data = { tenant, principal: request.principal, scopes: [...request.scopes], created_at: new Date(now).toISOString(), created_by: actorName(by), lineage: mintedLineage(by, request.principal, []), id: await keyIdFor(hash), prefix: shownPrefix(key), expires_at: expiresAt };
+    const data = { tenant, principal: request.principal, scopes: [...request.scopes], created_at: new Date(now).toISOString(), created_by: actorName(by), lineage: mintedLineage(by, []), id: await keyIdFor(hash), prefix: shownPrefix(key), expires_at: expiresAt };
     await storeNewKey(this.#store, hash, data);
     const info = this.#info('active', data, null, now);
     await this.#record(tenant, 'key.created', actorName(by), { ...keyFacts(info), ...creatorFacts(by) });
@@ -160,13 +160,13 @@ export class ApiKeyLifecycle {
     if (!Number.isSafeInteger(grace) || grace < 0 || grace > MAX_GRACE_SECONDS) throw new KeyLifecycleError('invalid_request', `grace_seconds must be a whole number from 0 to ${MAX_GRACE_SECONDS} (7 days)`);
     const old = await this.#require(tenant, id);
     // Whoever rotates holds the new key: it may not carry scopes the rotator lacks.
-    refuseScopesBeyond(by, old.data.scopes, `key ${id}'s replacement`);
+    refuseScopesBeyond(by, old.data.scopes);
     const now = this.#now();
     this.#refuseRotation(old, now);
     const key = generateApiKey();
     const hash = await hashApiKey(key);
     const at = new Date(now).toISOString();
-    const next = { tenant, principal: old.data.principal, scopes: old.data.scopes, created_at: at, created_by: actorName(by), lineage: mintedLineage(by, old.data.principal, old.data.lineage ?? []), id: await keyIdFor(hash), prefix: shownPrefix(key), expires_at: sameLifetime(old.data, now) };
+    const next = { tenant, principal: old.data.principal, scopes: old.data.scopes, created_at: at, created_by: actorName(by), lineage: mintedLineage(by, old.data.lineage ?? []), id: await keyIdFor(hash), prefix: shownPrefix(key), expires_at: sameLifetime(old.data, now) };
     const graceEnd = Math.min(now + grace * 1000, old.data.expires_at ? Date.parse(old.data.expires_at) : Number.POSITIVE_INFINITY);
     const replaced = { ...old.data, rotated_at: at, grace_until: new Date(graceEnd).toISOString(), replaced_by: next.id };
     // The old key's compare-and-set decides which rotation wins; the replacement's id is its owner.
@@ -261,32 +261,22 @@ function keyFacts(info: ApiKeyInfo): JsonObject {
 
 const actorName = (by: KeyActor) => (isOperator(by) ? by.operator : by.principal);
 
-/** Who made a key, for its audit envelope: the operator, or a principal with the key or token it acted with and its scopes. */
+/** Who made a key, for its audit envelope: the operator, or a principal with the key it acted with and its scopes. */
 function creatorFacts(by: KeyActor): JsonObject {
-  if (isOperator(by)) return { created_by: by.operator, created_by_operator: true };
-  const credential: JsonObject = by.credential?.kind === 'key' ? { created_by_key: by.credential.key_id } : by.credential?.kind === 'token' ? { created_by_issuer: by.credential.issuer } : {};
-  return { created_by: by.principal, ...credential, creator_scopes: by.scopes };
+  if (isOperator(by)) return { created_by: by.operator };
+  return { created_by: by.principal, created_by_key: by.credential?.kind === 'key' ? by.credential.key_id : null, creator_scopes: by.scopes };
 }
 
 /** A principal cannot hand out what it does not hold (the operator can: it owns the store). */
-function refuseScopesBeyond(by: KeyActor, scopes: readonly string[], what: string): void {
-  if (isOperator(by)) return;
-  const beyond = [...new Set(scopes.filter((scope) => !by.scopes.includes(scope)))];
-  if (beyond.length === 0) return;
-  throw new KeyLifecycleError('forbidden', `${by.principal} cannot give ${what} the scope${beyond.length === 1 ? '' : 's'} ${beyond.map((s) => `"${s}"`).join(', ')}: a key gets only scopes its creator holds; ask an admin who holds them, or the operator (toolgate keys create --tenant)`);
+function refuseScopesBeyond(by: KeyActor, scopes: readonly string[]): void {
+  const beyond = isOperator(by) ? [] : scopes.filter((scope) => !by.scopes.includes(scope));
+  if (beyond.length > 0) throw new KeyLifecycleError('forbidden', `${actorName(by)} lacks ${beyond.map((s) => `"${s}"`).join(', ')}: a key gets only scopes its creator holds`);
 }
 
-/**
- * The lineage of a key minted (or rotated) by `by` for `principal`: the minter and the minter's own
- * lineage before what the key had, each principal once, the nearest MAX_LINEAGE kept. A principal
- * minting for itself adds only its lineage; the operator adds nothing.
- */
-function mintedLineage(by: KeyActor, principal: string, had: readonly string[]): string[] {
-  if (isOperator(by)) return [...had];
-  const minters = samePrincipal(by.principal, principal) ? (by.lineage ?? []) : [by.principal, ...(by.lineage ?? [])];
-  const lineage: string[] = [];
-  for (const name of [...minters, ...had]) if (!lineage.some((known) => samePrincipal(known, name))) lineage.push(name);
-  return lineage.slice(0, MAX_LINEAGE);
+/** The lineage of a key minted (or rotated) by `by`: the minter and its own lineage, then what the key had; the operator adds nothing. */
+function mintedLineage(by: KeyActor, had: readonly string[]): string[] {
+  const names = [...(isOperator(by) ? [] : [by.principal, ...(by.lineage ?? [])]), ...had];
+  return [...new Map(names.map((name) => [principalIdentity(name), name])).values()].slice(0, MAX_LINEAGE);
 }
 
 /** A replacement lives as long as the key it replaces was set to (from now); a key without expiry gets none. */

@@ -136,14 +136,11 @@ export function createRuntimeGateway(config: RuntimeGatewayConfig) {
   };
 }
 
-/** The demo keys the environment sets, each with its principal; one key for both would be the agent approving its own calls. */
+/** The demo keys the environment sets, each with its principal; one key for both would let the agent approve its own calls. */
 function demoKeysOf(env: Env, tenant: string): Array<[Principal, string]> {
   const { TOOLGATE_DEMO_KEY: agent, TOOLGATE_DEMO_ADMIN_KEY: admin } = env;
-  if (agent && agent === admin) throw new RuntimeConfigError('TOOLGATE_DEMO_ADMIN_KEY is the same as TOOLGATE_DEMO_KEY: give the operator a key of its own, so the agent cannot approve its own calls');
-  return [
-    ...(agent ? [[{ tenant, ...DEMO_AGENT }, agent] as [Principal, string]] : []),
-    ...(admin ? [[{ tenant, ...DEMO_ADMIN }, admin] as [Principal, string]] : []),
-  ];
+  if (agent && agent === admin) throw new RuntimeConfigError("TOOLGATE_DEMO_ADMIN_KEY must differ from TOOLGATE_DEMO_KEY (the agent's key)");
+  return ([[DEMO_AGENT, agent], [DEMO_ADMIN, admin]] as const).flatMap(([who, key]): Array<[Principal, string]> => (key ? [[{ tenant, ...who }, key]] : []));
 }
 
 /** TOOLGATE_TENANT_SECRETS and TOOLGATE_EGRESS_ALLOW are the operator's: what is wrong with them is a configuration error. */

@@ -83,14 +83,16 @@ describe('nameWarnings', () => {
     ['田中たろう', []],
     ['김철수', []],
     ['Ελένη', []],
-    ['ᏣᎳᎩ', []],
+    ['ᏣᎳᎩ', ['uncommon_characters']],
     ['ａｌｉｃｅ', []],
     ['\u0430lice', ['mixed_scripts']],
     ['Eλένη', ['mixed_scripts']],
     ['al\u3164ice', ['invisible']],
     ['al\u034fice', ['invisible']],
     ['jose\u200d\u0301', ['invisible']],
-    ['ali\ue000', ['unknown_characters']],
+    ['ali\ue000', ['uncommon_characters']],
+    ['user-١٢٣', ['mixed_scripts']],
+    ['محمد', []],
   ])('%s: %j', (name, warnings) => {
     expect(nameWarnings(name)).toEqual(warnings);
   });

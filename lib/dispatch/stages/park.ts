@@ -41,11 +41,7 @@ export async function parkStage(
   }
   const fourEyes = approvals.fourEyes ?? {};
   if (refusedName(caller.principal, fourEyes)) {
-    return fail({
-      code: 'denied',
-      message: `Tool \`${definition.name}\` needs human approval, and this tenant refuses approvals for principals whose name is confusable (it ${describeWarnings(caller.principal)}): the call was not parked. Use a key whose principal name is plain.`,
-      details: { reason: decision.reason, approval_required: true, confusable_name: true },
-    });
+    return fail({ code: 'denied', message: `Tool \`${definition.name}\` needs approval, and this tenant approves no call of a confusable name: ${JSON.stringify(caller.principal)} ${describeWarnings(caller.principal)}.`, details: { confusable_name: true } });
   }
   const now = deps.now();
   const key = idempotencyKeyFor('call', { tenant: caller.tenant, thread_id: caller.thread_id, call_id: call.call_id, tool: definition.name, args_hash })!;

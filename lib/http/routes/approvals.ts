@@ -85,12 +85,12 @@ export function approvalRoutes(store: Store, env: Readonly<Record<string, string
 }
 
 /** Said to a requester trying to approve its own call, under its name or through a key it minted or was minted by. */
-export const SELF_APPROVAL = 'the principal that requested a call cannot approve it, nor can a key it minted or the principal that minted its key (approvals.same_person_as_creator); ask another approver';
+const SELF_APPROVAL = 'the principal that requested a call cannot approve it, nor can a key it minted or that minted its key; ask another approver';
 
 /** Why a second approval by the same principal does not count, and what the approval still needs. */
 function alreadyDecided(principal: string, approval: Approval | undefined): string {
   const missing = approval ? quorumOf(approval) - approvalsOf(approval).length : 1;
-  return `${principal} already approved approval "${approval?.id ?? ''}"; it needs ${missing} more approval${missing === 1 ? '' : 's'} from other approvers (a principal counts once, and so do keys minted from one another)`;
+  return `${principal} already approved approval "${approval?.id ?? ''}"; it needs ${missing} more approval${missing === 1 ? '' : 's'} from other approvers (a principal counts once, with keys minted from its key)`;
 }
 
 /** An approval as it stands now: an approved call interrupted by a stopped gateway is settled when seen. */
