@@ -269,7 +269,9 @@ function creatorFacts(by: KeyActor): JsonObject {
 
 /** A principal cannot hand out what it does not hold (the operator can: it owns the store). */
 function refuseScopesBeyond(by: KeyActor, scopes: readonly string[]): void {
-  const beyond = isOperator(by) ? [] : scopes.filter((scope) => !by.scopes.includes(scope));
+  // approvals:decide reads approvals too, so it may hand out approvals:read.
+  const held = isOperator(by) ? scopes : by.scopes.includes('approvals:decide') ? [...by.scopes, 'approvals:read'] : by.scopes;
+  const beyond = scopes.filter((scope) => !held.includes(scope));
   if (beyond.length > 0) throw new KeyLifecycleError('forbidden', `${actorName(by)} lacks ${beyond.map((s) => `"${s}"`).join(', ')}: a key gets only scopes its creator holds`);
 }
 

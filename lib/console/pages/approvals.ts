@@ -65,7 +65,7 @@ export function approvalPages(routes: Hono<ConsoleEnv>, options: ConsoleOptions)
       case 'not_found':
         return notFound(c);
       case 'self_approval':
-        return showApproval(c, options, runtime, current, { status: 403, message: 'you requested this call (or minted, or were minted by, its requester), so you cannot approve it; ask another approver' });
+        return showApproval(c, options, runtime, current, { status: 403, message: 'you requested this call, so you cannot approve it (nor can a key its requester minted, or that minted it); ask another approver' });
       case 'confusable_name':
         return showApproval(c, options, runtime, current, { status: 403, message: confusableRefusal(by) });
       case 'expired':

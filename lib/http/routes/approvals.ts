@@ -85,7 +85,7 @@ export function approvalRoutes(store: Store, env: Readonly<Record<string, string
 }
 
 /** Said to a requester trying to approve its own call, under its name or through a key it minted or was minted by. */
-const SELF_APPROVAL = 'the principal that requested a call cannot approve it, nor can a key it minted or that minted its key; ask another approver';
+const SELF_APPROVAL = 'the principal that requested a call cannot approve it (nor can a key it minted or that minted its key); ask another approver';
 
 /** Why a second approval by the same principal does not count, and what the approval still needs. */
 function alreadyDecided(principal: string, approval: Approval | undefined): string {
