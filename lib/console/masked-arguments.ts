@@ -6,10 +6,9 @@ import type { Store } from '../stores/store.ts';
 
 /**
  * An approval's arguments as a reviewer sees them in the console: masked as the API shows them
- * (approval-view.ts). Undefined when the tool is not in the active manifest: the console then
- * hides them rather than show what an older version said about them.
+ * (approval-view.ts), by the tool's schema in the version the call was parked under (the one an
+ * approval runs) and in the active one. Undefined when neither defines the tool: hidden then.
  */
 export async function maskedArguments(store: Store, runtime: TenantRuntime, approval: Approval): Promise<JsonObject | undefined> {
-  if (!runtime.registry.get(approval.tool)) return undefined;
   return reviewerArguments(runtime, approval, store);
 }

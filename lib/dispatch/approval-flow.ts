@@ -11,6 +11,7 @@ import { concludeApproval } from './approval-conclusion.ts';
 import { notifyProgress, notifySettled } from './approval-notice.ts';
 import { withApprovalNote } from './approval-note.ts';
 import { rejectedFailure } from './approval-results.ts';
+import { approvedTool, type ApprovedTool } from './approved-tool.ts';
 import { leaseMsFor } from './lease.ts';
 import { settleExpired } from './parked-call.ts';
 import { approvalEnvelope, parkedCallRequest, resultEnvelope, settleParkedCall } from './settle.ts';
@@ -69,31 +70,34 @@ async function settleRejected(deps: DispatchDeps, approval: Approval, by: string
 }
 
 /**
- * Starts the parked call (parked → executing, committed with the approval envelope before
- * anything runs), runs the tool, then stores and audits the result (executing → completed).
+ * Finds the definition the call was approved under (approved-tool.ts), starts the parked call
+ * (parked → executing, committed with the approval envelope before anything runs), runs that
+ * definition, or not (the result says why), then stores and audits the result (executing → completed).
  */
 async function runApprovedCall(deps: DispatchDeps, approval: Approval, by: string, env: Readonly<Record<string, string | undefined>>, parent?: SpanContext): Promise<ToolResult> {
   // The call's execute_tool span, with a child per stage that waits (as dispatchCall's); none when tracing is off.
   const traced: CallSpan | undefined = deps.tracer ? { tracer: deps.tracer, span: startApprovedToolSpan(deps.tracer, approval, parent) } : undefined;
-  const executor = deps.registry.get(approval.tool);
-  if (executor) traced?.span.setAttribute('gen_ai.tool.type', toolTypeOf(executor));
+  let tool: ApprovedTool | undefined;
   let ran: { result: ToolResult; output: string } | undefined;
   try {
-    ran = await runApproved(deps, approval, by, env, traced);
+    tool = await approvedTool(deps, approval);
+    if (tool.ok) traced?.span.setAttribute('gen_ai.tool.type', toolTypeOf(tool.executor));
+    else deps.log('tools.approval.not_run', { level: 'warn', tenant: approval.tenant, approval_id: approval.id, tool: approval.tool, manifest_version: approval.manifest_version, reason: tool.failure.details?.reason });
+    ran = await runApproved(deps, approval, tool, by, env, traced);
     return ran.result;
   } finally {
     if (traced) {
       const result = ran?.result ?? failureResult({ call_id: approval.call_id, name: approval.tool }, { code: 'error', message: 'internal error' }, performance.now());
-      const trace = { result, output: ran?.output ?? '', raw_arguments: approval.arguments, args: approval.arguments, definition: executor?.definition, decision: { decision: 'approved', stage: 'approval' } };
+      const trace = { result, output: ran?.output ?? '', raw_arguments: approval.arguments, args: approval.arguments, definition: tool?.ok ? tool.executor.definition : undefined, decision: { decision: 'approved', stage: 'approval' } };
       await endToolSpan(traced.tracer, traced.span, trace).catch(() => traced.span.end());
     }
   }
 }
 
-async function runApproved(deps: DispatchDeps, approval: Approval, by: string, env: Readonly<Record<string, string | undefined>>, traced: CallSpan | undefined): Promise<{ result: ToolResult; output: string }> {
+async function runApproved(deps: DispatchDeps, approval: Approval, tool: ApprovedTool, by: string, env: Readonly<Record<string, string | undefined>>, traced: CallSpan | undefined): Promise<{ result: ToolResult; output: string }> {
   const startedAt = performance.now();
   const call = { call_id: approval.call_id, name: approval.tool };
-  const timeoutMs = deps.registry.get(approval.tool)?.definition.timeout_ms ?? deps.defaultTimeoutMs;
+  const timeoutMs = (tool.ok ? tool.executor.definition.timeout_ms : undefined) ?? deps.defaultTimeoutMs;
   const owner = crypto.randomUUID();
   const store = { 'toolgate.store': deps.store!.name };
   const started = await inStageSpan(traced, 'begin', () => startApprovedCall(deps, approval, by, owner, timeoutMs), store);
@@ -103,7 +107,7 @@ async function runApproved(deps: DispatchDeps, approval: Approval, by: string, e
     return { result, output: result.content };
   }
   deps.events?.({ type: 'tool_call.start', ...call, thread_id: approval.thread_id, tenant: approval.tenant, arguments: approval.arguments });
-  const executed = await inStageSpan(traced, 'execute', (span) => executeApproved(deps, approval, env, timeoutMs, startedAt, span?.traceparent));
+  const executed = await inStageSpan(traced, 'execute', (span) => executeApproved(approval, tool, env, timeoutMs, startedAt, span?.traceparent));
   const { output, content } = executed;
   const result = withApprovalNote(executed.result, approval);
   const envelopes = [resultEnvelope(approval, result, output, content ? await auditedContent(content) : undefined)];
@@ -128,16 +132,16 @@ async function startApprovedCall(deps: DispatchDeps, approval: Approval, by: str
   return outcome ?? { ok: false as const, current: undefined };
 }
 
-/** The execute and truncate stages for an approved call; the tool may have changed since it was parked. */
-async function executeApproved(deps: DispatchDeps, approval: Approval, env: Readonly<Record<string, string | undefined>>, timeoutMs: number, startedAt: number, traceparent?: string): Promise<{ result: ToolResult; output: string; content?: CheckedContent }> {
+/** The execute and truncate stages for an approved call: the definition it was approved under, validated by that version's schema. */
+async function executeApproved(approval: Approval, tool: ApprovedTool, env: Readonly<Record<string, string | undefined>>, timeoutMs: number, startedAt: number, traceparent?: string): Promise<{ result: ToolResult; output: string; content?: CheckedContent }> {
   const call = { call_id: approval.call_id, name: approval.tool };
   const failed = (failure: Parameters<typeof failureResult>[1]) => {
     const result = failureResult(call, failure, startedAt);
     return { result, output: result.content };
   };
-  const executor = deps.registry.get(approval.tool);
-  if (!executor) return failed({ code: 'unknown_tool', message: `Tool \`${approval.tool}\` no longer exists in this tenant's manifest; the approved call could not run.` });
-  const validated = validateStage(deps.schemas, executor.definition, approval.arguments);
+  if (!tool.ok) return failed(tool.failure);
+  const { executor } = tool;
+  const validated = validateStage(tool.schemas, executor.definition, approval.arguments);
   if (!validated.ok) return failed(validated.failure);
   const context = { call_id: approval.call_id, thread_id: approval.thread_id, tenant: approval.tenant, principal: approval.requested_by, env, ...(traceparent ? { traceparent } : {}) };
   const executed = await executeStage(executor, validated.value, context, timeoutMs);

@@ -1,11 +1,30 @@
 import { maskSensitive } from '../audit/redact.ts';
 import type { Approval } from '../governance/approval.ts';
 import { loadApproval } from '../governance/approvals.ts';
+import type { JsonObject, JsonSchema } from '../registry/json.ts';
 import type { DispatchDeps } from './context.ts';
+import { UnusableVersionError } from './manifest-versions.ts';
 
-/** The approval's arguments with the tool's `x-sensitive` fields masked, for people to read. */
-export function previewArguments(deps: DispatchDeps, approval: Approval) {
-  return maskSensitive(approval.arguments, deps.registry.get(approval.tool)?.definition.input_schema ?? {});
+/**
+ * The approval's arguments with the tool's `x-sensitive` fields masked, for people to read: by
+ * the active version's schema and by the one the call was parked under (the one it runs), so a
+ * newer version that drops the mark or the tool does not reveal a value sent as a secret.
+ */
+export async function previewArguments(deps: DispatchDeps, approval: Approval): Promise<JsonObject> {
+  const shown = await maskSensitive(approval.arguments, deps.registry.get(approval.tool)?.definition.input_schema ?? {});
+  const parked = await parkedSchema(deps, approval);
+  return parked === undefined ? shown : maskSensitive(shown, parked);
+}
+
+async function parkedSchema(deps: DispatchDeps, approval: Approval): Promise<JsonSchema | undefined> {
+  const version = approval.manifest_version;
+  if (!deps.versions || !version || version === deps.versions.serving.manifest.version) return undefined;
+  // A store that cannot be read propagates (no message rather than an unmasked one); a version this gateway cannot build has no schema to add.
+  const tools = await deps.versions.load(version).catch((error: unknown) => {
+    if (error instanceof UnusableVersionError) return undefined;
+    throw error;
+  });
+  return tools?.registry.get(approval.tool)?.definition.input_schema;
 }
 
 /** Runs follow-up work after the response where the runtime allows it, else now. */

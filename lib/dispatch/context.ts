@@ -9,6 +9,7 @@ import type { SpanContext } from '../telemetry/trace-context.ts';
 import type { Tracer } from '../telemetry/tracer.ts';
 import { ValidationBudget } from '../validation/work-budget.ts';
 import type { EventSink, Logger } from './events.ts';
+import type { ManifestVersions } from './manifest-versions.ts';
 import type { DispatchMetrics } from './metrics.ts';
 import type { SchemaCache } from './schema-cache.ts';
 
@@ -48,6 +49,8 @@ export function withRequestBudgets(caller: CallerContext): CallerContext {
 export interface DispatchDeps {
   registry: ToolRegistry;
   schemas: SchemaCache;
+  /** The tenant's manifest versions, `registry` being the serving one's; without it (library use) the registry is the only one. */
+  versions?: ManifestVersions;
   governor: Governor;
   /** Idempotency records; without a store, nothing is deduplicated. */
   store?: Store;

@@ -3,7 +3,7 @@ import { passedTheseChecks } from '../registry/manifest-checks.ts';
 import { loadActivePointer, loadPublished } from '../registry/manifest-store.ts';
 import type { Store } from '../stores/store.ts';
 import type { TenantDirectory } from './tenant-directory.ts';
-import { buildTenantRuntime, type GatewayServices, type TenantRuntime } from './tenant-runtime.ts';
+import { buildTenantRuntime, type GatewayServices, type StoredVersion, type TenantRuntime } from './tenant-runtime.ts';
 
 /** How many tenants an isolate remembers; names of tenants that do not exist are forgotten first. */
 const MAX_CACHED_TENANTS = 10_000;
@@ -75,6 +75,13 @@ export class StoreTenantDirectory implements TenantDirectory {
     this.#cache.set(tenant, { checked_at: now });
   }
 
+  /** A published version of the tenant, as its runtime would be built from it; a record that is not that version (written by hand) is none. */
+  async #storedVersion(tenant: string, version: string): Promise<StoredVersion | undefined> {
+    const published = await loadPublished(this.#store, tenant, version);
+    if (published?.manifest?.tenant !== tenant || published.manifest.version !== version) return undefined;
+    return { manifest: this.#overlay(published.manifest), checked: passedTheseChecks(published) };
+  }
+
   async #refresh(tenant: string, cached: Cached | undefined): Promise<TenantRuntime | undefined> {
     const now = this.#now();
     try {
@@ -89,7 +96,8 @@ export class StoreTenantDirectory implements TenantDirectory {
       }
       const published = await loadPublished(this.#store, tenant, pointer.version);
       if (!published) throw new Error(`the active version ${pointer.version} of tenant "${tenant}" is missing from the store`);
-      const runtime = buildTenantRuntime(this.#overlay(published.manifest), this.#services, { schemasChecked: passedTheseChecks(published) });
+      const loadVersion = (version: string) => this.#storedVersion(tenant, version);
+      const runtime = buildTenantRuntime(this.#overlay(published.manifest), this.#services, { schemasChecked: passedTheseChecks(published), loadVersion });
       this.#cache.set(tenant, { version: pointer.version, runtime, checked_at: now });
       return runtime;
     } catch (error) {

@@ -13,6 +13,7 @@ import type { SchemaValidator } from '../validation/validator.ts';
 import type { DispatchDeps } from './context.ts';
 import type { EventSink, Logger } from './events.ts';
 import { SchemaCache } from './schema-cache.ts';
+import { UnusableVersionError, type ManifestVersions, type VersionTools } from './manifest-versions.ts';
 import { tenantBuiltins } from '../tools/tenant-tools.ts';
 import type { SecretGrants } from '../crypto/secret-grants.ts';
 import { tenantSecretResolver } from '../crypto/tenant-secrets.ts';
@@ -53,15 +54,50 @@ export interface TenantRuntime {
   tokens?: TokenVerifier;
 }
 
+/** A version of the tenant's manifest as the store holds it (with the gateway's overlay applied). */
+export interface StoredVersion {
+  manifest: Manifest;
+  /** It passed this gateway's publish checks (its store record says so): schemas compile without checking them again. */
+  checked: boolean;
+}
+
 export interface TenantRuntimeOptions {
   /** The manifest passed this gateway's publish checks (its store record says so): schemas compile without checking them again. */
   schemasChecked?: boolean;
+  /** Reads another version of the tenant's manifest (an approved call runs the one it was parked under); without it, none is found. */
+  loadVersion?: (version: string) => Promise<StoredVersion | undefined>;
 }
 
-export function buildTenantRuntime(manifest: Manifest, services: GatewayServices, options: TenantRuntimeOptions = {}): TenantRuntime {
+/**
+ * A manifest's tools as this gateway builds them now: with its tenant's secret grants and the
+ * gateway's egress as they stand, whichever version it is, so an operator's revocation also
+ * holds for a call approved under an older version.
+ */
+export function buildVersionTools(manifest: Manifest, services: GatewayServices, checked: boolean): VersionTools {
   const secrets = tenantSecretResolver(manifest.tenant, services.secretGrants, services.env);
   const { coding, builtins } = tenantBuiltins(manifest, { secrets, egress: services.egress });
   const registry = buildManifestRegistry(manifest, services.kinds, { builtins, secrets, egress: services.egress }, coding);
+  return { manifest, registry, schemas: new SchemaCache(services.validator, { checked }) };
+}
+
+function manifestVersions(serving: VersionTools, services: GatewayServices, options: TenantRuntimeOptions): ManifestVersions {
+  return {
+    serving,
+    load: async (version) => {
+      const stored = await options.loadVersion?.(version);
+      if (!stored) return undefined;
+      try {
+        return buildVersionTools(stored.manifest, services, stored.checked);
+      } catch (error) {
+        throw new UnusableVersionError(version, error);
+      }
+    },
+  };
+}
+
+export function buildTenantRuntime(manifest: Manifest, services: GatewayServices, options: TenantRuntimeOptions = {}): TenantRuntime {
+  const serving = buildVersionTools(manifest, services, options.schemasChecked ?? false);
+  const registry = serving.registry;
   services.log('tools.registered', { tenant: manifest.tenant, version: manifest.version, tools: registry.size });
   services.metrics?.registrySize(manifest.tenant, registry.size);
   const oidc = manifest.identity?.oidc;
@@ -71,7 +107,8 @@ export function buildTenantRuntime(manifest: Manifest, services: GatewayServices
     tokens: oidc ? new TokenVerifier(manifest.tenant, oidc, services.egress) : undefined,
     deps: {
       registry,
-      schemas: new SchemaCache(services.validator, { checked: options.schemasChecked }),
+      schemas: serving.schemas,
+      versions: manifestVersions(serving, services, options),
       governor: policyGovernor(manifest.policy, approvalOverrides(manifest), approvalQuorums(manifest)),
       approvals: services.store ? approvalSettings(manifest, services) : undefined,
       store: services.store,

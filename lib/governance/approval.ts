@@ -1,4 +1,5 @@
 import type { ToolTier } from '../registry/definition.ts';
+import type { ExecutorTarget } from '../registry/executor-target.ts';
 import type { FourEyesRules } from './four-eyes.ts';
 import type { JsonObject } from '../registry/json.ts';
 
@@ -46,7 +47,16 @@ export interface Approval {
   four_eyes?: FourEyesRules;
   /** Why the policy asked for a human. */
   reason: string;
+  /** The manifest version the call was parked under: the approved call runs that version's definition of the tool. */
   manifest_version?: string;
+  /**
+   * SHA-256 of the tool's definition the call was parked under (its manifest entry with the
+   * executor; registry/definition-binding.ts): the approved call runs that definition or nothing.
+   * Absent on approvals stored before definitions were bound (they are bound by manifest_version alone).
+   */
+  definition_hash?: string;
+  /** What will run, as reviewers are shown it (executor, endpoint; secrets masked). */
+  target?: ExecutorTarget;
   created_at: string;
   expires_at: string;
   state: ApprovalState;

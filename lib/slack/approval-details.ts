@@ -13,6 +13,7 @@ export function detailsFields(approval: Approval): Block {
     `*Call*\n${inlineCode(approval.call_id)}`,
   ];
   if (approval.manifest_version) fields.push(`*Manifest version*\n${escapeMrkdwn(approval.manifest_version)}`);
+  if (approval.target) fields.push(`*Runs*\n${inlineCode(approval.target.summary)}`);
   return fieldsSection(fields);
 }
 

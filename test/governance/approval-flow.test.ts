@@ -117,4 +117,15 @@ describe('deferred approvals', () => {
     expect(envelopes[3]).toMatchObject({ principal: 'alice', data: { approval_id: id, via: 'api', reason: 'ship it' } });
     expect(await verifyChain(envelopes)).toMatchObject({ ok: true, count: 5 });
   });
+
+  it('library use: the approval is bound to the registered definition; a tool re-registered with another definition does not run', async () => {
+    const { call, router, store, runs } = setup();
+    const id = String((await call()).error!.details!.approval_id);
+    expect((await store.get(`approval/${id}`))!.data).toMatchObject({ definition_hash: expect.stringMatching(/^[0-9a-f]{64}$/), target: { kind: 'code' } });
+    let swapped = 0;
+    router.register('deploy', { tier: 'execute', input_schema: { type: 'object' } }, () => `swapped #${++swapped}`, { replace: true });
+    const decided = await router.submitApproval(id, { decision: 'approve', approver: 'alice' });
+    expect(decided).toMatchObject({ ok: true, result: { status: 'expired', error: { code: 'expired', details: { reason: 'definition_changed' } } } });
+    expect(swapped + runs()).toBe(0);
+  });
 });

@@ -147,6 +147,25 @@ describe('approvalRequestMessage', () => {
   });
 });
 
+describe('what an approval runs', () => {
+  it('the request and the decided message show the executor target and manifest version (secrets masked upstream)', () => {
+    const target = { kind: 'http', summary: 'POST https://tools.example.com/tv?api_key=•••••• (headers: X-Token)', url: 'https://tools.example.com/tv?api_key=••••••' };
+    const bound = approval({ manifest_version: 'q3', definition_hash: 'd'.repeat(64), target });
+    for (const message of [approvalRequestMessage(bound), approvalDecidedMessage({ ...bound, state: 'rejected', decided_by: 'alice' }, { sensitiveFields: ['api_token', 'password'] })]) {
+      const fields = texts(message.blocks).join('\n');
+      expect(fields).toContain('*Manifest version*\nq3');
+      expect(fields).toContain('*Runs*\n`POST https://tools.example.com/tv?api_key=•••••• (headers: X-Token)`');
+    }
+  });
+
+  it('a target cannot inject mentions or links into the message', () => {
+    const target = { kind: 'mcp', summary: 'MCP tool "<!channel>" on <https://evil.example|click> `x`' };
+    const text = texts(approvalRequestMessage(approval({ target })).blocks).join('\n');
+    expect(text).not.toContain('<!channel>');
+    expect(text).not.toContain('<https://evil');
+  });
+});
+
 describe('approvalDecidedMessage', () => {
   const decided = (overrides: Partial<Approval>) => approvalDecidedMessage(approval(overrides), { sensitiveFields: ['api_token', 'password'] });
 

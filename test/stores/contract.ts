@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listApprovals } from '../../lib/governance/approvals.ts';
+import type { Approval } from '../../lib/governance/approval.ts';
+import { decideApproval, listApprovals, loadApproval, newApprovalId, saveNewApproval } from '../../lib/governance/approvals.ts';
 import type { StateRecord, Store, StoredEnvelope, ThreadRef } from '../../lib/stores/store.ts';
 
 /** A store under test, with a clock the suite controls (adapters compare expiry against it). */
@@ -251,6 +252,26 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>, o
           await expect(listApprovals(store, t.tenant, { limit }), `listApprovals limit ${limit}`).rejects.toThrow(RangeError);
         }
         expect(await store.listIndex(index, { limit: 1 })).toEqual([{ member: 'a', score: 1 }]);
+      });
+    });
+
+    describe('approvals', () => {
+      it('an approval bound to its tool definition (version, hash, target) round-trips: saved, listed, decided', async () => {
+        const tenant = `tenant-${prefix++}`;
+        const id = newApprovalId();
+        const target = { kind: 'http', summary: 'POST https://tools.example.com/tv?api_key=•••••• (headers: X-Hook-Token)', url: 'https://tools.example.com/tv?api_key=••••••' };
+        const approval: Approval = {
+          id, tenant, thread_id: 'th', call_id: 'c1', tool: 'tv', tier: 'write', call_key: key('call'), arguments: { channel: 3, name: 'ünïcode ✓' }, args_hash: 'a'.repeat(64),
+          requested_by: 'agent', reason: 'write tools need review', manifest_version: 'q3', definition_hash: 'd'.repeat(64), target,
+          created_at: new Date(fixture.clock.now).toISOString(), expires_at: new Date(fixture.clock.now + HOUR).toISOString(), state: 'pending', quorum: 1, decisions: [],
+        };
+        await saveNewApproval(store, approval);
+        const bound = { manifest_version: 'q3', definition_hash: 'd'.repeat(64), target };
+        expect(await loadApproval(store, id, fixture.clock.now)).toMatchObject(bound);
+        expect((await listApprovals(store, tenant, { limit: 10 })).approvals).toMatchObject([bound]);
+        const decided = await decideApproval(store, id, { decision: 'approve', by: 'alice', via: 'api' }, fixture.clock.now);
+        expect(decided).toMatchObject({ ok: true, approval: { state: 'approved', ...bound } });
+        expect(await loadApproval(store, id, fixture.clock.now)).toMatchObject({ state: 'approved', ...bound });
       });
     });
   });

@@ -36,6 +36,7 @@ export function approvalCard(c: Context<ConsoleEnv>, approval: Approval, options
 <dt>Requested</dt><dd>${shortTime(approval.created_at)}</dd>
 ${approval.state === 'pending' ? html`<dt>Expires</dt><dd><time data-countdown datetime="${approval.expires_at}" title="${shortTime(approval.expires_at)}">${remainingTime(approval.expires_at, options.now)}</time></dd>` : ''}
 ${approval.manifest_version ? html`<dt>Manifest version</dt><dd>${approval.manifest_version}</dd>` : ''}
+${whatRuns(approval)}
 <dt>Approval</dt><dd><code>${approval.id}</code></dd>
 </dl>
 ${argumentsBlock(options.shownArguments)}
@@ -45,13 +46,20 @@ ${approval.state === 'pending' && options.mayDecide ? decisionForm(c, approval) 
 </article>`;
 }
 
+/** What an approval runs: the executor target and the definition's hash (absent on approvals parked before they were recorded). */
+function whatRuns(approval: Approval) {
+  if (!approval.target) return '';
+  const hash = approval.definition_hash ? html` <span class="muted" title="${approval.definition_hash}">definition ${approval.definition_hash.slice(0, 12)}</span>` : '';
+  return html`<dt>Runs</dt><dd data-role="target"><code>${approval.target.summary}</code>${hash}</dd>`;
+}
+
 function stateBadge(approval: Approval) {
   const kind = approval.state === 'executed' || approval.state === 'approved' ? ' ok' : approval.state === 'pending' ? '' : ' bad';
   return html`<span class="badge${kind}" data-role="state">${approval.state}</span>`;
 }
 
 function argumentsBlock(args: JsonObject | undefined) {
-  if (args === undefined) return html`<p class="muted">Arguments hidden: the tool is no longer in the active manifest, so its sensitive fields are unknown (the call cannot run as approved).</p>`;
+  if (args === undefined) return html`<p class="muted">Arguments hidden: neither the active manifest nor the version the call was parked under defines the tool, so its sensitive fields are unknown (the call cannot run as approved).</p>`;
   const json = JSON.stringify(args, null, 2);
   const cut = json.length > MAX_ARGUMENT_CHARS;
   return html`<pre aria-label="Arguments">${cut ? json.slice(0, MAX_ARGUMENT_CHARS) : json}</pre>${cut ? html`<p class="muted">Arguments cut: the first ${MAX_ARGUMENT_CHARS.toLocaleString('en-US')} of ${json.length.toLocaleString('en-US')} characters are shown.</p>` : ''}`;

@@ -11,6 +11,7 @@ import type { JsonObject } from '../../registry/json.ts';
 import type { ToolCall } from '../call.ts';
 import type { CallerContext, DispatchDeps } from '../context.ts';
 import { pendingApprovalFailure } from '../approval-results.ts';
+import { bindingFor } from '../approved-tool.ts';
 import { deferOrAwait } from '../approval-notice.ts';
 import { existingCallAnswer } from './claim.ts';
 import { fail, type StageResult } from './stage.ts';
@@ -46,6 +47,9 @@ export async function parkStage(
   const now = deps.now();
   const key = idempotencyKeyFor('call', { tenant: caller.tenant, thread_id: caller.thread_id, call_id: call.call_id, tool: definition.name, args_hash })!;
   const request: ClaimRequest = { key, args_hash, tool: definition.name, lease_ms: 0, ttl_ms: deps.idempotencyTtlMs, now };
+  // The approval is bound to this very definition: the approved call runs it, or nothing (approved-tool.ts).
+  const binding = await bindingFor(deps, definition);
+  const manifestVersion = binding.manifest_version ?? caller.manifest_version;
   const approval: Approval = {
     id: decision.request_id || newApprovalId(),
     tenant: caller.tenant,
@@ -60,7 +64,9 @@ export async function parkStage(
     ...(caller.lineage?.length ? { requested_by_lineage: [...caller.lineage] } : {}),
     ...(Object.keys(fourEyes).length > 0 ? { four_eyes: fourEyes } : {}),
     reason: decision.reason,
-    ...(caller.manifest_version ? { manifest_version: caller.manifest_version } : {}),
+    ...(manifestVersion ? { manifest_version: manifestVersion } : {}),
+    definition_hash: binding.definition_hash,
+    target: binding.target,
     created_at: new Date(now).toISOString(),
     expires_at: new Date(now + approvals.ttlMs).toISOString(),
     ...(approvals.remindBeforeMs && approvals.remindBeforeMs < approvals.ttlMs ? { remind_at: new Date(now + approvals.ttlMs - approvals.remindBeforeMs).toISOString() } : {}),
