@@ -71,3 +71,9 @@ export const describeWarnings = (name: string) => nameWarnings(name).map((w) => 
 
 /** Why a principal with a confusable name cannot approve where the tenant refuses such names. */
 export const confusableRefusal = (name: string) => `this tenant refuses approvals from confusable names (approvals.confusable_names), and ${JSON.stringify(name)} ${describeWarnings(name)}`;
+
+/** The name as people should see it: invisible characters spelled out (⟨U+200D⟩), then what makes it confusable ("⚠ mixes scripts"). */
+export function shownName(name: string): string {
+  const warnings = describeWarnings(name);
+  return warnings ? `${name.replace(INVISIBLE, (c) => `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟩`)} ⚠ ${warnings}` : name;
+}

@@ -21,6 +21,7 @@ beforeAll(async () => {
   gw = await testGateway([tenant('acme'), tenant('strict', { confusable_names: 'refuse' })], {
     agent: { tenant: 'acme', principal: 'agent', scopes: [] },
     'strict-agent': { tenant: 'strict', principal: 'agent', scopes: [] },
+    'acme-reader': { tenant: 'acme', principal: 'reader', scopes: ['approvals:read'] },
   });
 });
 afterAll(() => idp.close());
@@ -101,3 +102,17 @@ describe('attacks: look-alike names', () => {
     expect((await (await gw.request('/v1/approvals?tenant=strict', { key: await token('reader') })).json()).approvals.filter((a: { call_id: string }) => a.call_id === 'denied')).toEqual([]);
   });
 });
+
+describe('look-alike names on screen', () => {
+  const ORIGIN = 'http://localhost';
+  it('the console marks a look-alike requester and an approver with an invisible character, spelled out', async () => {
+    const id = await parked('acme', await token('b\u043eb'), 'console-mark');
+    expect((await decide('acme', id, await token('al\u200dice'))).status).toBe(200);
+    const signIn = await gw.app.request(`${ORIGIN}/console/sign-in`, { method: 'POST', body: 'credential=acme-reader', headers: { origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded' } });
+    const cookie = signIn.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const page = await (await gw.app.request(`${ORIGIN}/console/approvals/${id}`, { headers: { cookie } })).text();
+    expect(page).toContain('<dt>Requested by</dt><dd><mark data-role="confusable">b\u043eb ⚠ mixes scripts</mark></dd>');
+    expect(page).toContain('<mark data-role="confusable">al⟨U+200D⟩ice ⚠ has invisible characters</mark>');
+  });
+});
+
