@@ -62,8 +62,8 @@ export class KeyLifecycleError extends Error {
  */
 export type KeyActor = Principal | { operator: string };
 const isOperator = (by: KeyActor): by is { operator: string } => 'operator' in by;
-/** Lineages are cut at this many mints: deeper chains keep their nearest minters. */
-export const MAX_LINEAGE = 16;
+/** How many principals a key's lineage may name: minting deeper is refused (cutting it would let a deep chain forget its root). */
+export const MAX_LINEAGE = 64;
 
 /** Where key changes are audited: one thread per tenant. */
 export const KEYS_THREAD = '_keys';
@@ -278,7 +278,9 @@ function refuseScopesBeyond(by: KeyActor, scopes: readonly string[]): void {
 /** The lineage of a key minted (or rotated) by `by`: the minter and its own lineage, then what the key had; the operator adds nothing. */
 function mintedLineage(by: KeyActor, had: readonly string[]): string[] {
   const names = [...(isOperator(by) ? [] : [by.principal, ...(by.lineage ?? [])]), ...had];
-  return [...new Map(names.map((name) => [principalIdentity(name), name])).values()].slice(0, MAX_LINEAGE);
+  const lineage = [...new Map(names.map((name) => [principalIdentity(name), name])).values()];
+  if (lineage.length > MAX_LINEAGE) throw new KeyLifecycleError('forbidden', `a key minted under more than ${MAX_LINEAGE} principals is refused; ask the operator (toolgate keys create --tenant)`);
+  return lineage;
 }
 
 /** A replacement lives as long as the key it replaces was set to (from now); a key without expiry gets none. */

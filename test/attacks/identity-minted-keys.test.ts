@@ -95,6 +95,16 @@ describe('attacks: a key that both calls tools and approves mints a second appro
     expect((await (await decide('acme-alice', helpers)).json()).approval.state).toBe('executed');
   });
 
+  it('a deep chain of mints does not forget its root: the 64th key still counts as it, and a 65th is refused', async () => {
+    let key = 'acme';
+    for (let depth = 1; depth <= 64; depth++) key = await mint(key, `deep-${depth}`, ['admin', 'approvals:decide']);
+    const refused = await gw.request('/v1/admin/keys', { key, json: { principal: 'deep-65', scopes: [] } });
+    expect(refused.status).toBe(403);
+    expect((await refused.json()).error.message).toContain('more than 64 principals');
+    expect((await decide(key, await park('acme', 'deep-root'))).status).toBe(403);
+    expect((await decide('acme', await park(key, 'deep-leaf'))).status).toBe(403);
+  });
+
   it('a minter and its minted key count once in a quorum', async () => {
     const helper = await mint('acme', 'quorum-helper');
     const id = await park('acme-agent', 'quorum', 'deploy');
