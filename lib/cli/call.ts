@@ -4,7 +4,9 @@ import { parseArgs } from 'node:util';
 import { ToolRouter } from '../dispatch/router.ts';
 import { LocalExecutionEnvironment } from '../exec/local.ts';
 import { probeCommandSandbox } from '../exec/local-sandbox-probe.ts';
+import { policyGovernor } from '../governance/policy.ts';
 import { editFileTool } from '../tools/coding/edit-file.ts';
+import { SHELL_MAX_TIMEOUT_MS } from '../tools/coding/shell.ts';
 import { codingToolsFor } from '../tools/profiles.ts';
 
 const USAGE = `Usage: toolgate call TOOL --root DIR (--args JSON | --args-file FILE) [--unsandboxed]
@@ -32,9 +34,10 @@ export async function callCommand(args: string[]): Promise<number> {
   const sandbox = await probeCommandSandbox({ unsandboxed: values.unsandboxed === true });
   const environment = new LocalExecutionEnvironment(resolve(values.root), { sandbox });
   let fullOutput = '';
-  // Local debugging of your own tree: every tool runs, as if the policy granted it.
+  // Local debugging of your own tree: every tool runs, as if the policy granted it, and a
+  // command may run as long as its timeout_ms asks: the developer at the terminal is the human.
   const router = new ToolRouter(undefined, 5000, {
-    policy: { write: 'grant', execute: 'grant' },
+    governor: policyGovernor({ write: 'grant', execute: 'grant', rules: [{ tool: 'shell', action: 'grant', max_timeout_ms: SHELL_MAX_TIMEOUT_MS }] }),
     events: (event) => {
       if (event.type === 'tool_call.end') fullOutput = event.output;
     },

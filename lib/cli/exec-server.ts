@@ -217,6 +217,7 @@ function parseOptions(args: string[], env: Readonly<Record<string, string | unde
       readOnlyPaths: values['read-only-path'],
       limits,
       maxCommands: counts['max-commands'],
+      tenants,
       memoryAllCommandsBytes: counts['limit-memory-total'],
     },
     stopOnStdinClose: values['stop-on-stdin-close'] === true,

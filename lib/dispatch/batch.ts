@@ -1,5 +1,6 @@
 import { groupByNativeItem, type ToolCall, type ToolResult } from './call.ts';
 import { withRequestBudgets, type CallerContext, type DispatchDeps } from './context.ts';
+import { shellCommandExited } from './formats/responses-output.ts';
 import { dispatchCall } from './pipeline.ts';
 
 /**
@@ -8,8 +9,8 @@ import { dispatchCall } from './pipeline.ts';
  *
  * Calls made from one native item (the commands of a Responses shell_call) run one after another
  * even in a parallel batch, and the first of them that does not end `ok` (parked, refused,
- * failed) stops the rest: a later command never runs before an earlier one. The calls it stopped
- * are not dispatched and have no result.
+ * failed, timed out: see shellCommandExited) stops the rest: a later command never runs before
+ * an earlier one. The calls it stopped are not dispatched and have no result.
  */
 export async function dispatchBatch(deps: DispatchDeps, batchCaller: CallerContext, calls: ToolCall[], options: { parallel?: boolean } = {}): Promise<ToolResult[]> {
   const caller = withRequestBudgets(batchCaller);
@@ -18,7 +19,7 @@ export async function dispatchBatch(deps: DispatchDeps, batchCaller: CallerConte
     for (const call of group) {
       const result = await dispatchCall(deps, caller, call);
       results.push(result);
-      if (result.status !== 'ok') break;
+      if (!letsTheNextRun(call, result)) break;
     }
     return results;
   };
@@ -27,4 +28,9 @@ export async function dispatchBatch(deps: DispatchDeps, batchCaller: CallerConte
   const results: ToolResult[] = [];
   for (const group of groups) results.push(...(await runGroup(group)));
   return results;
+}
+
+/** A shell_call's command must have exited (a timeout stops the rest too); any other call must have ended `ok`. */
+function letsTheNextRun(call: ToolCall, result: ToolResult): boolean {
+  return call.native?.type === 'shell_call' ? shellCommandExited(result) : result.status === 'ok';
 }

@@ -13,6 +13,10 @@ export interface CommandRequest {
   env?: Record<string, string>;
   readOnly: boolean;
   network: boolean;
+  /** How long the command may run (it is stopped then). */
+  timeoutMs: number;
+  /** Who it runs for: the tenant the exec-server's signed request named (commands are shared between tenants). */
+  tenant?: string;
 }
 
 /** The process that runs one command (see runCommand). */
@@ -27,7 +31,7 @@ export interface ProcessSpec {
 export type StartProcess = (spec: ProcessSpec) => Promise<ExecResult>;
 
 /** A limit's name in /healthz: each call's own, or the exec-server's over all its commands together. */
-export type LimitName = keyof CommandLimits | 'commands_at_once' | 'memory_bytes_all_commands';
+export type LimitName = keyof CommandLimits | 'commands_at_once' | 'commands_per_tenant' | 'memory_bytes_all_commands';
 
 /** What GET /healthz on the exec-server says about commands; nothing secret (no paths, no environment). */
 export interface SandboxReport {

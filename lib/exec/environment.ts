@@ -20,7 +20,17 @@ export interface DirectoryEntry {
   size: number;
 }
 
-export interface ExecOptions {
+/**
+ * What stops a call's work early. The gateway aborts it when it stops waiting for the call (its
+ * timeout, or the dispatch's own signal): the RPC client then drops the request, and the
+ * exec-server, seeing its client gone, aborts the signal it hands the local environment, which
+ * kills the command's process group or the search. Never sent as a parameter.
+ */
+export interface Cancellable {
+  signal?: AbortSignal;
+}
+
+export interface ExecOptions extends Cancellable {
   timeout_ms?: number;
   cwd?: string;
   env?: Record<string, string>;
@@ -28,6 +38,11 @@ export interface ExecOptions {
   read_only?: boolean;
   /** May use the network: only where the exec-server's operator allows it (--allow-network), else refused. */
   network?: boolean;
+  /**
+   * Who the command runs for: set by the exec-server from the signed request, never sent as a
+   * parameter. An exec-server shares its command slots between its tenants (see CommandShares).
+   */
+  tenant?: string;
 }
 
 export interface ExecResult {
@@ -42,7 +57,7 @@ export interface ExecResult {
   output_capped: boolean;
 }
 
-export interface GrepOptions {
+export interface GrepOptions extends Cancellable {
   glob_filter?: string;
   case_insensitive?: boolean;
   max_results?: number;

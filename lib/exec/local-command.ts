@@ -14,6 +14,8 @@ export interface CommandSpec extends ProcessSpec {
   heldCwd?: string;
   timeoutMs: number;
   maxOutputBytes: number;
+  /** Aborted when nobody waits for the answer any more: the group is stopped as at a timeout. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -32,6 +34,7 @@ const PIPE_DRAIN_MS = 250;
  */
 export function runCommand(spec: CommandSpec): Promise<ExecResult> {
   return new Promise((resolve, reject) => {
+    if (spec.signal?.aborted) return reject(cancelledBeforeStart());
     const started = performance.now();
     const closer = withoutInheritedFds(spec);
     const child = spawn(closer.file, closer.args, {
@@ -49,12 +52,20 @@ export function runCommand(spec: CommandSpec): Promise<ExecResult> {
       timedOut = true;
       if (child.pid !== undefined) terminateGroup(child.pid);
     }, spec.timeoutMs);
-    child.once('error', (error) => {
+    const cancel = () => {
+      if (child.pid !== undefined) terminateGroup(child.pid);
+    };
+    spec.signal?.addEventListener('abort', cancel, { once: true });
+    const stopWatching = () => {
       clearTimeout(timer);
+      spec.signal?.removeEventListener('abort', cancel);
+    };
+    child.once('error', (error) => {
+      stopWatching();
       reject(new ExecEnvironmentError('io_error', `could not start ${spec.file}: ${error.message}`));
     });
     child.once('exit', (code, signal) => {
-      clearTimeout(timer);
+      stopWatching();
       void drain([child.stdout, child.stderr]).then(() =>
         resolve({
           exit_code: code,
@@ -68,6 +79,10 @@ export function runCommand(spec: CommandSpec): Promise<ExecResult> {
       );
     });
   });
+}
+
+function cancelledBeforeStart(): ExecEnvironmentError {
+  return new ExecEnvironmentError('unavailable', 'the command was cancelled before it started (nobody waits for it any more): nothing was run');
 }
 
 /** SIGTERM to the group now, SIGKILL to whatever is left of it after the grace period. */

@@ -34,6 +34,8 @@ export interface RipgrepSearch {
   globFilter?: string;
   limit: number;
   timeoutMs: number;
+  /** Aborted when nobody waits for the answer any more: rg is killed at once. */
+  signal?: AbortSignal;
 }
 
 /** A folder search starts in the held folder itself (rg's descriptor 3) where places are held. */
@@ -82,6 +84,13 @@ export function runRipgrep(search: RipgrepSearch): Promise<GrepMatch[]> {
       timedOut = true;
       child.kill('SIGKILL');
     }, search.timeoutMs);
+    const cancel = () => {
+      child.kill('SIGKILL');
+      settle(() => reject(new ExecEnvironmentError('unavailable', 'the search was stopped: nobody waits for its answer any more')));
+    };
+    if (search.signal?.aborted) cancel();
+    search.signal?.addEventListener('abort', cancel, { once: true });
+    child.once('close', () => search.signal?.removeEventListener('abort', cancel));
     child.stdout?.on('data', (chunk: Buffer) => records.push(chunk));
     child.stderr?.on('data', (chunk: Buffer) => {
       if (stderr.length < MAX_STDERR_CHARS) stderr += chunk.toString('utf8');

@@ -21,6 +21,8 @@ export interface SandboxSettings {
   limits?: Partial<CommandLimits>;
   /** Commands run at once, at most (--max-commands); default defaultCommandsAtOnce (local-commands-at-once.ts). */
   maxCommands?: number;
+  /** The tenants the exec-server serves (--tenant): its command slots are shared between them (CommandShares). */
+  tenants?: string[];
   /** Memory of all commands together (--limit-memory-total); default maxCommands × limits.memory_bytes. */
   memoryAllCommandsBytes?: number;
   /** More host folders commands may read (--read-only-path), such as a toolchain under /opt. */
@@ -45,7 +47,7 @@ export async function probeCommandSandbox(settings: SandboxSettings = {}): Promi
   const problem = checkCommandLimits(limits) ?? checkServerLimits(maxCommands, memoryAllCallsBytes, limits) ?? checkReadOnlyPaths(settings.readOnlyPaths ?? []);
   if (problem) throw new Error(problem);
   const allowNetwork = settings.allowNetwork === true;
-  if (settings.unsandboxed) return new CommandsAtOnce(new UnsandboxedCommands({ allowNetwork, reason: 'started with --unsandboxed', serverEnv: settings.serverEnv }), maxCommands);
+  if (settings.unsandboxed) return new CommandsAtOnce(new UnsandboxedCommands({ allowNetwork, reason: 'started with --unsandboxed', serverEnv: settings.serverEnv }), maxCommands, settings.tenants);
   if (process.platform !== 'linux') return new RefusedCommands(`commands are sandboxed with bubblewrap, which needs Linux, and this is ${process.platform}`);
   const bwrap = findProgram('bwrap', settings.searchPath ?? process.env.PATH ?? '');
   if (!bwrap) return new RefusedCommands('bubblewrap (bwrap) is not installed, or not on the exec-server\'s PATH');
@@ -61,7 +63,8 @@ export async function probeCommandSandbox(settings: SandboxSettings = {}): Promi
     return new RefusedCommands(failure);
   }
   const cgroups = await detectCgroups({ memoryAllCallsBytes });
-  return new CommandsAtOnce(new BubblewrapSandbox({ layout, limits, cgroups, memoryAllCallsBytes, allowNetwork, serverEnv: settings.serverEnv, etcCopy, setuidFiles: filter.setuidFiles }), maxCommands);
+  const sandbox = new BubblewrapSandbox({ layout, limits, cgroups, memoryAllCallsBytes, allowNetwork, serverEnv: settings.serverEnv, etcCopy, setuidFiles: filter.setuidFiles });
+  return new CommandsAtOnce(sandbox, maxCommands, settings.tenants);
 }
 
 function checkServerLimits(maxCommands: number, memoryAllCallsBytes: number, limits: CommandLimits): string | undefined {

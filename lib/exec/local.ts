@@ -9,7 +9,7 @@ import {
   type GrepMatch,
   type GrepOptions,
 } from './environment.ts';
-import { RefusedCommands, type CommandSandbox } from './command-sandbox.ts';
+import { RefusedCommands, type CommandSandbox, type ProcessSpec } from './command-sandbox.ts';
 import { DEFAULT_EXEC_TIMEOUT_MS, DEFAULT_GREP_MAX_RESULTS, DEFAULT_GREP_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES, MAX_EXEC_TIMEOUT_MS, MAX_GREP_FILE_BYTES, MAX_READ_FILE_BYTES } from './limits.ts';
 import { runCommand } from './local-command.ts';
 import { fsError } from './local-errors.ts';
@@ -107,10 +107,12 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
     }
     const readOnly = flag(options, 'read_only');
     const network = flag(options, 'network');
+    const { signal } = options;
     return this.#inFolder(options.cwd ?? '', (cwd) => {
-      const request = { command, workspace: this.#paths.root, cwd: cwd.cwd, env: options.env, readOnly, network };
+      const request = { command, workspace: this.#paths.root, cwd: cwd.cwd, env: options.env, readOnly, network, timeoutMs, tenant: options.tenant };
       // The held folder is entered only by a process started right here (unsandboxed); bwrap gets the real path.
-      return this.#sandbox.run(request, (spec) => runCommand({ ...spec, ...(spec.cwd === cwd.cwd && cwd.heldCwd ? { heldCwd: cwd.heldCwd } : {}), timeoutMs, maxOutputBytes: this.#maxOutputBytes }));
+      const held = (spec: ProcessSpec) => (spec.cwd === cwd.cwd && cwd.heldCwd ? { heldCwd: cwd.heldCwd } : {});
+      return this.#sandbox.run(request, (spec) => runCommand({ ...spec, ...held(spec), timeoutMs, maxOutputBytes: this.#maxOutputBytes, signal }));
     });
   }
 
@@ -122,7 +124,7 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
     }
     // Checked before anything runs; ripgrep gets the filter as compileGlobFilter reads it, so both branches agree.
     const filter = options.glob_filter === undefined || options.glob_filter === '' ? undefined : compileGlobFilter(options.glob_filter);
-    const search = { command: this.#ripgrep, pattern, caseInsensitive: options.case_insensitive === true, limit, timeoutMs: this.#grepTimeoutMs };
+    const search = { command: this.#ripgrep, pattern, caseInsensitive: options.case_insensitive === true, limit, timeoutMs: this.#grepTimeoutMs, signal: options.signal };
     const relative = this.#paths.relative(path);
     return this.#paths.use(path, {}, async (lookup) => {
       if (lookup.kind === 'missing') throw fsError(Object.assign(new Error('missing'), { code: 'ENOENT' }), path);

@@ -107,16 +107,19 @@ export class RemoteExecutionEnvironment implements ExecutionEnvironment {
   }
 
   async execCommand(command: string, options: ExecOptions = {}): Promise<ExecResult> {
-    const commandTimeout = options.timeout_ms ?? DEFAULT_EXEC_TIMEOUT_MS;
+    // The signal stays here (it drops the request); the exec-server sets the tenant from the signed body.
+    const { signal, tenant: _tenant, ...rest } = options;
+    const commandTimeout = rest.timeout_ms ?? DEFAULT_EXEC_TIMEOUT_MS;
     // A nonsense timeout is the server's to refuse (invalid_request); the transport just needs a number.
     const waitFor = Number.isFinite(commandTimeout) ? Math.min(commandTimeout, MAX_EXEC_TIMEOUT_MS) : 0;
     const transportTimeout = Math.max(this.#timeoutMs, waitFor + KILL_GRACE_MS + EXEC_TRANSPORT_MARGIN_MS);
-    const sent = this.#network ? { ...options, network: true } : options;
-    return (await this.#call('execCommand', { command, options: sent }, transportTimeout)) as ExecResult;
+    const sent = this.#network ? { ...rest, network: true } : rest;
+    return (await this.#call('execCommand', { command, options: sent }, transportTimeout, signal)) as ExecResult;
   }
 
   async grep(pattern: string, path: string, options: GrepOptions = {}): Promise<GrepMatch[]> {
-    return (await this.#call('grep', { pattern, path, options })) as GrepMatch[];
+    const { signal, ...sent } = options;
+    return (await this.#call('grep', { pattern, path, options: sent }, this.#timeoutMs, signal)) as GrepMatch[];
   }
 
   async glob(pattern: string, path: string): Promise<GlobMatch[]> {
@@ -133,21 +136,25 @@ export class RemoteExecutionEnvironment implements ExecutionEnvironment {
 
   /**
    * One signed POST with a fresh nonce; the result has the method's shape, or this throws. Never
-   * retried: a request that may have reached the server must not run twice.
+   * retried: a request that may have reached the server must not run twice. When `cancel` fires
+   * (or the timeout passes) the request is dropped, connection and all: the exec-server takes
+   * its client's leaving as the order to stop the work.
    */
-  async #call(method: RpcMethod, params: Record<string, unknown>, timeoutMs = this.#timeoutMs): Promise<unknown> {
+  async #call(method: RpcMethod, params: Record<string, unknown>, timeoutMs = this.#timeoutMs, cancel?: AbortSignal): Promise<unknown> {
+    if (cancel?.aborted) throw this.#unavailable('the call was cancelled before it was sent (nothing ran)');
     const request: RpcRequestBody = { method, params, tenant: this.#tenant, nonce: newNonce() };
     const body = JSON.stringify(request);
     const traced: Record<string, string> = this.#options.traceparent ? { traceparent: this.#options.traceparent } : {};
     const headers: Record<string, string> = { 'content-type': 'application/json', ...traced, ...(await signBody(this.#secret, body)) };
+    const timeout = AbortSignal.timeout(timeoutMs);
     let status: number;
     let text: string;
     try {
-      const response = await this.#fetch(this.#endpoint, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
+      const response = await this.#fetch(this.#endpoint, { method: 'POST', headers, body, signal: cancel ? AbortSignal.any([timeout, cancel]) : timeout });
       status = response.status;
       text = await response.text();
     } catch (error) {
-      const cause = transportFailure(error, timeoutMs);
+      const cause = cancel?.aborted ? 'the gateway stopped waiting for it, and the exec-server was told to stop it' : transportFailure(error, timeoutMs);
       throw neverSent(error) ? this.#unavailable(cause) : this.#lostAnswer(method, cause);
     }
     return this.#interpret(method, status, text);

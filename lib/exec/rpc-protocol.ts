@@ -67,8 +67,18 @@ export function newNonce(): string {
 
 export type RpcResponseBody = { result: unknown } | { error: { code: string; message: string } };
 
+/**
+ * What the exec-server adds to a request's own params, from outside them: the signal it aborts
+ * when the client goes away (a command's process group, a search, are then stopped), and for a
+ * command the tenant its signed request named (commands are shared between tenants).
+ */
+export interface RpcCallControl {
+  signal?: AbortSignal;
+  tenant?: string;
+}
+
 /** A request whose method and params were checked: run it against an environment. */
-export type RpcCall = (environment: ExecutionEnvironment) => Promise<unknown>;
+export type RpcCall = (environment: ExecutionEnvironment, control?: RpcCallControl) => Promise<unknown>;
 
 /** The request is malformed (HTTP 400): wrong shape, unknown method, missing or mistyped params. */
 export class RpcRequestError extends Error {
@@ -145,13 +155,13 @@ const BINDERS: Record<RpcMethod, (params: Params, method: string, codec: Base64C
   execCommand: (p, m) => {
     const command = text(p, 'command', m);
     const options = execOptions(p.options, m);
-    return (env) => env.execCommand(command, options);
+    return (env, control = {}) => env.execCommand(command, { ...options, ...control });
   },
   grep: (p, m) => {
     const pattern = text(p, 'pattern', m);
     const path = text(p, 'path', m);
     const options = grepOptions(p.options, m);
-    return (env) => env.grep(pattern, path, options);
+    return (env, { signal } = {}) => env.grep(pattern, path, { ...options, signal });
   },
   glob: (p, m) => {
     const pattern = text(p, 'pattern', m);

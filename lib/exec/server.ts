@@ -6,7 +6,7 @@ import type { CommandSandbox } from './command-sandbox.ts';
 import { ExecEnvironmentError, type ExecutionEnvironment } from './environment.ts';
 import { LocalExecutionEnvironment } from './local.ts';
 import { nodeBase64 } from './server-base64.ts';
-import { isObject, parseRpcIdentity, parseRpcRequest, REFUSAL_CODES, RPC_PATH, RpcRequestError, type RpcMethod, type RpcRequestIdentity, type RpcResponseBody } from './rpc-protocol.ts';
+import { isObject, parseRpcIdentity, parseRpcRequest, REFUSAL_CODES, RPC_PATH, RpcRequestError, type RpcCallControl, type RpcMethod, type RpcRequestIdentity, type RpcResponseBody } from './rpc-protocol.ts';
 import { probeCommandSandbox } from './local-sandbox-probe.ts';
 import { RequestAdmission, signatureRefusal, type Refusal } from './server-admission.ts';
 import { BodyBudget, discardRest, readBody } from './server-body.ts';
@@ -95,7 +95,7 @@ export async function startExecServer(options: ExecServerOptions): Promise<ExecS
   if (!(maxBuffered >= maxBodyBytes)) throw new Error(`the body bytes held at once (${maxBuffered}) must be at least one request's limit (${maxBodyBytes})`);
   const admission = new RequestAdmission(options.tenants, options.maxNonces);
   const fileOperations = new Slots(options.maxFileOperations ?? DEFAULT_FILE_OPERATIONS_AT_ONCE);
-  const sandbox = options.sandbox ?? (await probeCommandSandbox());
+  const sandbox = options.sandbox ?? (await probeCommandSandbox({ tenants: options.tenants }));
   const context: ServerContext = {
     secret: options.secret,
     admission,
@@ -204,27 +204,53 @@ function parseBody(body: Uint8Array): ParsedRequest | Refusal {
  * rethrow them with their code). A file operation holds one of the server's file operation
  * slots until its answer has been handed to the connection: a readFile answer is held in memory
  * until then. A command's cap is the sandbox's (CommandsAtOnce), which refuses rather than queue.
+ * A client that goes away before its answer (the gateway stopped waiting) stops the work: the
+ * command's process group or the search is killed, and its slot is free again.
  */
 async function runAndAnswer(parsed: ParsedRequest, response: ServerResponse, context: ServerContext): Promise<RpcResponseBody> {
-  const release = parsed.method === 'execCommand' ? () => {} : await context.fileOperations.take(context.fileOperationWaitMs);
-  if (!release) {
-    const message = `the exec-server is busy: ${context.fileOperations.max} file operations were under way all the ${context.fileOperationWaitMs} ms this ${parsed.method} waited, so it was not started; retry it shortly`;
-    const busy: RpcResponseBody = { error: { code: 'unavailable', message } };
-    send(response, 200, busy);
-    return busy;
-  }
+  const clientGone = whenClientGone(response);
   try {
-    const answer = await runCall(parsed.call, context.environment);
-    await sent(response, 200, answerText(parsed.method, answer));
-    return answer;
+    const release = parsed.method === 'execCommand' ? () => {} : await context.fileOperations.take(context.fileOperationWaitMs);
+    if (!release) {
+      const message = `the exec-server is busy: ${context.fileOperations.max} file operations were under way all the ${context.fileOperationWaitMs} ms this ${parsed.method} waited, so it was not started; retry it shortly`;
+      const busy: RpcResponseBody = { error: { code: 'unavailable', message } };
+      send(response, 200, busy);
+      return busy;
+    }
+    try {
+      if (clientGone.signal.aborted) return CANCELLED;
+      const answer = await runCall(parsed.call, context.environment, { signal: clientGone.signal, tenant: parsed.tenant });
+      if (clientGone.signal.aborted) return CANCELLED;
+      await sent(response, 200, answerText(parsed.method, answer));
+      return answer;
+    } finally {
+      release();
+    }
   } finally {
-    release();
+    clientGone.stopWatching();
   }
 }
 
-async function runCall(call: ParsedRequest['call'], environment: ExecutionEnvironment): Promise<RpcResponseBody> {
+/** What a call whose client went away is logged as; nobody reads it. */
+const CANCELLED: RpcResponseBody = { error: { code: 'cancelled', message: 'the client went away before the answer; the work was stopped' } };
+
+/**
+ * A signal aborted when the connection closes before the answer was sent: the gateway dropped
+ * the request (its timeout, or the call was cancelled). `stopWatching` once the answer is out.
+ */
+function whenClientGone(response: ServerResponse): { signal: AbortSignal; stopWatching: () => void } {
+  const controller = new AbortController();
+  const onClose = () => {
+    if (!response.writableFinished) controller.abort(new Error('the client went away'));
+  };
+  if (response.destroyed) onClose();
+  else response.once('close', onClose);
+  return { signal: controller.signal, stopWatching: () => response.off('close', onClose) };
+}
+
+async function runCall(call: ParsedRequest['call'], environment: ExecutionEnvironment, control: RpcCallControl): Promise<RpcResponseBody> {
   try {
-    return { result: await call(environment) };
+    return { result: await call(environment, control) };
   } catch (error) {
     if (error instanceof ExecEnvironmentError) return { error: { code: error.code, message: error.message } };
     throw error;

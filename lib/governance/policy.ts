@@ -14,8 +14,26 @@ export type ApprovalOverride = 'always' | 'never' | 'policy';
 /** Deny by default: reads run, anything with a side effect waits for a human. */
 export const DEFAULT_TIER_POLICY: Readonly<TierPolicy> = { read: 'grant', write: 'review', execute: 'review' };
 
+/**
+ * How long a call granted without a human may run when the granting rule names no
+ * `max_timeout_ms`: a granted command asking for longer (the shell tool's timeout_ms) is cut to
+ * it. Long enough for what grants are for (reads, searches, git status/log/diff, a quick test:
+ * seconds), short enough that a granted command that never ends (a follow, a read of a pipe)
+ * holds one of the exec-server's few command slots for half a minute, not ten: the model chose
+ * the command and its timeout, and nobody looked at them. A human's approval keeps the tool's
+ * own maximum.
+ */
+export const DEFAULT_GRANTED_TIMEOUT_MS = 30_000;
+
 export type GovernanceDecision =
-  | { action: 'grant'; reason: string; /** Set when a rule granted by argument class: what the run is limited to. */ constraints?: GrantConstraints }
+  | {
+      action: 'grant';
+      reason: string;
+      /** Set when a rule granted by argument class: what the run is limited to. */
+      constraints?: GrantConstraints;
+      /** Set when the granting rule names one: the longest the call may run (else DEFAULT_GRANTED_TIMEOUT_MS). */
+      max_timeout_ms?: number;
+    }
   | { action: 'review'; reason: string; /** An approval id chosen by a custom handler. */ request_id?: string; /** Distinct approvers needed (default 1). */ quorum?: number }
   | { action: 'deny'; reason: string };
 
@@ -77,10 +95,14 @@ export function policyGovernor(policy: PolicyConfig = {}, overrides: ReadonlyMap
   };
 }
 
-/** A matching rule's decision; a grant by argument class carries the class's constraints (read-only). */
+/**
+ * A matching rule's decision; a grant by argument class carries the class's constraints
+ * (read-only), and a grant carries the rule's max_timeout_ms when it names one.
+ */
 function ruleDecision(compiled: CompiledRule): GovernanceDecision {
-  const { action, description, tool } = compiled.rule;
+  const { action, description, tool, max_timeout_ms } = compiled.rule;
   const reason = description ?? `policy rule ${compiled.index + 1} (${tool}) says ${action}`;
-  const constraints = action === 'grant' ? grantConstraints(compiled.classes.map(([, argumentClass]) => argumentClass)) : undefined;
-  return constraints ? { action, reason, constraints } : { action, reason };
+  if (action !== 'grant') return { action, reason };
+  const constraints = grantConstraints(compiled.classes.map(([, argumentClass]) => argumentClass));
+  return { action, reason, ...(constraints ? { constraints } : {}), ...(max_timeout_ms === undefined ? {} : { max_timeout_ms }) };
 }

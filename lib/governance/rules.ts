@@ -15,6 +15,11 @@ export interface PolicyRule {
   description?: string;
   /** For a `review` rule: how many distinct approvers the call needs. */
   approvals?: { quorum?: number };
+  /**
+   * For a `grant` rule: the longest a call it grants may run, in milliseconds, whatever the call
+   * asks (the shell tool's timeout_ms); default DEFAULT_GRANTED_TIMEOUT_MS (policy.ts).
+   */
+  max_timeout_ms?: number;
 }
 
 export interface CompiledRule {

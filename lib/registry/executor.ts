@@ -21,6 +21,12 @@ export interface ToolExecutionContext {
    */
   read_only?: boolean;
   /**
+   * Set on every call the policy granted (no human approved it): the longest the tool may let
+   * it run, whatever its arguments ask (the shell tool cuts timeout_ms to it). Never set on a
+   * call a human approved, which keeps the tool's own maximum.
+   */
+  max_timeout_ms?: number;
+  /**
    * The W3C `traceparent` of the span running this call, when tracing is on: executors send it
    * (and nothing else of the gateway's tracing) with their requests, so a tool's own spans join the trace.
    */

@@ -12,6 +12,7 @@ import { findInlineSecrets } from './manifest-secrets.ts';
 import { checkIdentity } from './identity-check.ts';
 import { checkMcpImports } from './mcp-import-check.ts';
 import { checkRuleClasses } from './rule-classes-check.ts';
+import { checkRuleTimeouts } from './rule-timeout-check.ts';
 import { checkApprovalSettings } from './approval-settings-check.ts';
 
 export interface ManifestLoadOptions {
@@ -69,6 +70,7 @@ export function loadManifest(value: unknown, options: ManifestLoadOptions): Mani
     problems.push(...checkIdentity(value.identity));
     problems.push(...checkRulePatterns(value.policy));
     problems.push(...checkRuleClasses(value.policy, value.tools));
+    problems.push(...checkRuleTimeouts(value.policy));
     problems.push(...checkApprovalSettings(value));
     problems.push(...confinementProblems(value, options.confinement ?? {}));
   }

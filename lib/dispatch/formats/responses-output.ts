@@ -15,10 +15,21 @@ export function resultText(result: ToolResult): string {
 }
 
 /**
+ * Whether a shell_call's command lets the next one run: it ran and exited, whatever its exit
+ * code. A command that timed out (its own timeout_ms, reported by the shell tool as an `ok`
+ * result with a timeout note, or the gateway's), or did not run (parked, refused, failed) stops
+ * the rest, as OpenAI's reference executor stops at a timeout.
+ */
+export function shellCommandExited(result: ToolResult): boolean {
+  return result.status === 'ok' && commandOutput(result).outcome.type === 'exit';
+}
+
+/**
  * One output item per call item, in the order of the calls: `function_call_output`;
  * `apply_patch_call_output` (completed, or failed with the message for any other status,
  * including pending_approval); one `shell_call_output` per shell_call with an entry per command
- * that was dispatched (a command that did not end `ok` stops the rest, and its entry says so).
+ * that was dispatched (a command that did not exit stops the rest, see shellCommandExited, and
+ * its entry says so).
  */
 export function writeResponsesItems(results: ToolResult[], calls: ToolCall[]): ResponsesOutputItem[] {
   const byId = new Map(results.map((r) => [r.call_id, r]));

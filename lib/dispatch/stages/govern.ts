@@ -1,4 +1,4 @@
-import type { GovernanceDecision, GovernanceRequest, Governor } from '../../governance/policy.ts';
+import { DEFAULT_GRANTED_TIMEOUT_MS, type GovernanceDecision, type GovernanceRequest, type Governor } from '../../governance/policy.ts';
 import { PatternBudgetError } from '../../patterns/index.ts';
 import type { ToolExecutionContext } from '../../registry/executor.ts';
 import { requestPatternBudgetSpent, rulePatternBudgetSpent } from '../pattern-budget.ts';
@@ -27,7 +27,14 @@ export async function governStage(governor: Governor, request: GovernanceRequest
   });
 }
 
-/** What a grant limits the run to, as execution-context fields: a grant by a read-only class runs read-only. */
-export function grantedExecution(decision: Exclude<GovernanceDecision, { action: 'deny' }>): Pick<ToolExecutionContext, 'read_only'> {
-  return decision.action === 'grant' && decision.constraints?.read_only ? { read_only: true } : {};
+/**
+ * What a grant limits the run to, as execution-context fields: every call granted without a
+ * human (by a rule, the tier, the tool's `approval: never`, a custom governor) runs at most the
+ * granting rule's max_timeout_ms, by default DEFAULT_GRANTED_TIMEOUT_MS; a grant by a read-only
+ * class runs read-only.
+ */
+export function grantedExecution(decision: Exclude<GovernanceDecision, { action: 'deny' }>): Pick<ToolExecutionContext, 'read_only' | 'max_timeout_ms'> {
+  if (decision.action !== 'grant') return {};
+  const max_timeout_ms = decision.max_timeout_ms ?? DEFAULT_GRANTED_TIMEOUT_MS;
+  return decision.constraints?.read_only ? { read_only: true, max_timeout_ms } : { max_timeout_ms };
 }

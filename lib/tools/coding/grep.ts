@@ -108,14 +108,15 @@ export function formatMatches(matches: readonly GrepMatch[], maxResults: number)
   );
 }
 
-async function grep(env: ExecutionEnvironment, args: JsonObject): Promise<string> {
+async function grep(env: ExecutionEnvironment, args: JsonObject, signal: AbortSignal): Promise<string> {
   const pattern = requiredString(args, 'pattern');
   const path = optionalString(args, 'path') ?? '.';
   const globFilter = optionalString(args, 'glob_filter');
   const maxResults = optionalInteger(args, 'max_results', GREP_DEFAULT_MAX_RESULTS);
   checkPattern(pattern);
   // One more than asked for: the only way to know that the list was cut.
-  const options: GrepOptions = { case_insensitive: optionalBoolean(args, 'case_insensitive', false), max_results: maxResults + 1 };
+  // The call's signal stops the search when the gateway stops waiting for it.
+  const options: GrepOptions = { case_insensitive: optionalBoolean(args, 'case_insensitive', false), max_results: maxResults + 1, signal };
   if (globFilter !== undefined) options.glob_filter = globFilter;
   const matches = await inEnvironment(path, () => env.grep(pattern, path, options), { not_found: `Path not found: ${path}` });
   if (matches.length === 0) return noMatchesMessage(pattern, path, globFilter);
@@ -135,6 +136,6 @@ export function grepTool(env: ExecutionEnvironment): ToolExecutor {
       tags: ['coding'],
       output: outputLimitsFor('grep'),
     },
-    (args, context) => grep(environmentForCall(env, context), args),
+    (args, context) => grep(environmentForCall(env, context), args, context.signal),
   );
 }

@@ -13,7 +13,7 @@ import type { ExecResult } from '../../exec/environment.ts';
  * followed, when they apply, by a capped-output warning and the timeout error. The header comes
  * first and the notes last so that head_tail truncation keeps both.
  */
-export function formatShellResult(result: ExecResult, timeoutMs: number, maxTimeoutMs: number): string {
+export function formatShellResult(result: ExecResult, timeoutMs: number, maxTimeoutMs: number, limitedByGrant = false): string {
   const sections = [
     `Exit code: ${describeExit(result)}`,
     `Duration: ${Math.round(result.duration_ms)} ms`,
@@ -24,7 +24,7 @@ export function formatShellResult(result: ExecResult, timeoutMs: number, maxTime
   ];
   let text = sections.join('\n');
   if (result.output_capped) text += `\n\n${CAPPED_NOTE}`;
-  if (result.timed_out) text += `\n\n${timeoutNote(timeoutMs, maxTimeoutMs)}`;
+  if (result.timed_out) text += `\n\n${timeoutNote(timeoutMs, maxTimeoutMs, limitedByGrant)}`;
   return text;
 }
 
@@ -32,11 +32,16 @@ const CAPPED_NOTE =
   '[WARNING: The command printed more output than the execution environment keeps, so part of it is missing above. ' +
   'Redirect the output to a file and read or grep that file instead.]';
 
-export function timeoutNote(timeoutMs: number, maxTimeoutMs: number): string {
-  return (
-    `[ERROR: Command timed out after ${timeoutMs} ms and was stopped. Partial output is shown above. ` +
-    `If it needs more time, run it again with a larger timeout_ms (up to ${maxTimeoutMs}).]`
-  );
+/**
+ * The note ending a timed-out command's output. `limitedByGrant`: the command ran without a
+ * human's approval, under the grant's maximum (`maxTimeoutMs`), so asking for more does not help.
+ */
+export function timeoutNote(timeoutMs: number, maxTimeoutMs: number, limitedByGrant = false): string {
+  const stopped = `[ERROR: Command timed out after ${timeoutMs} ms and was stopped. Partial output is shown above. `;
+  if (limitedByGrant && timeoutMs >= maxTimeoutMs) {
+    return `${stopped}A command that runs without a human's approval may take at most ${maxTimeoutMs} ms here, whatever timeout_ms asks (the tenant's policy sets this): split the work into shorter commands.]`;
+  }
+  return `${stopped}If it needs more time, run it again with a larger timeout_ms (up to ${maxTimeoutMs}).]`;
 }
 
 function describeExit({ exit_code, signal }: ExecResult): string {

@@ -1,4 +1,4 @@
-import type { ExecutionEnvironment } from '../../exec/environment.ts';
+import type { ExecOptions, ExecutionEnvironment } from '../../exec/environment.ts';
 import { environmentForCall } from '../../exec/remote.ts';
 import { FnToolExecutor, type ToolExecutionContext, type ToolExecutor } from '../../registry/executor.ts';
 import type { JsonObject } from '../../registry/json.ts';
@@ -46,14 +46,17 @@ const INPUT_SCHEMA = {
  *   gateway cancelling a call.
  * Only a failure of the environment itself (unreachable, rejected request) is an error result.
  */
-async function runShell(env: ExecutionEnvironment, args: JsonObject, context: Pick<ToolExecutionContext, 'read_only'>): Promise<string> {
+async function runShell(env: ExecutionEnvironment, args: JsonObject, context: Pick<ToolExecutionContext, 'read_only' | 'signal' | 'max_timeout_ms'>): Promise<string> {
   const command = requiredString(args, 'command');
   const requested = optionalInteger(args, 'timeout_ms', SHELL_DEFAULT_TIMEOUT_MS);
-  const timeoutMs = Math.min(Math.max(1, requested), SHELL_MAX_TIMEOUT_MS);
-  // A grant by a read-only class (never a human's approval) asks the exec-server for a read-only sandbox.
-  const options = context.read_only ? { timeout_ms: timeoutMs, read_only: true } : { timeout_ms: timeoutMs };
+  // A call granted without a human runs at most the grant's limit, whatever the model asked for.
+  const limit = Math.min(context.max_timeout_ms ?? SHELL_MAX_TIMEOUT_MS, SHELL_MAX_TIMEOUT_MS);
+  const timeoutMs = Math.min(Math.max(1, requested), limit);
+  // A grant by a read-only class (never a human's approval) asks the exec-server for a read-only
+  // sandbox. The call's signal stops the command when the gateway stops waiting for it.
+  const options: ExecOptions = { timeout_ms: timeoutMs, signal: context.signal, ...(context.read_only ? { read_only: true } : {}) };
   const result = await inEnvironment('(command)', () => env.execCommand(command, options));
-  return formatShellResult(result, timeoutMs, SHELL_MAX_TIMEOUT_MS);
+  return formatShellResult(result, timeoutMs, limit, context.max_timeout_ms !== undefined);
 }
 
 /** shell: runs one command through the environment and reports exit code, duration and output. */
@@ -64,7 +67,8 @@ export function shellTool(env: ExecutionEnvironment): ToolExecutor {
       description:
         'Run a shell command in the working directory. Returns the exit code, the duration, stdout and stderr. ' +
         'A non-zero exit code is reported in the output, not as a tool failure. ' +
-        `The command is stopped after timeout_ms (default ${SHELL_DEFAULT_TIMEOUT_MS} ms, at most ${SHELL_MAX_TIMEOUT_MS}); ` +
+        `The command is stopped after timeout_ms (default ${SHELL_DEFAULT_TIMEOUT_MS} ms, at most ${SHELL_MAX_TIMEOUT_MS}; ` +
+        'a command that runs without a human\'s approval may get less, as the policy says); ' +
         'then the partial output is returned with a timeout note.',
       input_schema: INPUT_SCHEMA,
       tier: 'execute',

@@ -27,9 +27,19 @@ describe('shell', () => {
     await run(shellTool(env), { command: 'true' });
     await run(shellTool(env), { command: 'make', timeout_ms: 120_000, description: 'build' });
     expect(env.commands).toEqual([
-      { command: 'true', options: { timeout_ms: 10_000 } },
-      { command: 'make', options: { timeout_ms: 120_000 } },
+      { command: 'true', options: { timeout_ms: 10_000, signal: expect.any(AbortSignal) } },
+      { command: 'make', options: { timeout_ms: 120_000, signal: expect.any(AbortSignal) } },
     ]);
+  });
+
+  it("cuts timeout_ms to the grant's max_timeout_ms on a call granted without a human; without one (approved) the model's stands", async () => {
+    const env = new MemoryEnvironment();
+    env.script = () => ({ exit_code: null, signal: 'SIGTERM', timed_out: true, duration_ms: 30_000 });
+    const granted = await shellTool(env).execute({ command: 'tail -f log', timeout_ms: 600_000 }, { ...testContext(), max_timeout_ms: 30_000 });
+    await shellTool(env).execute({ command: 'make', timeout_ms: 600_000 }, testContext());
+    await shellTool(env).execute({ command: 'ls', timeout_ms: 2_000 }, { ...testContext(), max_timeout_ms: 30_000 });
+    expect(env.commands.map((entry) => entry.options.timeout_ms)).toEqual([30_000, 600_000, 2_000]);
+    expect(granted).toContain("[ERROR: Command timed out after 30000 ms and was stopped. Partial output is shown above. A command that runs without a human's approval may take at most 30000 ms here, whatever timeout_ms asks");
   });
 
   it('asks the environment for a read-only run when the call was granted read-only, and only then', async () => {
@@ -37,8 +47,8 @@ describe('shell', () => {
     await shellTool(env).execute({ command: 'git status' }, { ...testContext(), read_only: true });
     await shellTool(env).execute({ command: 'make' }, { ...testContext(), read_only: false });
     expect(env.commands).toEqual([
-      { command: 'git status', options: { timeout_ms: 10_000, read_only: true } },
-      { command: 'make', options: { timeout_ms: 10_000 } },
+      { command: 'git status', options: { timeout_ms: 10_000, read_only: true, signal: expect.any(AbortSignal) } },
+      { command: 'make', options: { timeout_ms: 10_000, signal: expect.any(AbortSignal) } },
     ]);
   });
 

@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startExecServer } from '../../lib/exec/server.ts';
+import { testGateway } from '../helpers/gateway.ts';
+import { validManifest } from '../helpers/manifests.ts';
+import { isRunning, makeSandbox, waitUntil, type Sandbox } from './helpers.ts';
+
+const SECRET = 'rpc-cancel-secret-0123456789abcdef0123456789';
+
+/** Live processes (not this one) whose command line mentions `marker`. */
+function processesMentioning(marker: string): number[] {
+  return readdirSync('/proc').flatMap((name) => {
+    const pid = Number(name);
+    if (!Number.isSafeInteger(pid) || pid === process.pid) return [];
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(marker) && isRunning(pid) ? [pid] : [];
+    } catch {
+      return []; // gone meanwhile
+    }
+  });
+}
+
+/**
+ * Text that keeps ripgrep's regex engine busy for seconds per file with the pattern below (its
+ * lazy DFA keeps meeting new states): lines of 90 random letters, digits and spaces, 9 MB a file
+ * (grep skips files over 10 MB). Each file differs, so no state is reused from the one before.
+ */
+function slowText(seed: number): Buffer {
+  const alphabet = Buffer.from('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789      ');
+  const text = Buffer.alloc(9_000_000);
+  let state = seed * 2_654_435_761 + 1;
+  for (let i = 0; i < text.length; i++) {
+    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+    text[i] = i % 91 === 90 ? 0x0a : alphabet[(state >>> 16) % alphabet.length];
+  }
+  return text;
+}
+
+let sandbox: Sandbox;
+beforeEach(async () => {
+  sandbox = await makeSandbox();
+});
+afterEach(() => sandbox.cleanup());
+
+/**
+ * Issue 22, finding 11: when the gateway gave up on a call (here its per-tool timeout), the work
+ * went on in the exec-server: ripgrep until its own 20 s kill, a command until its own timeout,
+ * each holding CPU and a slot. Now the gateway drops the request, the exec-server notices its
+ * client gone and kills the command's process group, or ripgrep, and frees the slot.
+ */
+describe('attack: the gateway stops waiting, the exec-server keeps working', () => {
+  async function gatewayGivingUpAfter(timeoutMs: number, server: { url: string }) {
+    const tools = ['shell', 'grep'].map((name) => ({ name, executor: { kind: 'builtin' }, timeout_ms: timeoutMs }));
+    const manifest = validManifest({ tenant: 'acme', profile: 'openai', policy: { read: 'grant', write: 'grant', execute: 'grant' }, execution_environment: { url: server.url, secret: 'env:EXEC_SECRET' }, tools });
+    return testGateway([manifest], { k: { tenant: 'acme' } }, { env: { EXEC_SECRET: SECRET, TOOLGATE_TENANT_SECRETS: 'acme:EXEC_SECRET' } });
+  }
+
+  /** Dispatches one call; answers its status once seen running (`marker` in a process's command line) and answered. */
+  async function dispatchWhileWatching(gw: Awaited<ReturnType<typeof gatewayGivingUpAfter>>, call: { name: string; arguments: Record<string, unknown> }, marker: string) {
+    const answered = gw.request('/v1/dispatch', { key: 'k', json: { thread_id: 'cancel', calls: [{ call_id: 'c1', ...call }] } });
+    const seenRunning = await waitUntil(() => processesMentioning(marker).length > 0, 10_000);
+    const { results } = (await (await answered).json()) as { results: Array<{ status: string; content: string }> };
+    return { seenRunning, status: results[0].status };
+  }
+
+  it('a command: its process group is killed and its slot freed soon after the gateway gave up', async () => {
+    const logged: Array<{ event: string; fields: Record<string, unknown> }> = [];
+    const server = await startExecServer({ root: sandbox.root, secret: SECRET, tenants: ['acme'], port: 0, log: (event, fields) => logged.push({ event, fields }) });
+    try {
+      const gw = await gatewayGivingUpAfter(1_500, server);
+      const marker = `cancel-me-${randomBytes(8).toString('hex')}`;
+      const call = { name: 'shell', arguments: { command: `sleep 300; echo ${marker}`, timeout_ms: 600_000 } };
+      expect(await dispatchWhileWatching(gw, call, marker)).toEqual({ seenRunning: true, status: 'timeout' });
+      expect(await waitUntil(() => processesMentioning(marker).length === 0, 15_000)).toBe(true);
+      const health = async () => ((await (await fetch(`${server.url}/healthz`)).json()) as { commands_running?: number }).commands_running;
+      let running: number | undefined;
+      for (let tries = 0; tries < 100 && (running = await health()) !== 0; tries++) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(running).toBe(0);
+      expect(logged.find((entry) => entry.event === 'exec.rpc.completed')?.fields).toMatchObject({ method: 'execCommand', outcome: 'cancelled' });
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  it('a grep: ripgrep is killed soon after the gateway gave up, long before its own 20 s limit', async () => {
+    await Promise.all([1, 2, 3].map((seed) => writeFile(join(sandbox.root, `big-${seed}.txt`), slowText(seed))));
+    const server = await startExecServer({ root: sandbox.root, secret: SECRET, tenants: ['acme'], port: 0 });
+    try {
+      const gw = await gatewayGivingUpAfter(1_500, server);
+      const marker = `zq${randomBytes(8).toString('hex')}`;
+      const call = { name: 'grep', arguments: { pattern: `(\\w+\\s?){200}$|${marker}`, path: '.' } };
+      expect(await dispatchWhileWatching(gw, call, marker)).toEqual({ seenRunning: true, status: 'timeout' });
+      expect(await waitUntil(() => processesMentioning(marker).length === 0, 8_000)).toBe(true);
+      // The file operation slot it held is free again: the next search answers.
+      const quick = await gw.request('/v1/dispatch', { key: 'k', json: { thread_id: 'after', calls: [{ call_id: 'c2', name: 'grep', arguments: { pattern: 'nothing-matches-this', path: '.', glob_filter: '*.md' } }] } });
+      expect(((await quick.json()) as { results: Array<{ status: string }> }).results[0].status).toBe('ok');
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+});
