@@ -168,7 +168,8 @@ describe('POST /v1/admin/keys/:id/rotate', () => {
     const responses = await Promise.all(Array.from({ length: 5 }, () => post(`/v1/admin/keys/${made.id}/rotate`, 'admin', { grace_seconds: 60 })));
     expect(responses.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
     const keys = (await (await gw.request('/v1/admin/keys?limit=200', { key: 'admin' })).json()).keys.filter((k: { principal: string }) => k.principal === 'bot');
-    expect(keys.map((k: { state: string }) => k.state)).toEqual(['rotated', 'active']);
+    // Created and rotated within one millisecond, the two keys may list in either order.
+    expect(keys.map((k: { state: string }) => k.state).sort()).toEqual(['active', 'rotated']);
   });
 
   it('a revoked key cannot be rotated back to life', async () => {
