@@ -37,7 +37,7 @@ function scriptsOf(char: string): Set<string> {
 function warningsOf(name: string): NameWarning[] {
   const warnings = new Set<NameWarning>();
   let common: Set<string> | undefined;
-  for (const char of name) {
+  for (const char of new Set(name)) {
     if (INVISIBLE_CHAR.test(char)) warnings.add('invisible');
     if (INVISIBLE_CHAR.test(char) || ANY_SCRIPT.test(char)) continue;
     const own = scriptsOf(char);
@@ -49,17 +49,9 @@ function warningsOf(name: string): NameWarning[] {
   return [...warnings];
 }
 
-const cache = new Map<string, NameWarning[]>();
-
-/** What makes the name confusable; empty for an ordinary name (and at once for printable ASCII). */
+/** What makes the name confusable; empty for an ordinary name (and at once for printable ASCII, what keys' names are). */
 export function nameWarnings(name: string): NameWarning[] {
-  if (/^[\x20-\x7e]*$/.test(name)) return [];
-  let warnings = cache.get(name);
-  if (!warnings) {
-    if (cache.size >= 1000) cache.clear();
-    cache.set(name, (warnings = warningsOf(name)));
-  }
-  return warnings;
+  return /^[\x20-\x7e]*$/.test(name) ? [] : warningsOf(name);
 }
 
 export const isConfusableName = (name: string) => nameWarnings(name).length > 0;
