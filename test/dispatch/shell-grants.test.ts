@@ -43,6 +43,9 @@ describe('shell grants by class through the pipeline', () => {
     'find . -delete',
     'sed -i s/a/b/ f',
     'FOO=1 ls',
+    'tail +1f greet.sh',
+    'tail +0f -- greet.sh',
+    'find . -newermm /etc/shadow',
   ])('an unsafe or unclear command parks for a human, and nothing runs: %j', async (command) => {
     const { environment, shell } = setup();
     const result = await shell('c1', command);

@@ -88,4 +88,21 @@ describe('a read_only_commands grant runs read-only, end to end', () => {
     }
     expect(snapshot(workspace)).toEqual(before);
   });
+
+  it("issue 22: the classifier's holes wait for a human instead of running (tail that follows forever, files outside, --pre)", async () => {
+    const before = snapshot(workspace);
+    for (const [call_id, command] of [
+      ['tail-1', 'tail +1f notes.txt'], // obsolete +N[f]: follows forever, held an exec-server slot
+      ['tail-2', 'tail +0f -- notes.txt'],
+      ['tail-3', 'tail -cf notes.txt'], // not -c "f": follows forever
+      ['find-1', 'find . -newermm /etc/shadow'], // -newerXY with Y other than t reads a file
+      ['rg-1', 'rg -f=/etc/passwd x'], // clap drops the "=": reads /etc/passwd
+      ['rg-2', 'rg --engine --pre=./notes.txt x'], // --engine takes no word starting with "-": --pre runs
+      ['git-1', 'git ls-files -x -- --exclude-from=/etc/passwd'], // -x takes "--": --exclude-from reads the file
+    ]) {
+      const result = await dispatch('ro-3', call_id, command);
+      expect(result.status, command).toBe('pending_approval');
+    }
+    expect(snapshot(workspace)).toEqual(before);
+  });
 });

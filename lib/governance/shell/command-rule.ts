@@ -3,16 +3,29 @@ import { pathRefusal, pathsRefusal } from './workspace-path.ts';
 /**
  * How an option takes its value, as GNU getopt_long (and git's parse-options) read it:
  * - `flag`: no value (`-l`, `--all`); short flags may be bundled (`-la`);
- * - `value`: always a value, attached or the next word (`-n 5`, `-n5`, `--lines=5`, `--lines 5`);
+ * - `value`: always a value, attached or the next word whatever it is (`-n 5`, `-n5`, `--lines=5`,
+ *   `--lines 5`, `-e --`);
  * - `path`: a `value` that names a file, checked to stay in the working directory;
- * - `optional`: a value only when attached (`--color=always`, `-U3`); the next word stays a word.
- * When unsure whether a program takes the next word as the value, say `optional`: the next word
- * is then checked on its own (as an option or operand), which is never less strict.
+ * - `optional`: a value only when attached (`--color=always`, `-U3`); the next word stays a word;
+ * - `defaultWhenLast`: a `value`, except that as the very last word it has none (git's
+ *   `--merged`, `--contains`: parse-options' PARSE_OPT_LASTARG_DEFAULT).
+ * An option the program reads with a value in the next word must be `value` (or `path`), never
+ * `optional`: `--author -- --output=x` has git take `--` as the author and `--output=x` as an option.
  */
-type OptionKind = 'flag' | 'value' | 'path' | 'optional';
+export type OptionKind = 'flag' | 'value' | 'path' | 'optional' | 'defaultWhenLast';
 
 /** Why a command's arguments are not read-only (a sentence fragment), or undefined when they are. */
 export type ArgumentCheck = (args: readonly string[]) => string | undefined;
+
+/** An ArgumentCheck made from an option table, which tests hold against the real program. */
+export interface CommandRule extends ArgumentCheck {
+  readonly options: ReadonlyMap<string, OptionKind>;
+}
+
+/** The option table behind a check, when it has one. */
+export function optionTableOf(check: ArgumentCheck): ReadonlyMap<string, OptionKind> | undefined {
+  return 'options' in check ? (check as CommandRule).options : undefined;
+}
 
 /** The words that are not options, and the names of the options used (as written, e.g. `-e`, `--regexp`). */
 export interface ParsedArguments {
@@ -26,8 +39,19 @@ interface CommandRuleSpec {
   values?: string;
   paths?: string;
   optional?: string;
-  /** `-5` means a count (head, tail, git log). */
-  numericOption?: boolean;
+  defaultWhenLast?: string;
+  /**
+   * clap (ripgrep) drops every leading `=` of an attached value: `-f=FILE` and `--file==FILE` read
+   * FILE. GNU getopt keeps them (`-f=FILE` reads `=FILE`).
+   */
+  clap?: boolean;
+  /** `-5` anywhere means a count (grep's context lines, git log's max-count). */
+  countOption?: boolean;
+  /**
+   * false: options end at the first operand, as in bash builtins and `getopts` scripts
+   * (`cd src -L` has two operands); default true: GNU getopt permutes them.
+   */
+  permute?: boolean;
   /** Checks the operands once the options are known; default: they are paths. */
   operands?: (parsed: ParsedArguments) => string | undefined;
 }
@@ -41,21 +65,32 @@ function optionTable(spec: CommandRuleSpec): Map<string, OptionKind> {
   add(spec.values, 'value');
   add(spec.paths, 'path');
   add(spec.optional, 'optional');
+  add(spec.defaultWhenLast, 'defaultWhenLast');
   return table;
 }
 
 type Step = { next: number; refusal?: undefined } | { refusal: string };
 
-function takeValue(kind: OptionKind, name: string, attached: string | undefined, args: readonly string[], index: number): Step {
+/** Where an option's value is: attached (`-n5`, `--lines=5`) or the next word. */
+interface OptionAt {
+  kind: OptionKind;
+  name: string;
+  attached: string | undefined;
+  index: number;
+}
+
+function takeValue({ kind, name, attached, index }: OptionAt, args: readonly string[], spec: CommandRuleSpec): Step {
   if (kind === 'flag') return attached === undefined ? { next: index + 1 } : { refusal: `option ${name} takes no value` };
   if (kind === 'optional') return { next: index + 1 };
-  const value = attached ?? args[index + 1];
-  if (value === undefined) return { refusal: `option ${name} needs a value` };
+  if (kind === 'defaultWhenLast' && attached === undefined && index + 1 === args.length) return { next: index + 1 };
+  const written = attached ?? args[index + 1];
+  if (written === undefined) return { refusal: `option ${name} needs a value` };
+  const value = spec.clap && attached !== undefined ? written.replace(/^=+/, '') : written;
   const refusal = kind === 'path' ? pathRefusal(value) : undefined;
   return refusal ? { refusal } : { next: attached === undefined ? index + 2 : index + 1 };
 }
 
-function longOption(table: Map<string, OptionKind>, args: readonly string[], index: number, seen: Set<string>): Step {
+function longOption(spec: CommandRuleSpec, table: ReadonlyMap<string, OptionKind>, args: readonly string[], index: number, seen: Set<string>): Step {
   const word = args[index];
   const equals = word.indexOf('=');
   const name = equals < 0 ? word : word.slice(0, equals);
@@ -63,28 +98,34 @@ function longOption(table: Map<string, OptionKind>, args: readonly string[], ind
   // Abbreviations (`--out` for `--output`) are never in the table, so they are refused too.
   if (!kind) return { refusal: `option ${name} is not known to be read-only` };
   seen.add(name);
-  return takeValue(kind, name, equals < 0 ? undefined : word.slice(equals + 1), args, index);
+  return takeValue({ kind, name, attached: equals < 0 ? undefined : word.slice(equals + 1), index }, args, spec);
 }
 
-function shortOptions(table: Map<string, OptionKind>, args: readonly string[], index: number, seen: Set<string>): Step {
+function unknownShortOption(name: string, word: string): string {
+  if (/^-\d$/.test(name)) return `a count like ${word} is not read in this place; give it with an option (such as -n 5)`;
+  return `option ${name}${word.length > 2 ? ` (in ${word})` : ''} is not known to be read-only`;
+}
+
+function shortOptions(spec: CommandRuleSpec, table: ReadonlyMap<string, OptionKind>, args: readonly string[], index: number, seen: Set<string>): Step {
   const word = args[index];
   for (let i = 1; i < word.length; i++) {
     const name = `-${word[i]}`;
     const kind = table.get(name);
-    if (!kind) return { refusal: `option ${name}${word.length > 2 ? ` (in ${word})` : ''} is not known to be read-only` };
+    if (!kind) return { refusal: unknownShortOption(name, word) };
     seen.add(name);
     if (kind === 'flag') continue;
     const rest = word.slice(i + 1);
-    return takeValue(kind, name, rest === '' ? undefined : rest, args, index);
+    return takeValue({ kind, name, attached: rest === '' ? undefined : rest, index }, args, spec);
   }
   return { next: index + 1 };
 }
 
 /**
- * Reads arguments as GNU tools do: options anywhere (they are permuted), `--` ends them, `-` is
- * an operand. Every option must be in the table: an unknown one is refused, not skipped.
+ * Reads arguments as GNU tools do: options anywhere (they are permuted) unless the rule says
+ * otherwise, `--` ends them, `-` is an operand. Every option must be in the table: an unknown
+ * one is refused, not skipped.
  */
-function readArguments(spec: CommandRuleSpec, table: Map<string, OptionKind>, args: readonly string[]): ParsedArguments | { refusal: string } {
+function readArguments(spec: CommandRuleSpec, table: ReadonlyMap<string, OptionKind>, args: readonly string[]): ParsedArguments | { refusal: string } {
   const parsed: ParsedArguments = { operands: [], options: new Set() };
   let index = 0;
   while (index < args.length) {
@@ -94,16 +135,20 @@ function readArguments(spec: CommandRuleSpec, table: Map<string, OptionKind>, ar
       break;
     }
     if (word === '-' || !word.startsWith('-')) {
+      if (spec.permute === false) {
+        parsed.operands.push(...args.slice(index));
+        break;
+      }
       parsed.operands.push(word);
       index += 1;
       continue;
     }
-    if (spec.numericOption && /^-\d+$/.test(word)) {
+    if (spec.countOption && /^-\d+$/.test(word)) {
       parsed.options.add('-NUM');
       index += 1;
       continue;
     }
-    const step = word.startsWith('--') ? longOption(table, args, index, parsed.options) : shortOptions(table, args, index, parsed.options);
+    const step = word.startsWith('--') ? longOption(spec, table, args, index, parsed.options) : shortOptions(spec, table, args, index, parsed.options);
     if (step.refusal !== undefined) return { refusal: step.refusal };
     index = step.next;
   }
@@ -113,18 +158,19 @@ function readArguments(spec: CommandRuleSpec, table: Map<string, OptionKind>, ar
 /** Operands that are files or folders to read. */
 export const operandsArePaths = ({ operands }: ParsedArguments) => pathsRefusal(operands);
 
-/** Operands that are only text (echo's words, which's program names). */
+/** Operands that are only text (tr's sets, basename's names). */
 export const operandsAreText = () => undefined;
 
 /** No operands at all (pwd). */
 export const noOperands = ({ operands }: ParsedArguments) => (operands.length > 0 ? `it takes no operands (got "${operands[0]}")` : undefined);
 
 /** A program's arguments checked against its option table, then its operands. */
-export function commandRule(spec: CommandRuleSpec): ArgumentCheck {
+export function commandRule(spec: CommandRuleSpec): CommandRule {
   const table = optionTable(spec);
-  return (args) => {
+  const check: ArgumentCheck = (args) => {
     const parsed = readArguments(spec, table, args);
     if ('refusal' in parsed) return parsed.refusal;
     return (spec.operands ?? operandsArePaths)(parsed);
   };
+  return Object.assign(check, { options: table });
 }

@@ -13,7 +13,8 @@
  * - unquoted `{` and `}` are brace expansion or a command group; `#` starts a comment;
  * - an unquoted `~` at the start of a word or after `=` or `:` is the home folder;
  * - an unterminated quote or a trailing backslash is a syntax error to bash and silently dropped
- *   by shell-quote.
+ *   by shell-quote;
+ * - inside double quotes, bash drops a backslash before a backtick and shell-quote keeps it.
  * Quoting is tracked the way bash does it: nothing is special inside single quotes; inside double
  * quotes `$` and the backtick still are; outside quotes a backslash makes the next character literal.
  */
@@ -24,6 +25,8 @@ export const MAX_CLASSIFIED_COMMAND_CHARS = 4096;
 /** Control, format, private-use, unassigned and surrogate code points, and every space but ' ' and tab. */
 const INVISIBLE = /[\p{C}\p{Z}\s]/u;
 const ALLOWED_BLANKS = new Set([' ', '\t']);
+
+const ESCAPED_BACKTICK = 'it has \\` inside double quotes (bash reads a backtick, the parser a backslash and a backtick)';
 
 /** Where an unquoted `~` is only a letter: right after one of these inside a word (`HEAD~1`). */
 const LITERAL_TILDE_AFTER = /[A-Za-z0-9_.@^%+,\/-]/;
@@ -64,6 +67,7 @@ export function lexicalRefusal(command: string): string | undefined {
       if (char === "'") quote = undefined;
     } else if (quote === '"') {
       if (char === '"') quote = undefined;
+      else if (char === '\\' && command[i + 1] === '`') return ESCAPED_BACKTICK;
       else if (char === '\\') i++;
       else if (char === '$' || char === '`') return unquotedRefusal(command, i);
     } else if (char === "'" || char === '"') {

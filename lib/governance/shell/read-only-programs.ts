@@ -1,6 +1,7 @@
 import { commandRule, noOperands, operandsAreText, type ArgumentCheck, type ParsedArguments } from './command-rule.ts';
 import { findRule } from './find-rule.ts';
 import { gitRule } from './git-rule.ts';
+import { headRule, tailRule } from './head-tail-rule.ts';
 import { sedRule } from './sed-rule.ts';
 import { pathsRefusal } from './workspace-path.ts';
 
@@ -9,6 +10,11 @@ import { pathsRefusal } from './workspace-path.ts';
  * take (GNU coreutils, grep, ripgrep, findutils, sed, git). A program or option that is not here
  * is not read-only: the call waits for approval. Operands are paths that must stay in the working
  * directory unless the entry says otherwise.
+ *
+ * Only option syntax read exactly as the program reads it is accepted (getopt_long's, bash's,
+ * clap's, git's: see command-rule.ts; tables checked against the real programs in
+ * test/governance/shell/option-tables.test.ts); obsolete forms a program reads in some places
+ * (tail's `+1f`, sort's `+POS`, uniq's `+N`, a count `-5` where it is not one) are refused.
  *
  * Left out on purpose, among others: `-o`/`--output` (sort, and any tool that writes a file),
  * `sort -T` and `--compress-program` (temp files, runs a program), `tail -f` (never ends),
@@ -27,9 +33,22 @@ function patternThenPaths(patternOptions: readonly string[]) {
   };
 }
 
+/** A word starting with `+` that the program reads as an obsolete option when it can (sort's `+POS`, uniq's `+CHARS`). */
+function obsoletePlusRefusal(operands: readonly string[], form: string): string | undefined {
+  const word = operands.find((operand) => operand.startsWith('+'));
+  return word === undefined ? undefined : `"${word}" may be read as the obsolete ${form}, not as a file; this form is not read here`;
+}
+
 /** `uniq INPUT OUTPUT` writes OUTPUT: at most one operand. */
 function oneInputAtMost({ operands }: ParsedArguments): string | undefined {
+  const obsolete = obsoletePlusRefusal(operands, 'skip-characters count +N (write -s N)');
+  if (obsolete) return obsolete;
   return operands.length > 1 ? 'a second operand is a file it writes' : pathsRefusal(operands);
+}
+
+/** sort's files; `+POS1 [-POS2]` is a key in traditional usage (the default). */
+function sortFiles({ operands }: ParsedArguments): string | undefined {
+  return obsoletePlusRefusal(operands, 'key +POS (write -k)') ?? pathsRefusal(operands);
 }
 
 /** `cd` alone goes to $HOME and `cd -` to $OLDPWD, outside the working directory: exactly one folder. */
@@ -41,19 +60,13 @@ function oneFolder({ operands }: ParsedArguments): string | undefined {
 /** Programs whose every word is only text to print or ignore (options included). */
 const anyText: ArgumentCheck = () => undefined;
 
-const HEAD_TAIL = {
-  flags: '-q --quiet --silent -v --verbose -z --zero-terminated',
-  values: '-n --lines -c --bytes',
-  numericOption: true,
-};
-
 export const READ_ONLY_PROGRAMS: ReadonlyMap<string, ArgumentCheck> = new Map(
   Object.entries({
     // shell builtins
-    cd: commandRule({ flags: '-L -P', operands: oneFolder }),
+    cd: commandRule({ flags: '-L -P', permute: false, operands: oneFolder }),
     echo: anyText,
     false: anyText,
-    pwd: commandRule({ flags: '-L -P', operands: noOperands }),
+    pwd: commandRule({ flags: '-L -P', permute: false, operands: noOperands }),
     true: anyText,
 
     // listing and reading files
@@ -64,13 +77,13 @@ export const READ_ONLY_PROGRAMS: ReadonlyMap<string, ArgumentCheck> = new Map(
         '-N --literal -o -p -q --hide-control-chars -Q --quote-name -r --reverse -R --recursive -s --size -S -t -u -U -v -x -X -Z ' +
         '--context -1 --full-time --group-directories-first --author --show-control-chars',
       values: '-I --ignore --hide -w --width -T --tabsize --sort --time --time-style --format --block-size --indicator-style --quoting-style',
-      optional: '--color --colour --classify',
+      optional: '--color --classify',
     }),
     cat: commandRule({
       flags: '-A --show-all -b --number-nonblank -e -E --show-ends -n --number -s --squeeze-blank -t -T --show-tabs -u -v --show-nonprinting',
     }),
-    head: commandRule(HEAD_TAIL),
-    tail: commandRule(HEAD_TAIL),
+    head: headRule,
+    tail: tailRule,
     tac: commandRule({ flags: '-b --before -r --regex', values: '-s --separator' }),
     nl: commandRule({
       flags: '-p --no-renumber',
@@ -98,7 +111,7 @@ export const READ_ONLY_PROGRAMS: ReadonlyMap<string, ArgumentCheck> = new Map(
         '--binary-files -d --directories -D --devices --label',
       paths: '-f --file --exclude-from',
       optional: '--color --colour',
-      numericOption: true,
+      countOption: true,
       operands: patternThenPaths(['-e', '--regexp', '-f', '--file']),
     }),
     rg: commandRule({
@@ -111,9 +124,12 @@ export const READ_ONLY_PROGRAMS: ReadonlyMap<string, ArgumentCheck> = new Map(
         '-a --text --binary --no-unicode --crlf',
       values:
         '-e --regexp -g --glob --iglob -t --type -T --type-not -A --after-context -B --before-context -C --context ' +
-        '-m --max-count -M --max-columns -d --max-depth --max-filesize --color --colors --sort --sortr -r --replace ' +
-        '-E --encoding --engine -j --threads',
+        '-m --max-count -M --max-columns --max-depth --max-filesize --color --colors --sort --sortr -r --replace ' +
+        '-E --encoding -j --threads',
+      // --engine takes the next word only when it does not start with `-`: `--engine --pre=./evil` runs --pre
+      optional: '--engine',
       paths: '-f --file',
+      clap: true,
       operands: patternThenPaths(['-e', '--regexp', '-f', '--file', '--files']),
     }),
     sed: sedRule,
@@ -126,6 +142,7 @@ export const READ_ONLY_PROGRAMS: ReadonlyMap<string, ArgumentCheck> = new Map(
         '-c -C -m --merge -s --stable -u --unique -z --zero-terminated',
       values: '-k --key -t --field-separator -S --buffer-size --sort --parallel',
       optional: '--check',
+      operands: sortFiles,
     }),
     cut: commandRule({
       flags: '-n -s --only-delimited --complement -z --zero-terminated',
@@ -142,7 +159,8 @@ export const READ_ONLY_PROGRAMS: ReadonlyMap<string, ArgumentCheck> = new Map(
     dirname: commandRule({ flags: '-z --zero', operands: operandsAreText }),
 
     // about the system
-    which: commandRule({ flags: '-a -s', operands: operandsAreText }),
+    // Debian's which is a sh script: getopts (options end at the first name), only -a; a name with a `/` is a path it tests.
+    which: commandRule({ flags: '-a', permute: false }),
     uname: commandRule({
       flags: '-a --all -s --kernel-name -n --nodename -r --kernel-release -v --kernel-version -m --machine -p --processor -i --hardware-platform -o --operating-system',
       operands: noOperands,

@@ -6,9 +6,10 @@ import { pathsRefusal } from './workspace-path.ts';
  * `$` or `/regex/` addresses (`sed -n '10,20p' f`, `sed -n '/TODO/p' f`). Every other command
  * is refused, above all `w` (writes a file), `e` (runs a command), `s///w` and `s///e`, and so
  * are `-i` (edits in place) and `-e`/`-f` (scripts this check would not see).
- * A regex address may not contain `/` or `\`, so it cannot end early and smuggle in a command.
+ * A regex address may not contain `/`, `\` or `[`, so it ends where this check says it does: GNU
+ * sed skips a `/` inside a bracket expression (`/[/]/p` is one address), and `\/` is a slash.
  */
-const ADDRESS = String.raw`(?:\d+|\$|/[^/\\]*/)`;
+const ADDRESS = String.raw`(?:\d+|\$|/[^/\\[]*/)`;
 const PRINT_COMMAND = `(?:${ADDRESS}(?:,${ADDRESS})?)?p`;
 const PRINT_ONLY_SCRIPT = new RegExp(`^${PRINT_COMMAND}(?:;${PRINT_COMMAND})*$`);
 

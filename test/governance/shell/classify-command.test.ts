@@ -9,75 +9,12 @@ describe('read_only_commands: read-only commands', () => {
   });
 });
 
-/** [command, why it is not read-only]: known programs used to write, run or reach outside. */
+/**
+ * [command, why it is not read-only]: what no program's own table decides (each program's options
+ * are in program-forms.ts): other programs, programs by path, keywords, quotes, assignments.
+ */
 const UNSAFE: Array<[string, string]> = [
-  // the findings: git reads or writes any file, or runs a program
-  ['git diff --no-index /etc/passwd /dev/null', 'option --no-index'],
-  ['git diff /etc/passwd /dev/null', '"/etc/passwd" is an absolute path'],
-  ['git diff ../../etc/passwd README.md', 'climbs out with ".."'],
-  ['git log --output=x', 'option --output'],
-  ['git log --output x', 'option --output'],
-  ['git log --outp=x', 'option --outp'], // git accepts abbreviations: never in the table
-  ['git show --output=/tmp/x HEAD', 'option --output'],
-  ['git -c core.pager=sh status', 'option -c before the subcommand'],
-  ['git -ccore.fsmonitor=./evil status', 'option -ccore.fsmonitor=./evil before the subcommand'],
-  ['git --config-env=core.pager=X status', 'option --config-env=core.pager=X'],
-  ['git -C /etc log', 'option -C before the subcommand'],
-  ['git --git-dir=/srv/other/.git log', 'option --git-dir=/srv/other/.git'],
-  ['git --work-tree=/ status', 'option --work-tree=/'],
-  ['git --exec-path=./bin status', 'option --exec-path=./bin'],
-  ['git -p log', 'option -p before the subcommand'],
-  ['git --paginate log', 'option --paginate'],
-  ['git diff --ext-diff', 'option --ext-diff'],
-  ['git log -p --textconv', 'option --textconv'],
-  ['git show --show-signature', 'option --show-signature'],
-  ['git fetch --upload-pack=./evil origin', 'fetch is not a known read-only git subcommand'],
-  ['git push --receive-pack=./evil', 'push is not a known read-only git subcommand'],
-  ['git rebase --exec ./evil main', 'rebase is not a known read-only git subcommand'],
-  ['git checkout status', 'checkout is not a known read-only git subcommand'],
-  ['git branch -D main', 'option -D'],
-  ['git branch new-feature', '"new-feature" would create a branch'],
-  ['git branch -m old new', 'option -m'],
-  ['git status --help', 'option --help'],
-  ['git', 'there is no subcommand'],
-  // find, sed, sort, grep, rg, uniq, tail
-  ['find . -delete', '-delete is not known to be read-only'],
-  ["find . -name '*.tmp' -delete", '-delete'],
-  ["find . -exec rm '{}' ';'", '-exec'],
-  ["find . -execdir sh -c id ';'", '-execdir'],
-  ["find . -ok rm '{}' ';'", '-ok'],
-  ["find . -okdir rm '{}' ';'", '-okdir'],
-  ['find . -fprint out.txt', '-fprint'],
-  ['find . -fprint0 out.txt', '-fprint0'],
-  ["find . -fprintf out.txt '%p'", '-fprintf'],
-  ['find . -fls out.txt', '-fls'],
-  ['find /etc -name passwd', '"/etc" is an absolute path'],
-  ['find . -newer /etc/shadow', '"/etc/shadow" is an absolute path'],
-  ['sed -i s/a/b/ f', 'option -i'],
-  ["sed -n 's/a/b/w out' f", 'is not only print commands'],
-  ["sed -n '1e id' f", 'is not only print commands'],
-  ["sed -n '1p;w out' f", 'is not only print commands'],
-  ["sed -n '/a/w out' f", 'is not only print commands'],
-  ["sed '1,5p' f", '-n is missing'],
-  ["sed -n -e '1p' f", 'option -e'],
-  ['sed -n -f script.sed f', 'option -f'],
-  ["sed -n '1,5p' f -i", 'option -i'], // GNU tools permute options: -i after the file still edits
-  ['sort -o out.txt names.txt', 'option -o'],
-  ['sort --output=out.txt names.txt', 'option --output'],
-  ['sort --compress-program=./evil big.txt', 'option --compress-program'],
-  ['sort -T /tmp names.txt', 'option -T'],
-  ['grep -r secret /etc', '"/etc" is an absolute path'],
-  ['grep -f /etc/shadow README.md', '"/etc/shadow" is an absolute path'],
-  ['rg --pre ./evil needle', 'option --pre'],
-  ['rg --pre=./evil needle', 'option --pre'],
-  ['rg -z needle', 'option -z'],
-  ['rg --search-zip needle', 'option --search-zip'],
-  ['rg --hostname-bin ./evil needle', 'option --hostname-bin'],
-  ['uniq in.txt out.txt', 'a second operand is a file it writes'],
-  ['tail -f server.log', 'option -f'],
-  ['cat /proc/1/environ', '"/proc/1/environ" is an absolute path'],
-  ['cat ../secrets.env', 'climbs out with ".."'],
-  ['cd', 'exactly one folder'],
+  // a refused command anywhere in the line refuses the line
   ['cd - && cat secrets.env', 'exactly one folder'], // $OLDPWD
   ['cd .. && cat secrets.env', 'climbs out'],
   // other programs, and programs by path
@@ -108,6 +45,7 @@ const UNSAFE: Array<[string, string]> = [
   ['FOO=1 ls', 'it assigns a variable (FOO=...)'],
   ['GIT_DIR=/srv/other/.git git log', 'it assigns a variable (GIT_DIR=...)'],
   ['PAGER=./evil git log', 'it assigns a variable'],
+  ['_POSIX2_VERSION=199209 tail +1 f', 'it assigns a variable'],
   ['ls && LD_PRELOAD=./x.so cat f', 'it assigns a variable'],
 ];
 
@@ -125,6 +63,7 @@ const NOT_UNDERSTOOD: Array<[string, string]> = [
   ['ls "$(rm x)"', 'it expands a variable or substitutes a command'],
   ['ls `id`', 'it substitutes a command (backtick)'],
   ['ls "`id`"', 'it substitutes a command (backtick)'],
+  ['ls "\\`"', '\\` inside double quotes'], // bash reads `, shell-quote \` (found by the bash differential)
   ['ls $HOME', 'it expands a variable'],
   ['cat "$HOME/.ssh/id_rsa"', 'it expands a variable'],
   ['ls ${PWD}', 'it expands a variable'],
