@@ -35,11 +35,11 @@ export async function createDemoGateway() {
   await createApiKey(store, { tenant: 'acme', principal: 'bob@acme.example', scopes: ['approvals:decide'] }, DEMO_KEYS.bob);
   // Keys the Keys page lists (the three above predate the lifecycle's index, as a demo key does).
   const lifecycle = new ApiKeyLifecycle(store);
-  await lifecycle.create('acme', { principal: 'support-bot', scopes: [], expires_at: new Date(Date.now() + 90 * 86_400_000).toISOString() }, 'alice@acme.example');
-  await lifecycle.create('acme', { principal: 'oncall@acme.example', scopes: ['approvals:decide', 'audit:read'], expires_at: null }, 'alice@acme.example');
-  const rotated = await lifecycle.create('acme', { principal: 'ci-deploy', scopes: ['admin'], expires_at: new Date(Date.now() + 30 * 86_400_000).toISOString() }, 'alice@acme.example');
-  await lifecycle.rotate('acme', rotated.info.id, 'alice@acme.example', { grace_seconds: 86_400 });
-  const revoked = await lifecycle.create('acme', { principal: 'old-laptop', scopes: ['approvals:read'], expires_at: null }, 'alice@acme.example');
+  await lifecycle.create('acme', { principal: 'support-bot', scopes: [], expires_at: new Date(Date.now() + 90 * 86_400_000).toISOString() }, { operator: 'alice@acme.example' });
+  await lifecycle.create('acme', { principal: 'oncall@acme.example', scopes: ['approvals:decide', 'audit:read'], expires_at: null }, { operator: 'alice@acme.example' });
+  const rotated = await lifecycle.create('acme', { principal: 'ci-deploy', scopes: ['admin'], expires_at: new Date(Date.now() + 30 * 86_400_000).toISOString() }, { operator: 'alice@acme.example' });
+  await lifecycle.rotate('acme', rotated.info.id, { operator: 'alice@acme.example' }, { grace_seconds: 86_400 });
+  const revoked = await lifecycle.create('acme', { principal: 'old-laptop', scopes: ['approvals:read'], expires_at: null }, { operator: 'alice@acme.example' });
   await lifecycle.revoke('acme', revoked.info.id, 'alice@acme.example');
   const gateway = createGateway({ manifests: [demoManifest(1)], store, env: {}, manifestCacheMs: 0 });
   await gateway.ready;

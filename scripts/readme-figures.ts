@@ -79,8 +79,8 @@ async function runWalkthrough(): Promise<Walkthrough> {
 
   const server = spawn(process.execPath, [BIN, 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   try {
-    const output = await waitForOutput(server, /demo API key: (tg_\w+)[\s\S]*console: (http:\/\/[^/\s]+)/);
-    const [key, url] = [output[1], output[2]];
+    const output = await waitForOutput(server, /demo API key: (tg_\w+)[\s\S]*demo admin key: (tg_\w+)[\s\S]*console: (http:\/\/[^/\s]+)/);
+    const [key, admin, url] = [output[1], output[2], output[3]];
     const post = async (path: string, body: unknown, bearer = key) => (await fetch(`${url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${bearer}` }, body: JSON.stringify(body) })).json() as Promise<Record<string, unknown>>;
     type Results = { results: Array<{ content: string; error?: { details?: { approval_id?: string } } }> };
     const quick = await post('/v1/dispatch', {
@@ -97,8 +97,7 @@ async function runWalkthrough(): Promise<Walkthrough> {
     const parked = await post('/v1/dispatch', { thread_id: 'coding-1', calls: [{ call_id: 'c3', name: 'apply_patch', arguments: { patch: '*** Begin Patch\n*** Update File: greet.sh\n@@\n-echo "Hello, $name!"\n+echo "Hello, $name, from toolgate!"\n*** End Patch' } }] }) as unknown as Results;
     const approvalId = parked.results[0].error?.details?.approval_id;
     if (!approvalId) throw new Error(`the apply_patch call was not parked: ${JSON.stringify(parked)}`);
-    const alice = cli(['keys', 'create', '--tenant', 'demo', '--principal', 'alice', '--scopes', 'approvals:decide']).stdout.trim();
-    await post(`/v1/approvals/${approvalId}`, { decision: 'approve', reason: 'small change' }, alice);
+    await post(`/v1/approvals/${approvalId}`, { decision: 'approve', reason: 'small change' }, admin);
     await fetch(`${url}/v1/calls/c3?thread_id=coding-1&wait=25`, { headers: { authorization: `Bearer ${key}` } });
     const audit = cli(['audit', 'verify', '--thread', 'coding-1']);
     if (audit.status !== 0) throw new Error(`audit verify failed: ${audit.stderr}`);

@@ -73,7 +73,8 @@ export function gatewayTarget(url: string, adminKey: string): KeysTarget {
 export function storeTarget(tenant: string, env: NodeJS.ProcessEnv): KeysTarget {
   const store = nodeStoreFromEnv(env, resolve(env.TOOLGATE_DATA_DIR ?? '.toolgate'));
   const lifecycle = new ApiKeyLifecycle(store);
-  const by = `cli${env.USER && /^[\w.@-]{1,60}$/.test(env.USER) ? `:${env.USER}` : ''}`;
+  // The operator: it owns the store, so the keys it makes may hold any scope (and join no lineage).
+  const by = { operator: `cli${env.USER && /^[\w.@-]{1,60}$/.test(env.USER) ? `:${env.USER}` : ''}` };
   const explained = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -86,7 +87,7 @@ export function storeTarget(tenant: string, env: NodeJS.ProcessEnv): KeysTarget 
     revocation: 'running gateways refuse it within 60 seconds (their key cache)',
     create: (request) => explained(() => lifecycle.create(tenant, request, by)),
     list: (page) => explained(() => lifecycle.list(tenant, { after: page.cursor, limit: page.limit })),
-    revoke: (id) => explained(() => lifecycle.revoke(tenant, id, by)),
+    revoke: (id) => explained(() => lifecycle.revoke(tenant, id, by.operator)),
     rotate: (id, graceSeconds) => explained(() => lifecycle.rotate(tenant, id, by, { grace_seconds: graceSeconds ?? DEFAULT_GRACE_SECONDS })),
     close: () => store.close(),
   };

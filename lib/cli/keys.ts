@@ -11,7 +11,8 @@ Each acts through a gateway (--url URL --key KEY, default TOOLGATE_URL and TOOLG
 scope; its own tenant), or with --tenant T directly on the store of TOOLGATE_STORE (default .toolgate/toolgate.db),
 e.g. to create a tenant's first admin key. --json prints the answer as JSON. Durations: 90s, 30m, 12h, 90d, or seconds.
 toolgate keeps only each key's SHA-256. Scopes the gateway knows: approvals:read, approvals:decide, audit:read, admin,
-plus any tool scopes.`;
+plus any tool scopes. Through a gateway a key gets only scopes the admin key holds; with --tenant (the operator, on
+the store) any.`;
 
 const OPTIONS = {
   tenant: { type: 'string' },

@@ -6,7 +6,7 @@ import { localOriginPolicy, originPolicyFromEnv } from '../http/origin-policy.ts
 import { createRuntimeGateway } from '../http/runtime-gateway.ts';
 import type { Manifest } from '../registry/manifest.ts';
 import { SqliteStore } from '../stores/sqlite.ts';
-import { demoApiKey } from './demo-key.ts';
+import { demoKeyLines, demoKeys } from './demo-key.ts';
 import { jsonLineWriter } from './json-line-writer.ts';
 import { localExecAccess } from './local-exec-access.ts';
 import { startLocalExecServer, type LocalExecServer } from './local-exec-server.ts';
@@ -28,7 +28,10 @@ export interface LocalGatewayOptions {
 
 export interface LocalGateway {
   url: string;
+  /** The agent's key (principal demo-user): calls tools. */
   demoKey: string;
+  /** The operator's key (principal demo-admin): approves, administers, reads the audit. */
+  demoAdminKey: string;
   server: ServerType;
   close(): Promise<void>;
 }
@@ -81,7 +84,7 @@ function sweepEvery(sweep: () => Promise<unknown>, intervalMs: number, log: (eve
 /**
  * `toolgate serve` (npm start): the Node runtime of the same gateway, on 127.0.0.1, with the demo
  * tenant seeded from its manifest file, an exec-server beside it for the coding tools, SQLite
- * by default, and a demo key that survives restarts.
+ * by default, and the demo's two keys (the agent's, the operator's) that survive restarts.
  */
 export async function startLocalGateway(options: LocalGatewayOptions = {}): Promise<LocalGateway> {
   useNodeCrypto();
@@ -97,9 +100,9 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
   const log = lines?.log ?? silentLogger;
   let execServer: LocalExecServer | undefined;
   try {
-    const demo = demoApiKey(dataDir, env);
+    const demo = demoKeys(dataDir, env);
     execServer = await startLocalExecServer(manifest, env, { quiet: options.quiet });
-    const runtimeEnv = { ...env, ...(execServer ? localExecAccess(manifest.tenant, execServer, env) : {}), TOOLGATE_DEMO_KEY: demo.key };
+    const runtimeEnv = { ...env, ...(execServer ? localExecAccess(manifest.tenant, execServer, env) : {}), TOOLGATE_DEMO_KEY: demo.agent.key, TOOLGATE_DEMO_ADMIN_KEY: demo.admin.key };
     // Host/Origin checks (DNS rebinding): on loopback, only the loopback names with the port the
     // server got (known once it listens; nothing is served before).
     let origins = originPolicyFromEnv(runtimeEnv);
@@ -121,8 +124,8 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
         ...(execServer ? [`coding tools: exec-server ${execServer.url} over ${execServer.root} (commands ${describeCommands(execServer)})`] : []),
         `store: ${store.name}${store instanceof SqliteStore ? ` (${store.path})` : ''}`,
         `allowed hosts: ${origins.allowedHosts?.join(', ') ?? 'any (set TOOLGATE_ALLOWED_HOSTS to the names clients use, against DNS rebinding)'}`,
-        `demo API key: ${demo.key}  (from ${demo.source})`,
-        `console: ${url}/console  (sign in with the demo API key)`,
+        ...demoKeyLines(demo),
+        `console: ${url}/console  (sign in with the demo admin key)`,
       ];
       lines?.flush(); // the start-up's log lines (tools.registered) come before the banner, as before
       console.log(banner.join('\n'));
@@ -130,7 +133,8 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
     const running = execServer;
     return {
       url,
-      demoKey: demo.key,
+      demoKey: demo.agent.key,
+      demoAdminKey: demo.admin.key,
       server,
       close: async () => {
         stopSweeping();

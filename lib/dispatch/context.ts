@@ -1,4 +1,5 @@
 import type { AuditRecorder } from '../audit/recorder.ts';
+import type { FourEyesRules } from '../governance/four-eyes.ts';
 import type { ApprovalNotifier } from '../governance/notifier.ts';
 import type { Governor } from '../governance/policy.ts';
 import { requestPatternBudget, type PatternBudget } from '../patterns/index.ts';
@@ -16,6 +17,8 @@ import type { SchemaCache } from './schema-cache.ts';
 export interface CallerContext {
   tenant: string;
   principal: string;
+  /** The principals the caller's key was minted under (four-eyes.ts); absent for tokens and operator-made keys. */
+  lineage?: readonly string[];
   /** The caller's scopes; undefined means a trusted in-process caller (library use). */
   scopes?: ReadonlySet<string>;
   thread_id: string;
@@ -55,7 +58,14 @@ export interface DispatchDeps {
   audit?: AuditRecorder;
   metrics?: DispatchMetrics;
   /** Deferred approvals: `review` parks calls (needs a store); without it, review answers `denied`. */
-  approvals?: { ttlMs: number; notifier?: ApprovalNotifier; /** Remind this long before an approval expires (the sweep sends it). */ remindBeforeMs?: number };
+  approvals?: {
+    ttlMs: number;
+    notifier?: ApprovalNotifier;
+    /** Remind this long before an approval expires (the sweep sends it). */
+    remindBeforeMs?: number;
+    /** How approvals tell people apart (manifest approvals.same_person_as_creator, confusable_names). */
+    fourEyes?: FourEyesRules;
+  };
   idempotencyTtlMs: number;
   /** Added to a tool's timeout before its call is given up on (TOOLGATE_LEASE_GRACE_MS; lease.ts). */
   leaseGraceMs?: number;

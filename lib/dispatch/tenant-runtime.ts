@@ -1,4 +1,5 @@
 import { DEFAULT_APPROVAL_TTL_SECONDS } from '../governance/approvals.ts';
+import type { FourEyesRules } from '../governance/four-eyes.ts';
 import type { ApprovalNotifier } from '../governance/notifier.ts';
 import { policyGovernor, type ApprovalOverride, type QuorumSettings } from '../governance/policy.ts';
 import type { ExecutorKind } from '../registry/executors/kind.ts';
@@ -133,11 +134,18 @@ function approvalQuorums(manifest: Manifest): QuorumSettings {
   return { default: manifest.approvals?.quorum, tools };
 }
 
+/** The manifest's four-eyes settings, only those it states (they are stored on each approval). */
+function fourEyesRules(manifest: Manifest): FourEyesRules {
+  const { same_person_as_creator: creator, confusable_names: names } = manifest.approvals ?? {};
+  return { ...(creator !== undefined ? { same_person_as_creator: creator } : {}), ...(names ? { confusable_names: names } : {}) };
+}
+
 function approvalSettings(manifest: Manifest, services: GatewayServices): NonNullable<DispatchDeps['approvals']> {
   const remind = manifest.approvals?.remind_before_seconds;
   return {
     ttlMs: (manifest.approvals?.ttl_seconds ?? DEFAULT_APPROVAL_TTL_SECONDS) * 1000,
     notifier: services.notifierFor?.(manifest),
     ...(remind ? { remindBeforeMs: remind * 1000 } : {}),
+    fourEyes: fourEyesRules(manifest),
   };
 }

@@ -19,7 +19,14 @@ export interface ApiKeyRecordData {
   /** Absent on keys stored before keys had ids (they gain one when next used). */
   id?: string;
   prefix?: string;
+  /** Who created (or last rotated) the key: a principal of the tenant, or the operator (`cli:USER`). */
   created_by?: string;
+  /**
+   * The principals this key was minted under, nearest first: the principal that created or
+   * rotated it through the API or console, the one that minted that one, and so on (empty when
+   * the operator made it). Four-eyes reads it (approvals.same_person_as_creator).
+   */
+  lineage?: string[];
   expires_at?: string | null;
   revoked_at?: string;
   revoked_by?: string;
@@ -74,6 +81,7 @@ export function readKeyData(record: StateRecord): ApiKeyRecordData {
     id: text(data.id),
     prefix: text(data.prefix),
     created_by: text(data.created_by),
+    lineage: Array.isArray(data.lineage) ? data.lineage.map(String) : legacyLineage(text(data.created_by)),
     expires_at: text(data.expires_at) ?? null,
     revoked_at: text(data.revoked_at),
     revoked_by: text(data.revoked_by),
@@ -82,6 +90,11 @@ export function readKeyData(record: StateRecord): ApiKeyRecordData {
     replaced_by: text(data.replaced_by),
   };
 }
+
+/** The operator's name on a key it made on the store (`toolgate keys --tenant`): `cli` or `cli:USER`. */
+export const OPERATOR_NAME = /^cli(:|$)/;
+/** Mints before lineages were kept: the creator named, unless that was the operator. */
+const legacyLineage = (createdBy: string | undefined) => (createdBy === undefined || OPERATOR_NAME.test(createdBy) ? [] : [createdBy]);
 
 export type KeyStanding = { usable: true } | { usable: false; state: 'revoked' | 'expired' | 'rotated' | 'unknown'; message: string };
 

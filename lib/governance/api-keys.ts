@@ -9,6 +9,8 @@ export interface Principal {
   tenant: string;
   principal: string;
   scopes: string[];
+  /** The principals this key was minted under, nearest first (api-key-record.ts); absent for tokens and operator-made keys. */
+  lineage?: string[];
   /** How the caller proved who it is: an API key (its id), or a token from the tenant's identity provider. */
   credential?: { kind: 'key'; key_id: string } | { kind: 'token'; issuer: string };
 }
@@ -25,7 +27,7 @@ export type KeyCheck = { ok: true; principal: Principal } | { ok: false; message
 export async function createApiKey(store: Store, principal: Principal, key = generateApiKey()): Promise<{ key: string; hash: string; id: string }> {
   const hash = await hashApiKey(key);
   const id = await keyIdFor(hash);
-  const data: ApiKeyRecordData & { id: string } = { tenant: principal.tenant, principal: principal.principal, scopes: principal.scopes, created_at: new Date().toISOString(), id, prefix: shownPrefix(key), expires_at: null };
+  const data: ApiKeyRecordData & { id: string } = { tenant: principal.tenant, principal: principal.principal, scopes: principal.scopes, created_at: new Date().toISOString(), id, prefix: shownPrefix(key), expires_at: null, lineage: [] };
   const existing = await store.get(apiKeyRecordKey(hash));
   if (!existing) {
     await storeNewKey(store, hash, data);
@@ -49,7 +51,13 @@ export async function findApiKey(store: RecordStore, presented: string): Promise
   return keyStanding(record.state, data, Date.now()).usable ? principalOf(data, data.id ?? (await keyIdFor(hash))) : undefined;
 }
 
-const principalOf = (data: ApiKeyRecordData, id: string): Principal => ({ tenant: data.tenant, principal: data.principal, scopes: data.scopes, credential: { kind: 'key', key_id: id } });
+const principalOf = (data: ApiKeyRecordData, id: string): Principal => ({
+  tenant: data.tenant,
+  principal: data.principal,
+  scopes: data.scopes,
+  ...(data.lineage?.length ? { lineage: data.lineage } : {}),
+  credential: { kind: 'key', key_id: id },
+});
 
 interface CachedKey {
   hash: string;

@@ -1,5 +1,6 @@
 import type { ToolTier } from '../registry/definition.ts';
 import type { ExecutorTarget } from '../registry/executor-target.ts';
+import type { FourEyesRules } from './four-eyes.ts';
 import type { JsonObject } from '../registry/json.ts';
 
 /**
@@ -19,6 +20,8 @@ export interface ApproverDecision {
   via: DecisionChannel;
   at: string;
   reason?: string;
+  /** The principals the approver's key was minted under (four-eyes.ts). */
+  lineage?: string[];
   /** The Slack user who clicked, when `by` is the principal that user is mapped to (`approvals.slack_principals`). */
   slack_user?: string;
 }
@@ -38,6 +41,10 @@ export interface Approval {
   args_hash: string;
   /** The API principal whose call was parked; it may not approve its own call. */
   requested_by: string;
+  /** The principals the requester's key was minted under: they may not approve its call either (four-eyes.ts). */
+  requested_by_lineage?: string[];
+  /** How people are told apart for this approval, fixed when it was parked (absent: the defaults). */
+  four_eyes?: FourEyesRules;
   /** Why the policy asked for a human. */
   reason: string;
   /** The manifest version the call was parked under: the approved call runs that version's definition of the tool. */

@@ -3,7 +3,7 @@ import type { JsonObject } from '../registry/json.ts';
 import { checkPageLimit } from '../stores/page-limit.ts';
 import { StoreUnavailableError, type Store } from '../stores/store.ts';
 import type { Approval, ApprovalState, ApproverDecision, DecisionChannel } from './approval.ts';
-import { samePrincipal } from './principal-identity.ts';
+import { refusedName, samePerson, type Person } from './four-eyes.ts';
 
 /** Decided approvals stay readable this long after they expire. */
 const RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -81,12 +81,14 @@ export async function loadApproval(store: Store, id: string, now = Date.now()): 
 
 export type DecisionOutcome =
   | { ok: true; approval: Approval }
-  | { ok: false; reason: 'not_found' | 'not_pending' | 'expired' | 'self_approval' | 'already_decided'; approval?: Approval };
+  | { ok: false; reason: 'not_found' | 'not_pending' | 'expired' | 'self_approval' | 'already_decided' | 'confusable_name'; approval?: Approval };
 
 export interface Decision {
   decision: 'approve' | 'reject';
   /** The principal deciding (a Slack user id, or the principal it is mapped to). */
   by: string;
+  /** The principals the decider's key was minted under (Principal.lineage). */
+  lineage?: string[];
   via: DecisionChannel;
   reason?: string;
   /** The Slack user who clicked, when `by` is the principal that user is mapped to. */
@@ -121,9 +123,13 @@ function refusalOf(approval: Approval, decision: Decision): Extract<DecisionOutc
   if (approval.state === 'expired') return 'expired';
   if (approval.state !== 'pending') return 'not_pending';
   if (decision.decision === 'reject') return undefined;
-  // Compared as people, not strings: "Alice" and "alice " are one approver (principal-identity.ts).
-  if (samePrincipal(decision.by, approval.requested_by)) return 'self_approval';
-  if (approvalsOf(approval).some((d) => samePrincipal(d.by, decision.by))) return 'already_decided';
+  const rules = approval.four_eyes;
+  if (refusedName(decision.by, rules)) return 'confusable_name';
+  // Compared as people, not strings: "Alice" and "alice " are one approver, and so are a key and
+  // the keys it minted (four-eyes.ts).
+  const decider: Person = { name: decision.by, lineage: decision.lineage };
+  if (samePerson(decider, { name: approval.requested_by, lineage: approval.requested_by_lineage }, rules)) return 'self_approval';
+  if (approvalsOf(approval).some((d) => samePerson(decider, { name: d.by, lineage: d.lineage }, rules))) return 'already_decided';
   return undefined;
 }
 
@@ -135,6 +141,7 @@ function withDecision(approval: Approval, decision: Decision, now: number): Appr
     via: decision.via,
     at,
     ...(decision.reason ? { reason: decision.reason } : {}),
+    ...(decision.lineage?.length ? { lineage: decision.lineage } : {}),
     ...(decision.slack_user ? { slack_user: decision.slack_user } : {}),
   };
   const decisions = [...(approval.decisions ?? []), entry];

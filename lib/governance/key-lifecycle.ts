@@ -16,7 +16,8 @@ import {
   storeNewKey,
   type ApiKeyRecordData,
 } from './api-key-record.ts';
-import type { ApiKeyResolver } from './api-keys.ts';
+import type { ApiKeyResolver, Principal } from './api-keys.ts';
+import { principalIdentity } from './principal-identity.ts';
 
 export interface ApiKeyInfo {
   /** e.g. "key_" + 16 hex; stable, safe to show and log. */
@@ -28,6 +29,8 @@ export interface ApiKeyInfo {
   scopes: string[];
   created_at: string;
   created_by?: string;
+  /** The principals the key was minted under, nearest first (absent: none, the operator made it). */
+  lineage?: string[];
   /** null = never. */
   expires_at: string | null;
   last_used_at: string | null;
@@ -39,14 +42,28 @@ export interface ApiKeyInfo {
   replaced_by?: string;
 }
 
+type KeyLifecycleCode = 'not_found' | 'conflict' | 'invalid_request' | 'forbidden';
+
 export class KeyLifecycleError extends Error {
-  readonly code: 'not_found' | 'conflict' | 'invalid_request';
-  constructor(code: 'not_found' | 'conflict' | 'invalid_request', message: string) {
+  /** The HTTP status each code answers with (admin API, console). */
+  static readonly STATUS = { not_found: 404, conflict: 409, forbidden: 403, invalid_request: 400 } as const;
+  readonly code: KeyLifecycleCode;
+  constructor(code: KeyLifecycleCode, message: string) {
     super(message);
     this.name = 'KeyLifecycleError';
     this.code = code;
   }
 }
+
+/**
+ * Who creates or rotates a key: a principal of the tenant (the admin API, the console), whose own
+ * scopes bound the new key's and who joins its lineage; or the operator working on the store
+ * (`toolgate keys --tenant`), who may give any scope and joins no lineage.
+ */
+export type KeyActor = Principal | { operator: string };
+const isOperator = (by: KeyActor): by is { operator: string } => 'operator' in by;
+/** How many principals a key's lineage may name: minting deeper is refused (cutting it would let a deep chain forget its root). */
+export const MAX_LINEAGE = 64;
 
 /** Where key changes are audited: one thread per tenant. */
 export const KEYS_THREAD = '_keys';
@@ -86,15 +103,16 @@ export class ApiKeyLifecycle {
   }
 
   /** A new key; it expires at `expires_at`, or `expires_in_seconds` from now (not both), or never. */
-  async create(tenant: string, request: { principal: string; scopes: string[]; expires_at?: string | null; expires_in_seconds?: number }, by: string): Promise<{ key: string; info: ApiKeyInfo }> {
+  async create(tenant: string, request: { principal: string; scopes: string[]; expires_at?: string | null; expires_in_seconds?: number }, by: KeyActor): Promise<{ key: string; info: ApiKeyInfo }> {
+    refuseScopesBeyond(by, request.scopes);
     const now = this.#now();
     const expiresAt = this.#checkExpiry(request, now);
     const key = generateApiKey();
     const hash = await hashApiKey(key);
-    const data = { tenant, principal: request.principal, scopes: [...request.scopes], created_at: new Date(now).toISOString(), created_by: by, id: await keyIdFor(hash), prefix: shownPrefix(key), expires_at: expiresAt };
+    const data = { tenant, principal: request.principal, scopes: [...request.scopes], created_at: new Date(now).toISOString(), created_by: actorName(by), lineage: mintedLineage(by, []), id: await keyIdFor(hash), prefix: shownPrefix(key), expires_at: expiresAt };
     await storeNewKey(this.#store, hash, data);
     const info = this.#info('active', data, null, now);
-    await this.#record(tenant, 'key.created', by, keyFacts(info));
+    await this.#record(tenant, 'key.created', actorName(by), { ...keyFacts(info), ...creatorFacts(by) });
     return { key, info };
   }
 
@@ -137,16 +155,18 @@ export class ApiKeyLifecycle {
    * old one was set to), the old one valid for `grace_seconds` more. Of two rotations of one key
    * at once, one wins; the other is a conflict, so a key has at most one replacement.
    */
-  async rotate(tenant: string, id: string, by: string, options: { grace_seconds: number }): Promise<{ key: string; info: ApiKeyInfo; previous: ApiKeyInfo }> {
+  async rotate(tenant: string, id: string, by: KeyActor, options: { grace_seconds: number }): Promise<{ key: string; info: ApiKeyInfo; previous: ApiKeyInfo }> {
     const grace = options.grace_seconds;
     if (!Number.isSafeInteger(grace) || grace < 0 || grace > MAX_GRACE_SECONDS) throw new KeyLifecycleError('invalid_request', `grace_seconds must be a whole number from 0 to ${MAX_GRACE_SECONDS} (7 days)`);
     const old = await this.#require(tenant, id);
+    // Whoever rotates holds the new key: it may not carry scopes the rotator lacks.
+    refuseScopesBeyond(by, old.data.scopes);
     const now = this.#now();
     this.#refuseRotation(old, now);
     const key = generateApiKey();
     const hash = await hashApiKey(key);
     const at = new Date(now).toISOString();
-    const next = { tenant, principal: old.data.principal, scopes: old.data.scopes, created_at: at, created_by: by, id: await keyIdFor(hash), prefix: shownPrefix(key), expires_at: sameLifetime(old.data, now) };
+    const next = { tenant, principal: old.data.principal, scopes: old.data.scopes, created_at: at, created_by: actorName(by), lineage: mintedLineage(by, old.data.lineage ?? []), id: await keyIdFor(hash), prefix: shownPrefix(key), expires_at: sameLifetime(old.data, now) };
     const graceEnd = Math.min(now + grace * 1000, old.data.expires_at ? Date.parse(old.data.expires_at) : Number.POSITIVE_INFINITY);
     const replaced = { ...old.data, rotated_at: at, grace_until: new Date(graceEnd).toISOString(), replaced_by: next.id };
     // The old key's compare-and-set decides which rotation wins; the replacement's id is its owner.
@@ -162,7 +182,7 @@ export class ApiKeyLifecycle {
     this.#resolver?.forget(old.hash);
     const info = this.#info('active', next, null, now);
     const previous = this.#info('rotated', replaced, old.last_used_at, now);
-    await this.#record(tenant, 'key.rotated', by, { ...keyFacts(previous), grace_until: replaced.grace_until, replaced_by: info.id, new_prefix: info.prefix, new_expires_at: info.expires_at });
+    await this.#record(tenant, 'key.rotated', actorName(by), { ...keyFacts(previous), grace_until: replaced.grace_until, replaced_by: info.id, new_prefix: info.prefix, new_expires_at: info.expires_at, ...creatorFacts(by) });
     return { key, info, previous };
   }
 
@@ -218,6 +238,7 @@ export class ApiKeyLifecycle {
       scopes: data.scopes,
       created_at: data.created_at,
       ...(data.created_by !== undefined ? { created_by: data.created_by } : {}),
+      ...(data.lineage?.length ? { lineage: data.lineage } : {}),
       expires_at: data.expires_at ?? null,
       last_used_at: lastUsedAt,
       state: shown,
@@ -235,7 +256,31 @@ export class ApiKeyLifecycle {
 
 /** What an audit envelope says of a key: never the key itself, nor its hash. */
 function keyFacts(info: ApiKeyInfo): JsonObject {
-  return { id: info.id, prefix: info.prefix, principal: info.principal, scopes: info.scopes, expires_at: info.expires_at };
+  return { id: info.id, prefix: info.prefix, principal: info.principal, scopes: info.scopes, expires_at: info.expires_at, lineage: info.lineage ?? [] };
+}
+
+const actorName = (by: KeyActor) => (isOperator(by) ? by.operator : by.principal);
+
+/** Who made a key, for its audit envelope: the operator, or a principal with the key it acted with and its scopes. */
+function creatorFacts(by: KeyActor): JsonObject {
+  if (isOperator(by)) return { created_by: by.operator };
+  return { created_by: by.principal, created_by_key: by.credential?.kind === 'key' ? by.credential.key_id : null, creator_scopes: by.scopes };
+}
+
+/** A principal cannot hand out what it does not hold (the operator can: it owns the store). */
+function refuseScopesBeyond(by: KeyActor, scopes: readonly string[]): void {
+  // approvals:decide reads approvals too, so it may hand out approvals:read.
+  const held = isOperator(by) ? scopes : by.scopes.includes('approvals:decide') ? [...by.scopes, 'approvals:read'] : by.scopes;
+  const beyond = scopes.filter((scope) => !held.includes(scope));
+  if (beyond.length > 0) throw new KeyLifecycleError('forbidden', `${actorName(by)} lacks ${beyond.map((s) => `"${s}"`).join(', ')}: a key gets only scopes its creator holds`);
+}
+
+/** The lineage of a key minted (or rotated) by `by`: the minter and its own lineage, then what the key had; the operator adds nothing. */
+function mintedLineage(by: KeyActor, had: readonly string[]): string[] {
+  const names = [...(isOperator(by) ? [] : [by.principal, ...(by.lineage ?? [])]), ...had];
+  const lineage = [...new Map(names.map((name) => [principalIdentity(name), name])).values()];
+  if (lineage.length > MAX_LINEAGE) throw new KeyLifecycleError('forbidden', `a key minted under more than ${MAX_LINEAGE} principals is refused; ask the operator (toolgate keys create --tenant)`);
+  return lineage;
 }
 
 /** A replacement lives as long as the key it replaces was set to (from now); a key without expiry gets none. */

@@ -2,7 +2,7 @@ import { SecretGrantsError } from '../crypto/secret-grants.ts';
 import { jsonLineLogger, type Logger } from '../dispatch/events.ts';
 import { EgressAllowError } from '../egress/allowlist.ts';
 import type { EgressTransport } from '../egress/fetch.ts';
-import { createApiKey } from '../governance/api-keys.ts';
+import { createApiKey, type Principal } from '../governance/api-keys.ts';
 import type { Manifest } from '../registry/manifest.ts';
 import { remoteStoreFromEnv, storeKindFromEnv, type StoreKind } from '../stores/config.ts';
 import type { Store } from '../stores/store.ts';
@@ -27,8 +27,14 @@ const DEFAULT_STORE: Record<RuntimeName, StoreKind | undefined> = { workers: und
  */
 const EXPORT_SCHEDULE: Record<RuntimeName, ExportSchedule> = { workers: 'request', lambda: 'request', deno: 'interval', node: 'interval' };
 
-/** Scopes of the development key TOOLGATE_DEMO_KEY: the operator's, so the demo can be driven end to end. */
-export const DEMO_KEY_SCOPES = ['admin', 'approvals:decide', 'audit:read'];
+/**
+ * The demo's two principals. TOOLGATE_DEMO_KEY is the agent's: it calls tools (the demo's need no
+ * scope), reads its own calls and approvals, and nothing more, so it can neither approve its own
+ * calls nor mint a key that could. TOOLGATE_DEMO_ADMIN_KEY is the operator's: it approves, manages
+ * keys and manifests and reads the audit trail.
+ */
+export const DEMO_AGENT = { principal: 'demo-user', scopes: [] as string[] };
+export const DEMO_ADMIN = { principal: 'demo-admin', scopes: ['admin', 'approvals:read', 'approvals:decide', 'audit:read'] };
 
 export interface RuntimeGatewayConfig {
   runtime: RuntimeName;
@@ -88,7 +94,8 @@ function refuseWhatTheRuntimeCannotDo(config: RuntimeGatewayConfig, manifests: M
 /**
  * The gateway as every entrypoint builds it from its runtime's env (Workers bindings, Lambda's
  * process.env, Deno.env): the store from TOOLGATE_STORE, the bundled manifests seeded, the demo's
- * development settings overlaid, and TOOLGATE_DEMO_KEY registered for the first bundled tenant.
+ * development settings overlaid, and TOOLGATE_DEMO_KEY (the agent's) and TOOLGATE_DEMO_ADMIN_KEY (the
+ * operator's) registered for the first bundled tenant.
  * Throws RuntimeConfigError for what the runtime cannot do or a missing variable.
  */
 export function createRuntimeGateway(config: RuntimeGatewayConfig) {
@@ -103,11 +110,10 @@ export function createRuntimeGateway(config: RuntimeGatewayConfig) {
     createGateway({ store, env, manifests: config.manifests, manifestsChecked: config.manifestsChecked, overlay, log, serveMetrics: config.runtime === 'node', egressTransport: config.egressTransport, origins: config.origins, tracer }),
   );
   const tenant = config.manifests?.[0]?.tenant;
-  const demoKey = env.TOOLGATE_DEMO_KEY;
+  const demoKeys = tenant ? demoKeysOf(env, tenant) : [];
   // Started by the first request (or `ready`): construction stays free of I/O (see createGateway).
   let started: Promise<void> | undefined;
-  const start = () =>
-    (started ??= Promise.all([gateway.ready, demoKey && tenant ? createApiKey(store, { tenant, principal: 'demo-user', scopes: DEMO_KEY_SCOPES }, demoKey) : undefined]).then(() => undefined));
+  const start = () => (started ??= Promise.all([gateway.ready, ...demoKeys.map(([principal, key]) => createApiKey(store, principal, key))]).then(() => undefined));
   return {
     app: gateway.app,
     services: gateway.services,
@@ -128,6 +134,13 @@ export function createRuntimeGateway(config: RuntimeGatewayConfig) {
       return gateway.sweep();
     },
   };
+}
+
+/** The demo keys the environment sets, each with its principal; one key for both would let the agent approve its own calls. */
+function demoKeysOf(env: Env, tenant: string): Array<[Principal, string]> {
+  const { TOOLGATE_DEMO_KEY: agent, TOOLGATE_DEMO_ADMIN_KEY: admin } = env;
+  if (agent && agent === admin) throw new RuntimeConfigError("TOOLGATE_DEMO_ADMIN_KEY must differ from TOOLGATE_DEMO_KEY (the agent's key)");
+  return ([[DEMO_AGENT, agent], [DEMO_ADMIN, admin]] as const).flatMap(([who, key]): Array<[Principal, string]> => (key ? [[{ tenant, ...who }, key]] : []));
 }
 
 /** TOOLGATE_TENANT_SECRETS and TOOLGATE_EGRESS_ALLOW are the operator's: what is wrong with them is a configuration error. */

@@ -59,6 +59,7 @@ export async function callMcpTool(scope: McpRequestScope, requestId: string | nu
   const caller: CallerContext = {
     tenant: principal.tenant,
     principal: principal.principal,
+    ...(principal.lineage ? { lineage: principal.lineage } : {}),
     scopes: new Set(principal.scopes),
     thread_id: identity.thread_id,
     env: context.env,

@@ -47,6 +47,10 @@ export interface ApprovalSettings {
   escalation_channel?: string;
   /** Slack user id → the principal it is: decisions in Slack then count as that principal (never the requester's own, never twice). */
   slack_principals?: Record<string, string>;
+  /** A key minted by another principal counts as that principal for four-eyes: unset, minter and minted (and their chain); true, also keys minted by one principal; false, names only (lib/governance/four-eyes.ts). */
+  same_person_as_creator?: boolean;
+  /** "refuse": a principal with a confusable name (mixed scripts, invisible characters) cannot approve, and its calls are denied instead of parked; "mark" (default): shown marked. */
+  confusable_names?: 'mark' | 'refuse';
 }
 
 /**

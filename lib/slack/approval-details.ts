@@ -1,4 +1,5 @@
 import type { Approval } from '../governance/approval.ts';
+import { shownName } from '../governance/confusable-names.ts';
 import { context, fieldsSection, section, type Block } from './block-kit.ts';
 import { escapeMrkdwn, inlineCode, slackDate } from './mrkdwn.ts';
 
@@ -7,7 +8,7 @@ export function detailsFields(approval: Approval): Block {
   const fields = [
     `*Tool*\n${inlineCode(approval.tool)}`,
     `*Tier*\n${escapeMrkdwn(approval.tier)}`,
-    `*Requested by*\n${escapeMrkdwn(approval.requested_by)}`,
+    `*Requested by*\n${escapeMrkdwn(shownName(approval.requested_by))}`,
     `*Tenant*\n${escapeMrkdwn(approval.tenant)}`,
     `*Thread*\n${inlineCode(approval.thread_id)}`,
     `*Call*\n${inlineCode(approval.call_id)}`,

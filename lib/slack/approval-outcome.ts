@@ -1,4 +1,5 @@
 import type { Approval, ApproverDecision } from '../governance/approval.ts';
+import { shownName } from '../governance/confusable-names.ts';
 import { codeBlock, escapeMrkdwn, inlineCode, slackDate, truncateMrkdwn } from './mrkdwn.ts';
 
 /** How much of an executed call's result the decided message quotes. */
@@ -24,14 +25,14 @@ export function decider(approval: Approval): string {
   const who = approval.decided_by;
   if (!who) return 'someone';
   const slackUser = approval.decided_via === 'slack' ? /^(?:slack:)?([UW][A-Z0-9]{2,})$/.exec(who)?.[1] : undefined;
-  return slackUser ? `<@${slackUser}>` : escapeMrkdwn(who);
+  return slackUser ? `<@${slackUser}>` : escapeMrkdwn(shownName(who));
 }
 
 /** One approver as Slack shows them: a mention for a Slack user, else the principal's name, escaped. */
 export function approverName(decision: ApproverDecision): string {
   const slackUser = decision.slack_user ?? (decision.via === 'slack' ? /^(?:slack:)?([UW][A-Z0-9]{2,})$/.exec(decision.by)?.[1] : undefined);
-  if (!slackUser) return escapeMrkdwn(decision.by);
-  return decision.slack_user ? `<@${slackUser}> (${escapeMrkdwn(decision.by)})` : `<@${slackUser}>`;
+  if (!slackUser) return escapeMrkdwn(shownName(decision.by));
+  return decision.slack_user ? `<@${slackUser}> (${escapeMrkdwn(shownName(decision.by))})` : `<@${slackUser}>`;
 }
 
 const CHANNEL_WORDS: Record<string, string> = { slack: ' in Slack', api: ' via the API', console: ' in the console' };

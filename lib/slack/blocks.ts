@@ -1,4 +1,5 @@
 import type { Approval } from '../governance/approval.ts';
+import { shownName } from '../governance/confusable-names.ts';
 import { approvalContext, detailsFields, policyReason } from './approval-details.ts';
 import { decider, decisionsList, decisionText, outcomeText, outcomeTitle, progressText } from './approval-outcome.ts';
 import { argumentsPreview, type ArgumentsPreviewOptions } from './arguments-preview.ts';
@@ -19,7 +20,7 @@ export const DECISION_BLOCK_ID = 'toolgate_decision';
 export function approvalRequestMessage(approval: Approval, options: ApprovalMessageOptions & { title?: string } = {}): SlackMessage {
   const title = options.title ?? 'Approval needed';
   return {
-    text: messageText(`${title}: ${escapeMrkdwn(approval.tool)} requested by ${escapeMrkdwn(approval.requested_by)}`),
+    text: messageText(`${title}: ${escapeMrkdwn(approval.tool)} requested by ${escapeMrkdwn(shownName(approval.requested_by))}`),
     blocks: [
       header(`${title}: ${approval.tool}`),
       ...quorumProgress(approval),
@@ -45,7 +46,7 @@ export function approvalDecidedMessage(approval: Approval, options: ApprovalMess
   const { label } = outcomeTitle(approval);
   const by = approval.state === 'expired' || approval.state === 'pending' ? '' : ` by ${decider(approval)}`;
   return {
-    text: messageText(`${label}${by}: ${escapeMrkdwn(approval.tool)} requested by ${escapeMrkdwn(approval.requested_by)}`),
+    text: messageText(`${label}${by}: ${escapeMrkdwn(approval.tool)} requested by ${escapeMrkdwn(shownName(approval.requested_by))}`),
     blocks: [
       header(`${label}: ${approval.tool}`),
       section(decisionText(approval)),

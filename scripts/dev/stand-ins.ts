@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { demoApiKey } from '../../lib/cli/demo-key.ts';
+import { demoKeyLines, demoKeys } from '../../lib/cli/demo-key.ts';
 import { localExecAccess } from '../../lib/cli/local-exec-access.ts';
 import { startLocalExecServer, type LocalExecServer } from '../../lib/cli/local-exec-server.ts';
 import { loadManifestFile } from '../../lib/cli/manifest-file.ts';
@@ -25,11 +25,11 @@ export interface DevStandIns {
  * The local stand-ins for what a deployed Worker or Deno Deploy app reaches over the network: a
  * redis-server behind the Upstash REST bridge (the store, emptied when it stops), and an
  * exec-server over ./workspace (TOOLGATE_WORKSPACE) for the demo's coding tools, started the way
- * `npm start` starts it. The demo key is `npm start`'s: TOOLGATE_DEMO_KEY, or the one kept in
- * .toolgate/demo-key (TOOLGATE_DATA_DIR).
+ * `npm start` starts it. The demo keys are `npm start`'s: TOOLGATE_DEMO_KEY and
+ * TOOLGATE_DEMO_ADMIN_KEY, or the ones kept in .toolgate/demo-key and demo-admin-key (TOOLGATE_DATA_DIR).
  */
 export async function startDevStandIns(env: NodeJS.ProcessEnv): Promise<DevStandIns> {
-  const demo = demoApiKey(resolve(env.TOOLGATE_DATA_DIR ?? '.toolgate'), env);
+  const demo = demoKeys(resolve(env.TOOLGATE_DATA_DIR ?? '.toolgate'), env);
   const started: Array<{ stop(): Promise<void> }> = [];
   const stop = async () => {
     for (const service of [...started].reverse()) await service.stop();
@@ -43,8 +43,8 @@ export async function startDevStandIns(env: NodeJS.ProcessEnv): Promise<DevStand
     const bridge = await startUpstashBridge({ redisUrl: redis.url, token: toHex(crypto.getRandomValues(new Uint8Array(16))) });
     started.push({ stop: () => bridge.close() });
     return {
-      env: { ...passedThrough(env, manifest), ...storeEnv(bridge), ...(exec ? localExecAccess(manifest.tenant, exec, env) : {}), TOOLGATE_DEMO_KEY: demo.key },
-      demoKey: demo.key,
+      env: { ...passedThrough(env, manifest), ...storeEnv(bridge), ...(exec ? localExecAccess(manifest.tenant, exec, env) : {}), TOOLGATE_DEMO_KEY: demo.agent.key, TOOLGATE_DEMO_ADMIN_KEY: demo.admin.key },
+      demoKey: demo.agent.key,
       summary: summary(exec, redis, bridge, demo),
       stop,
     };
@@ -77,13 +77,13 @@ function storeEnv(bridge: UpstashBridge): Record<string, string> {
   return { TOOLGATE_STORE: 'upstash', UPSTASH_REDIS_REST_URL: bridge.url, UPSTASH_REDIS_REST_TOKEN: bridge.token };
 }
 
-function summary(exec: LocalExecServer | undefined, redis: RedisServer, bridge: UpstashBridge, demo: { key: string; source: string }): string[] {
+function summary(exec: LocalExecServer | undefined, redis: RedisServer, bridge: UpstashBridge, demo: ReturnType<typeof demoKeys>): string[] {
   return [
     `tenant "demo" (examples/demo/manifest.json)`,
     exec
       ? `coding tools: exec-server ${exec.url} over ${exec.root}`
       : 'coding tools: TOOLGATE_EXEC_EXTERNAL=1, so TOOLGATE_DEMO_EXEC_URL names the exec-server (grant its secret DEMO_EXEC_SECRET with TOOLGATE_TENANT_SECRETS=demo:DEMO_EXEC_SECRET, and allow its address in TOOLGATE_EGRESS_ALLOW)',
     `store: upstash, the Upstash REST bridge ${bridge.url} in front of redis-server ${redis.url} (in memory: emptied when this stops)`,
-    `demo API key: ${demo.key}  (from ${demo.source})`,
+    ...demoKeyLines(demo),
   ];
 }

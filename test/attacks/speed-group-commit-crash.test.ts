@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, runNode, spawnNode, type Spawned } from '../helpers/processes.ts';
 
 const KEY = 'group-commit-crash-key';
+const ADMIN_KEY = 'group-commit-crash-admin-key';
 
 /**
  * Group commit (lib/stores/sqlite.ts) answers a batch of calls after one COMMIT and one WAL sync.
@@ -19,7 +20,7 @@ describe('attack: SIGKILL of serve under concurrent load with group commit (sqli
     format: 'toolgate.manifest/v1', tenant: 'demo', version: '1', profile: 'openai', policy: { read: 'grant' },
     tools: [{ name: 'echo', tier: 'read', idempotency: 'call', executor: { kind: 'builtin' } }],
   }));
-  const env = { TOOLGATE_DATA_DIR: dataDir, TOOLGATE_DEMO_KEY: KEY, TOOLGATE_MANIFEST: manifestPath };
+  const env = { TOOLGATE_DATA_DIR: dataDir, TOOLGATE_DEMO_KEY: KEY, TOOLGATE_DEMO_ADMIN_KEY: ADMIN_KEY, TOOLGATE_MANIFEST: manifestPath };
   let gateway: Spawned | undefined;
   afterAll(async () => {
     await gateway?.stop();
@@ -71,7 +72,7 @@ describe('attack: SIGKILL of serve under concurrent load with group commit (sqli
     for (let t = 0; t < 8; t++) {
       const ids = new Set<string>();
       for (let cursor = ''; ;) {
-        const page = (await (await fetch(`${url}/v1/audit?thread_id=t-${t}&limit=100${cursor}`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { envelopes: Array<{ type: string; call_id: string }>; next_cursor?: string };
+        const page = (await (await fetch(`${url}/v1/audit?thread_id=t-${t}&limit=100${cursor}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).json()) as { envelopes: Array<{ type: string; call_id: string }>; next_cursor?: string };
         for (const e of page.envelopes) if (e.type === 'tool.call.result') ids.add(e.call_id);
         if (page.next_cursor === undefined) break;
         cursor = `&cursor=${page.next_cursor}`;

@@ -95,7 +95,7 @@ describe('toolgate keys through a gateway (--url, --key)', () => {
   let server: ServerType;
   let url: string;
   beforeAll(async () => {
-    const gw = await testGateway([validManifest({ tenant: 'acme' })], { admin: { tenant: 'acme', principal: 'root', scopes: ['admin'] }, agent: { tenant: 'acme', principal: 'agent' } });
+    const gw = await testGateway([validManifest({ tenant: 'acme' })], { admin: { tenant: 'acme', principal: 'root', scopes: ['admin', 'audit:read'] }, agent: { tenant: 'acme', principal: 'agent' } });
     url = await new Promise<string>((resolve) => {
       server = serve({ fetch: gw.app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => resolve(`http://127.0.0.1:${info.port}`));
     });
@@ -120,6 +120,12 @@ describe('toolgate keys through a gateway (--url, --key)', () => {
     const revoked = await toolgate(['revoke', answer.id, '--url', url, '--key', 'admin'], { TOOLGATE_KEY: '' });
     expect(revoked.code).toBe(0);
     expect((await fetch(`${url}/v1/audit?thread_id=_keys`, { headers: { authorization: `Bearer ${answer.key}` } })).status).toBe(401);
+  });
+
+  it('through a gateway, a scope the admin key lacks is refused, and says so', async () => {
+    const refused = await toolgate(['create', '--principal', 'approver', '--scopes', 'approvals:decide', '--url', url, '--key', 'admin'], {});
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(`toolgate keys create: ${url} answered 403: root lacks "approvals:decide": a key gets only scopes its creator holds\n`);
   });
 
   it('a non-admin key is refused, and says so', async () => {

@@ -6,6 +6,8 @@ import { startTestServer, type TestServer } from '../helpers/http-server.ts';
 import { freePort, runNode, spawnNode, type Spawned } from '../helpers/processes.ts';
 
 const KEY = 'crash-demo-key';
+/** The demo's operator key: reads the audit, mints the approver's key. */
+const ADMIN_KEY = 'crash-demo-admin-key';
 const TIMEOUT_MS = 1000;
 const GRACE_MS = 500;
 /** A call that started before the kill has ended by now, had the gateway lived: its timeout plus the grace, and a margin. */
@@ -55,6 +57,7 @@ describe('a gateway killed mid-call (sqlite, SIGKILL)', () => {
     env = {
       TOOLGATE_DATA_DIR: dataDir,
       TOOLGATE_DEMO_KEY: KEY,
+      TOOLGATE_DEMO_ADMIN_KEY: ADMIN_KEY,
       TOOLGATE_MANIFEST: manifestPath,
       TOOLGATE_LEASE_GRACE_MS: String(GRACE_MS),
       CRASH_TOOL_SECRET: 'crash-tool-secret',
@@ -115,7 +118,7 @@ describe('a gateway killed mid-call (sqlite, SIGKILL)', () => {
   const call = (path: string, init: { method?: string; body?: string; key?: string } = {}) =>
     fetch(`${url}${path}`, { method: init.method, body: init.body, headers: { authorization: `Bearer ${init.key ?? KEY}` } }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, any> }));
   const dispatch = async (thread_id: string, calls: unknown[]) => (await call('/v1/dispatch', { method: 'POST', body: JSON.stringify({ thread_id, calls }) })).body.results[0] as Record<string, any>;
-  const auditOf = async (thread_id: string) => (await call(`/v1/audit?thread_id=${thread_id}&limit=100`)).body.envelopes as Array<Record<string, any>>;
+  const auditOf = async (thread_id: string) => (await call(`/v1/audit?thread_id=${thread_id}&limit=100`, { key: ADMIN_KEY })).body.envelopes as Array<Record<string, any>>;
   const verify = (thread_id: string) => runNode(['bin/toolgate.js', 'audit', 'verify', '--thread', thread_id], { env });
 
   it('a write call killed mid-run answers indeterminate after its deadline and never runs again', async () => {
@@ -143,7 +146,7 @@ describe('a gateway killed mid-call (sqlite, SIGKILL)', () => {
   }, 60_000);
 
   it('an approval killed mid-execution ends interrupted and audited; the re-sent call neither runs nor parks again', async () => {
-    const alice = (await call('/v1/admin/keys', { method: 'POST', body: JSON.stringify({ principal: 'alice', scopes: ['approvals:decide', 'approvals:read'] }) })).body.key as string;
+    const alice = (await call('/v1/admin/keys', { method: 'POST', key: ADMIN_KEY, body: JSON.stringify({ principal: 'alice', scopes: ['approvals:decide', 'approvals:read'] }) })).body.key as string;
     const deploy = { call_id: 'deploy-1', name: 'deploy', arguments: { n: 1 } };
     const parked = await dispatch('crash-approval', [deploy]);
     expect(parked.status).toBe('pending_approval');

@@ -8,7 +8,7 @@ import { freePort, REPO_ROOT, runNode, spawnNode } from '../helpers/processes.ts
 /** Stop and restart `toolgate serve` on its SQLite file: idempotency and audit survive. */
 describe('durable state across a restart (sqlite)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'toolgate-durable-'));
-  const env = { TOOLGATE_DATA_DIR: dataDir, TOOLGATE_DEMO_KEY: 'durable-key', TOOLGATE_MANIFEST: join(REPO_ROOT, 'test/fixtures/durable-manifest.json') };
+  const env = { TOOLGATE_DATA_DIR: dataDir, TOOLGATE_DEMO_KEY: 'durable-key', TOOLGATE_DEMO_ADMIN_KEY: 'durable-admin-key', TOOLGATE_MANIFEST: join(REPO_ROOT, 'test/fixtures/durable-manifest.json') };
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   async function withGateway<T>(work: (url: string) => Promise<T>): Promise<T> {
@@ -32,7 +32,7 @@ describe('durable state across a restart (sqlite)', () => {
 
     const second = await withGateway(async (url) => {
       const again = await dispatch(url, [noteCall]);
-      const audit = await (await fetch(`${url}/v1/audit?thread_id=durable-1&limit=4`, { headers: { authorization: 'Bearer durable-key' } })).json();
+      const audit = await (await fetch(`${url}/v1/audit?thread_id=durable-1&limit=4`, { headers: { authorization: 'Bearer durable-admin-key' } })).json();
       return { again, audit };
     });
     expect(second.again.results[0]).toMatchObject({ status: 'ok', content: 'remember the milk', replayed: true });

@@ -41,7 +41,7 @@ describe('toolgate serve under fuzz and DNS rebinding', () => {
     port = await freePort();
     gateway = spawnNode(['bin/toolgate.js', 'serve'], {
       env: {
-        PORT: String(port), TOOLGATE_DATA_DIR: dataDir, TOOLGATE_WORKSPACE: join(dataDir, 'workspace'), TOOLGATE_EXEC_PORT: '0', TOOLGATE_DEMO_KEY: ADMIN_KEY,
+        PORT: String(port), TOOLGATE_DATA_DIR: dataDir, TOOLGATE_WORKSPACE: join(dataDir, 'workspace'), TOOLGATE_EXEC_PORT: '0', TOOLGATE_DEMO_KEY: 'fuzz-agent-key', TOOLGATE_DEMO_ADMIN_KEY: ADMIN_KEY,
         SLACK_BOT_TOKEN: slack.token, SLACK_SIGNING_SECRET: SLACK_SECRET, SLACK_API_URL: slack.url,
         TOOLGATE_DEMO_SLACK_CHANNEL: 'C0FUZZ', TOOLGATE_DEMO_SLACK_APPROVERS: APPROVER,
       },
@@ -77,7 +77,7 @@ describe('toolgate serve under fuzz and DNS rebinding', () => {
       readerKey: reader.body.key,
       approvalIds,
       callIds,
-      threadIds: ['fuzz', 'readme-1', '_manifests', 'mcp:demo-user'],
+      threadIds: ['fuzz', 'readme-1', '_manifests', 'mcp:demo-admin'],
       slackSecret: SLACK_SECRET,
       slackApprover: APPROVER,
       manifest: JSON.parse(readFileSync(join(REPO_ROOT, 'examples/demo/manifest.json'), 'utf8')),

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ describe('toolgate serve (npm start)', () => {
   let gateway: Spawned;
   let url: string;
   let key: string;
+  let adminKey: string;
   const dataDir = mkdtempSync(join(tmpdir(), 'toolgate-serve-'));
 
   beforeAll(async () => {
@@ -17,6 +18,7 @@ describe('toolgate serve (npm start)', () => {
     const [, listening] = await gateway.waitFor(/toolgate listening on (http:\/\/127\.0\.0\.1:\d+)/);
     url = listening;
     [, key] = await gateway.waitFor(/demo API key: (tg_[0-9a-f]+)/);
+    [, adminKey] = await gateway.waitFor(/demo admin key: (tg_[0-9a-f]+)/);
   });
   afterAll(async () => {
     await gateway.stop();
@@ -25,8 +27,20 @@ describe('toolgate serve (npm start)', () => {
 
   it('generates a demo key at first start and keeps it under the data folder, owner-only', async () => {
     expect(readFileSync(join(dataDir, 'demo-key'), 'utf8').trim()).toBe(key);
-    const { statSync } = await import('node:fs');
     expect(statSync(join(dataDir, 'demo-key')).mode & 0o777).toBe(0o600);
+  });
+
+  it("keeps the operator's key apart from the agent's: the agent's only calls tools, the admin key approves and administers", async () => {
+    expect(readFileSync(join(dataDir, 'demo-admin-key'), 'utf8').trim()).toBe(adminKey);
+    expect(statSync(join(dataDir, 'demo-admin-key')).mode & 0o777).toBe(0o600);
+    expect(adminKey).not.toBe(key);
+    const as = (bearer: string) => ({ authorization: `Bearer ${bearer}`, 'content-type': 'application/json' });
+    for (const path of ['/v1/admin/keys', '/v1/approvals', '/v1/audit?thread_id=readme-1']) {
+      expect((await fetch(`${url}${path}`, { headers: as(key) })).status, path).toBe(403);
+      expect((await fetch(`${url}${path}`, { headers: as(adminKey) })).status, path).toBe(200);
+    }
+    const minted = await fetch(`${url}/v1/admin/keys`, { method: 'POST', headers: as(key), body: JSON.stringify({ principal: 'helper', scopes: ['approvals:decide'] }) });
+    expect(minted.status).toBe(403);
   });
 
   it('lists tools in OpenAI format and dispatches a parallel batch (the README examples)', async () => {

@@ -22,7 +22,7 @@ describe('MCP executor in workerd', () => {
     const build = await runNode([wrangler, 'deploy', '--dry-run', '--outdir', outDir], { env: { WRANGLER_SEND_METRICS: 'false', CI: 'true' } });
     if (build.code !== 0) throw new Error(`wrangler build failed:\n${build.stdout}\n${build.stderr}`);
     mf = new Miniflare({ modules: true, scriptPath: join(outDir, 'worker.js'), compatibilityDate: '2026-04-01', bindings: {
-        TOOLGATE_DEMO_KEY: 'mcp-worker-key', TOOLGATE_STORE: 'memory', CRM_MCP_TOKEN: 'Bearer upstream-token',
+        TOOLGATE_DEMO_KEY: 'mcp-worker-agent-key', TOOLGATE_DEMO_ADMIN_KEY: 'mcp-worker-key', TOOLGATE_STORE: 'memory', CRM_MCP_TOKEN: 'Bearer upstream-token',
         // The operator grants the demo tenant its secrets and allows the upstream on loopback.
         TOOLGATE_TENANT_SECRETS: 'demo:DEMO_EXEC_SECRET,CRM_MCP_TOKEN', TOOLGATE_EGRESS_ALLOW: '127.0.0.1',
       },

@@ -26,7 +26,7 @@ describe('approval through Slack on `toolgate serve`', () => {
     const port = await freePort();
     gateway = spawnNode(['bin/toolgate.js', 'serve'], {
       env: {
-        PORT: String(port), TOOLGATE_DATA_DIR: dataDir, TOOLGATE_WORKSPACE: workspace, TOOLGATE_EXEC_PORT: '0', TOOLGATE_DEMO_KEY: 'agent-key',
+        PORT: String(port), TOOLGATE_DATA_DIR: dataDir, TOOLGATE_WORKSPACE: workspace, TOOLGATE_EXEC_PORT: '0', TOOLGATE_DEMO_KEY: 'agent-key', TOOLGATE_DEMO_ADMIN_KEY: 'admin-key',
         SLACK_BOT_TOKEN: slack.token, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: slack.url,
         TOOLGATE_DEMO_SLACK_CHANNEL: 'C0APPROVALS', TOOLGATE_DEMO_SLACK_APPROVERS: `${APPROVER},U0BOB`,
       },
@@ -72,7 +72,7 @@ describe('approval through Slack on `toolgate serve`', () => {
     const again = await fetch(`${url}/v1/slack/interactions`, { method: 'POST', headers: click.headers, body: click.body });
     expect(again.status).toBe(200);
     expect((await again.json()).text).toContain('is executed');
-    const audit = await (await fetch(`${url}/v1/audit?thread_id=slack-1`, { headers })).json();
+    const audit = await (await fetch(`${url}/v1/audit?thread_id=slack-1`, { headers: { authorization: 'Bearer admin-key' } })).json();
     expect(audit.envelopes.filter((e: { type: string }) => e.type === 'tool.call.approval')).toHaveLength(1);
   });
 });

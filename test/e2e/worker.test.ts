@@ -18,7 +18,7 @@ describe('Cloudflare Worker in workerd', () => {
     const wrangler = join(REPO_ROOT, 'node_modules/wrangler/bin/wrangler.js');
     const build = await runNode([wrangler, 'deploy', '--dry-run', '--outdir', outDir], { env: { WRANGLER_SEND_METRICS: 'false', CI: 'true' } });
     if (build.code !== 0) throw new Error(`wrangler build failed:\n${build.stdout}\n${build.stderr}`);
-    mf = new Miniflare({ modules: true, scriptPath: join(outDir, 'worker.js'), compatibilityDate: '2026-04-01', bindings: { TOOLGATE_DEMO_KEY: 'worker-test-key', TOOLGATE_STORE: 'memory', TOOLGATE_TENANT_SECRETS: 'demo:DEMO_EXEC_SECRET' } });
+    mf = new Miniflare({ modules: true, scriptPath: join(outDir, 'worker.js'), compatibilityDate: '2026-04-01', bindings: { TOOLGATE_DEMO_KEY: 'worker-test-key', TOOLGATE_DEMO_ADMIN_KEY: 'worker-admin-key', TOOLGATE_STORE: 'memory', TOOLGATE_TENANT_SECRETS: 'demo:DEMO_EXEC_SECRET' } });
   }, 120_000);
   afterAll(async () => {
     await mf?.dispose();
@@ -79,7 +79,7 @@ describe('Cloudflare Worker in workerd', () => {
 
   it('checks patterns at publish and matches them in linear time inside workerd (the swapped RegExp)', async () => {
     const admin = (path: string, body?: unknown) =>
-      mf.dispatchFetch(`http://worker/v1/admin${path}`, { method: 'POST', headers: { authorization: 'Bearer worker-test-key', 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      mf.dispatchFetch(`http://worker/v1/admin${path}`, { method: 'POST', headers: { authorization: 'Bearer worker-admin-key', 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
     const manifest = (version: string, pattern: string) => ({
       format: 'toolgate.manifest/v1',
       tenant: 'demo',

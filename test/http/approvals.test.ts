@@ -14,7 +14,7 @@ beforeEach(async () => {
     agent: { tenant: 'acme', principal: 'agent', scopes: ['approvals:decide'] },
     alice: { tenant: 'acme', principal: 'alice', scopes: ['approvals:decide'] },
     viewer: { tenant: 'acme', principal: 'viewer', scopes: [] },
-    admin: { tenant: 'acme', principal: 'root', scopes: ['admin'] },
+    admin: { tenant: 'acme', principal: 'root', scopes: ['admin', 'approvals:decide'] },
     beta: { tenant: 'beta', principal: 'beta-boss', scopes: ['approvals:decide', 'audit:read'] },
   });
   for (const tenant of ['acme', 'beta']) {
@@ -66,7 +66,7 @@ describe('approvals over the API', () => {
     const id = (await park()).error.details.approval_id;
     const self = await decide(id, 'agent', { decision: 'approve' });
     expect(self.status).toBe(403);
-    expect((await self.json()).error.message).toBe('the principal that requested a call cannot approve it; ask another approver');
+    expect((await self.json()).error.message).toBe('the principal that requested a call cannot approve it (nor can a key it minted or that minted its key); ask another approver');
     expect(runs).toBe(0);
     const poll = await (await gw.request('/v1/calls/pub-1?thread_id=th', { key: 'agent' })).json();
     expect(poll.status).toBe('pending_approval');

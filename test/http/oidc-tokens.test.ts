@@ -140,7 +140,7 @@ describe('bearer tokens from the tenant identity provider', () => {
     const decide = (token: string) => gw.request(`/v1/approvals/${id}?tenant=acme`, { key: token, json: { decision: 'approve' } });
     const self = await decide(requester);
     expect(self.status).toBe(403);
-    expect((await self.json()).error.message).toBe('the principal that requested a call cannot approve it; ask another approver');
+    expect((await self.json()).error.message).toBe('the principal that requested a call cannot approve it (nor can a key it minted or that minted its key); ask another approver');
     const other = await decide(approver);
     expect(other.status).toBe(200);
     expect(await other.json()).toMatchObject({ approval: { state: 'executed', requested_by: 'user-1', decided_by: 'user-2' }, result: { status: 'ok', content: 'ship it' } });

@@ -64,7 +64,7 @@ describe('four-eyes approvals over the API', () => {
     expect((await decide(id, 'alice', { decision: 'approve' })).status).toBe(200);
     const twice = await decide(id, 'alice', { decision: 'approve' });
     expect(twice.status).toBe(409);
-    expect(await twice.json()).toEqual({ error: { code: 'already_decided', message: `alice already approved approval "${id}"; it needs 1 more approval from other approvers (a principal counts once)` } });
+    expect(await twice.json()).toEqual({ error: { code: 'already_decided', message: `alice already approved approval "${id}"; it needs 1 more approval from other approvers (a principal counts once, with keys minted from its key)` } });
     const shown = await (await gw.request(`/v1/approvals/${id}`, { key: 'alice' })).json();
     expect(shown.decisions).toHaveLength(1);
     expect(runs).toBe(0);

@@ -218,3 +218,19 @@ describe('approvalDecidedMessage', () => {
     expect(actionsOf(message.blocks)).toEqual([]);
   });
 });
+
+describe('confusable names', () => {
+  it('marks a requester and approvers whose names mix scripts or hide characters, spelling out the invisible ones', () => {
+    const request = approvalRequestMessage(approval({ requested_by: 'b\u043eb' }));
+    expect(texts(request.blocks).join('\n')).toContain('*Requested by*\nb\u043eb ⚠ mixes scripts');
+    expect(request.text).toContain('requested by b\u043eb ⚠ mixes scripts');
+    const decided = approvalDecidedMessage(approval({ state: 'approved', quorum: 2, decisions: [
+      { decision: 'approve', by: 'al\u200dice', via: 'api', at: '2025-01-02T10:05:00.000Z' },
+      { decision: 'approve', by: 'alice', via: 'api', at: '2025-01-02T10:06:00.000Z' },
+    ], decided_by: 'alice', decided_via: 'api' }));
+    const shown = texts(decided.blocks).join('\n');
+    expect(shown).toContain('Approved by al⟨U+200D⟩ice ⚠ has invisible characters via the API');
+    expect(shown).toContain('Approved by alice via the API');
+  });
+});
+

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { html } from 'hono/html';
 import type { Approval } from '../../governance/approval.ts';
 import { approvalsOf, quorumOf } from '../../governance/approvals.ts';
+import { isConfusableName, shownName } from '../../governance/confusable-names.ts';
 import type { JsonObject } from '../../registry/json.ts';
 import type { ConsoleEnv } from '../env.ts';
 import { csrfField } from '../layout.ts';
@@ -29,7 +30,7 @@ export function approvalCard(c: Context<ConsoleEnv>, approval: Approval, options
   return html`<article class="card" id="${approval.id}" data-approval="${approval.id}" data-state="${approval.state}">
 <h2>${title}</h2>
 <dl>
-<dt>Requested by</dt><dd>${approval.requested_by}</dd>
+<dt>Requested by</dt><dd>${person(approval.requested_by)}</dd>
 <dt>Why review</dt><dd>${approval.reason || 'the policy gave no reason'}</dd>
 <dt>Thread</dt><dd>${thread}</dd>
 <dt>Call</dt><dd><code>${approval.call_id}</code></dd>
@@ -53,6 +54,11 @@ function whatRuns(approval: Approval) {
   return html`<dt>Runs</dt><dd data-role="target"><code>${approval.target.summary}</code>${hash}</dd>`;
 }
 
+/** A principal's name, marked when it could pass for another (mixed scripts, invisible characters: confusable-names.ts). */
+function person(name: string) {
+  return isConfusableName(name) ? html`<mark data-role="confusable">${shownName(name)}</mark>` : name;
+}
+
 function stateBadge(approval: Approval) {
   const kind = approval.state === 'executed' || approval.state === 'approved' ? ' ok' : approval.state === 'pending' ? '' : ' bad';
   return html`<span class="badge${kind}" data-role="state">${approval.state}</span>`;
@@ -70,15 +76,15 @@ function quorumProgress(approval: Approval) {
   const quorum = quorumOf(approval);
   const decisions = approval.decisions ?? [];
   if (quorum <= 1 && decisions.length === 0) return '';
-  const approvers = approvalsOf(approval).map((d) => d.by);
-  const list = decisions.map((d) => html`<li>${d.by} ${d.decision === 'approve' ? 'approved' : 'rejected'} via ${d.via} at ${shortTime(d.at)}${d.reason ? html`: “${d.reason}”` : ''}</li>`);
-  return html`<p data-role="quorum"><strong>Approvals: ${approvers.length} of ${quorum}</strong>${approvers.length > 0 ? html` (${approvers.join(', ')})` : ''}</p>${list.length > 0 ? html`<ul class="muted">${list}</ul>` : ''}`;
+  const approvers = approvalsOf(approval).map((d, i) => html`${i > 0 ? ', ' : ''}${person(d.by)}`);
+  const list = decisions.map((d) => html`<li>${person(d.by)} ${d.decision === 'approve' ? 'approved' : 'rejected'} via ${d.via} at ${shortTime(d.at)}${d.reason ? html`: “${d.reason}”` : ''}</li>`);
+  return html`<p data-role="quorum"><strong>Approvals: ${approvers.length} of ${quorum}</strong>${approvers.length > 0 ? html` (${approvers})` : ''}</p>${list.length > 0 ? html`<ul class="muted">${list}</ul>` : ''}`;
 }
 
 /** For a decided approval: who decided, why, and what the call returned (as the model saw it). */
 function outcome(approval: Approval) {
   if (approval.state === 'pending') return '';
-  const decided = approval.decided_by ? html`<dt>Decided by</dt><dd>${approval.decided_by}${approval.decided_via ? ` via ${approval.decided_via}` : ''} at ${shortTime(approval.decided_at)}</dd>` : '';
+  const decided = approval.decided_by ? html`<dt>Decided by</dt><dd>${person(approval.decided_by)}${approval.decided_via ? ` via ${approval.decided_via}` : ''} at ${shortTime(approval.decided_at)}</dd>` : '';
   const reason = approval.decision_reason ? html`<dt>Reason</dt><dd data-role="decision-reason">${approval.decision_reason}</dd>` : '';
   const result = approval.result ? html`<dt>Result</dt><dd><span class="badge">${approval.result.status}</span><pre data-role="result">${approval.result.content}</pre></dd>` : '';
   return html`<dl>${decided}${reason}${result}</dl>`;

@@ -4,6 +4,7 @@ import { decideParkedCall } from '../../dispatch/approval-flow.ts';
 import { settleInterruptedApproval } from '../../dispatch/interrupted-approval.ts';
 import type { TenantRuntime } from '../../dispatch/tenant-runtime.ts';
 import type { Approval } from '../../governance/approval.ts';
+import { confusableRefusal } from '../../governance/confusable-names.ts';
 import { listApprovals, loadApproval } from '../../governance/approvals.ts';
 import { deferFor } from '../../http/defer.ts';
 import { requestTrace } from '../../http/tracing.ts';
@@ -56,15 +57,17 @@ export function approvalPages(routes: Hono<ConsoleEnv>, options: ConsoleOptions)
     const reason = typeof form.reason === 'string' ? form.reason.trim() : '';
     if (decision !== 'approve' && decision !== 'reject') return showApproval(c, options, runtime, approval, { status: 400, message: 'choose Approve or Reject' });
     if (reason.length > MAX_REASON_CHARS) return showApproval(c, options, runtime, approval, { status: 400, message: `the reason is longer than ${MAX_REASON_CHARS} characters; shorten it` });
-    const by = c.get('principal').principal;
-    const outcome = await decideParkedCall(runtime.deps, approval.id, { decision, by, via: 'console', ...(reason ? { reason } : {}) }, options.env, deferFor(c), requestTrace(c));
+    const { principal: by, lineage } = c.get('principal');
+    const outcome = await decideParkedCall(runtime.deps, approval.id, { decision, by, lineage, via: 'console', ...(reason ? { reason } : {}) }, options.env, deferFor(c), requestTrace(c));
     if (outcome.ok) return c.redirect(`/console/approvals/${approval.id}`, 303);
     const current = outcome.approval ?? approval;
     switch (outcome.reason) {
       case 'not_found':
         return notFound(c);
       case 'self_approval':
-        return showApproval(c, options, runtime, current, { status: 403, message: 'you requested this call, so you cannot approve it; ask another approver' });
+        return showApproval(c, options, runtime, current, { status: 403, message: 'you requested this call, so you cannot approve it (nor can a key its requester minted, or that minted it); ask another approver' });
+      case 'confusable_name':
+        return showApproval(c, options, runtime, current, { status: 403, message: confusableRefusal(by) });
       case 'expired':
         return showApproval(c, options, runtime, current, { status: 409, message: `this approval expired at ${current.expires_at}; the call did not run` });
       default:

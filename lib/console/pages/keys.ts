@@ -24,7 +24,7 @@ type Shown = { heading: string; key: string; note: string };
 export function keyPages(routes: Hono<ConsoleEnv>, options: ConsoleOptions) {
   const keys = options.keyLifecycle;
   const guard = requirePage('keys');
-  const by = (c: Context<ConsoleEnv>) => c.get('principal').principal;
+  const by = (c: Context<ConsoleEnv>) => c.get('principal');
   const tenant = (c: Context<ConsoleEnv>) => c.get('principal').tenant;
 
   routes.get('/keys', guard, (c) => showKeys(c, options));
@@ -45,7 +45,7 @@ export function keyPages(routes: Hono<ConsoleEnv>, options: ConsoleOptions) {
     const id = c.req.param('id') ?? '';
     if (!KEY_ID.pattern.test(id)) return showKeys(c, options, { problem: { status: 404, message: `no key ${id.slice(0, 40)} in your tenant` } });
     try {
-      const info = await keys.revoke(tenant(c), id, by(c));
+      const info = await keys.revoke(tenant(c), id, by(c).principal);
       return c.redirect(`/console/keys?revoked=${encodeURIComponent(info.id)}`, 303);
     } catch (error) {
       return showKeys(c, options, { problem: lifecycleProblem(error) });
@@ -69,7 +69,7 @@ export function keyPages(routes: Hono<ConsoleEnv>, options: ConsoleOptions) {
 
 function lifecycleProblem(error: unknown): Problem {
   if (!(error instanceof KeyLifecycleError)) throw error;
-  return { status: error.code === 'not_found' ? 404 : error.code === 'conflict' ? 409 : 400, message: error.message };
+  return { status: KeyLifecycleError.STATUS[error.code], message: error.message };
 }
 
 /** The create form's fields → a request ApiKeyLifecycle.create takes, or what is wrong with them. */

@@ -1,6 +1,8 @@
 import type { Approval } from '../../governance/approval.ts';
 import { newApprovalId, saveNewApproval, attachSlackMessage } from '../../governance/approvals.ts';
 import type { GovernanceDecision } from '../../governance/policy.ts';
+import { describeWarnings } from '../../governance/confusable-names.ts';
+import { refusedName } from '../../governance/four-eyes.ts';
 import { maskSensitive } from '../../audit/redact.ts';
 import { interpretClaim, parkedRecord, type ClaimRequest } from '../../idempotency/claim.ts';
 import { idempotencyKeyFor } from '../../idempotency/keys.ts';
@@ -38,6 +40,10 @@ export async function parkStage(
       details: { reason: decision.reason, approval_required: true },
     });
   }
+  const fourEyes = approvals.fourEyes ?? {};
+  if (refusedName(caller.principal, fourEyes)) {
+    return fail({ code: 'denied', message: `Tool \`${definition.name}\` needs approval, and this tenant approves no call of a confusable name: ${JSON.stringify(caller.principal)} ${describeWarnings(caller.principal)}.`, details: { confusable_name: true } });
+  }
   const now = deps.now();
   const key = idempotencyKeyFor('call', { tenant: caller.tenant, thread_id: caller.thread_id, call_id: call.call_id, tool: definition.name, args_hash })!;
   const request: ClaimRequest = { key, args_hash, tool: definition.name, lease_ms: 0, ttl_ms: deps.idempotencyTtlMs, now };
@@ -55,6 +61,8 @@ export async function parkStage(
     arguments: args,
     args_hash,
     requested_by: caller.principal,
+    ...(caller.lineage?.length ? { requested_by_lineage: [...caller.lineage] } : {}),
+    ...(Object.keys(fourEyes).length > 0 ? { four_eyes: fourEyes } : {}),
     reason: decision.reason,
     ...(manifestVersion ? { manifest_version: manifestVersion } : {}),
     definition_hash: binding.definition_hash,

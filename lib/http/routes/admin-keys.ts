@@ -15,8 +15,7 @@ export const REVOCATION_NOTE = 'revoked: this gateway process refuses the key at
 
 function lifecycleError(c: Context, error: unknown) {
   if (!(error instanceof KeyLifecycleError)) throw error;
-  const status = error.code === 'not_found' ? 404 : error.code === 'conflict' ? 409 : 400;
-  return errorResponse(c, status, error.code, error.message);
+  return errorResponse(c, KeyLifecycleError.STATUS[error.code], error.code, error.message);
 }
 
 /**
@@ -25,7 +24,8 @@ function lifecycleError(c: Context, error: unknown) {
  */
 export function adminKeyRoutes(keys: ApiKeyLifecycle) {
   const routes = new Hono<GatewayEnv>();
-  const actor = (c: Context<GatewayEnv>) => c.get('principal').principal;
+  /** Who acts: the caller's principal, whose scopes bound the keys it creates or rotates. */
+  const actor = (c: Context<GatewayEnv>) => c.get('principal');
   const tenantOf = (c: Context<GatewayEnv>) => c.get('principal').tenant;
   const keyId = (c: Context<GatewayEnv>) => identifierParam(c, 'id', KEY_ID, 'key id');
 
@@ -71,7 +71,7 @@ export function adminKeyRoutes(keys: ApiKeyLifecycle) {
     const read = await readEmptyBody(c, 'revoke takes no body: the key to revoke is in the path');
     if (!read.ok) return read.response;
     try {
-      return c.json({ ...(await keys.revoke(tenantOf(c), id, actor(c))), note: REVOCATION_NOTE });
+      return c.json({ ...(await keys.revoke(tenantOf(c), id, actor(c).principal)), note: REVOCATION_NOTE });
     } catch (error) {
       return lifecycleError(c, error);
     }

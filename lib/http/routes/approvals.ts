@@ -3,6 +3,7 @@ import { decideParkedCall } from '../../dispatch/approval-flow.ts';
 import type { DispatchDeps } from '../../dispatch/context.ts';
 import { settleInterruptedApproval } from '../../dispatch/interrupted-approval.ts';
 import type { Approval, ApprovalState } from '../../governance/approval.ts';
+import { confusableRefusal } from '../../governance/confusable-names.ts';
 import { approvalsOf, listApprovals, loadApproval, quorumOf } from '../../governance/approvals.ts';
 import type { Store } from '../../stores/store.ts';
 import { approvalView } from '../approval-view.ts';
@@ -61,14 +62,16 @@ export function approvalRoutes(store: Store, env: Readonly<Record<string, string
       return errorResponse(c, 400, 'invalid_request', `reason must be a string of at most ${MAX_REASON} characters`);
     }
     const runtime = c.get('runtime');
-    const outcome = await decideParkedCall(runtime.deps, id, { decision: body.decision, by: principal.principal, via: 'api', reason: body.reason }, env, deferFor(c), requestTrace(c));
+    const outcome = await decideParkedCall(runtime.deps, id, { decision: body.decision, by: principal.principal, lineage: principal.lineage, via: 'api', reason: body.reason }, env, deferFor(c), requestTrace(c));
     // Short of the quorum, the approval answers with its progress and no result: the call has not run.
     if (outcome.ok) return c.json({ approval: await approvalView(runtime, outcome.approval, store), ...(outcome.result ? { result: outcome.result } : {}) });
     switch (outcome.reason) {
       case 'not_found':
         return errorResponse(c, 404, 'not_found', `approval "${id}" not found`);
       case 'self_approval':
-        return errorResponse(c, 403, 'forbidden', 'the principal that requested a call cannot approve it; ask another approver');
+        return errorResponse(c, 403, 'forbidden', SELF_APPROVAL);
+      case 'confusable_name':
+        return errorResponse(c, 403, 'forbidden', confusableRefusal(principal.principal));
       case 'already_decided':
         return errorResponse(c, 409, 'already_decided', alreadyDecided(principal.principal, outcome.approval));
       case 'expired':
@@ -81,10 +84,13 @@ export function approvalRoutes(store: Store, env: Readonly<Record<string, string
   return routes;
 }
 
+/** Said to a requester trying to approve its own call, under its name or through a key it minted or was minted by. */
+const SELF_APPROVAL = 'the principal that requested a call cannot approve it (nor can a key it minted or that minted its key); ask another approver';
+
 /** Why a second approval by the same principal does not count, and what the approval still needs. */
 function alreadyDecided(principal: string, approval: Approval | undefined): string {
   const missing = approval ? quorumOf(approval) - approvalsOf(approval).length : 1;
-  return `${principal} already approved approval "${approval?.id ?? ''}"; it needs ${missing} more approval${missing === 1 ? '' : 's'} from other approvers (a principal counts once)`;
+  return `${principal} already approved approval "${approval?.id ?? ''}"; it needs ${missing} more approval${missing === 1 ? '' : 's'} from other approvers (a principal counts once, with keys minted from its key)`;
 }
 
 /** An approval as it stands now: an approved call interrupted by a stopped gateway is settled when seen. */

@@ -30,6 +30,7 @@ export function dispatchRoutes(env: Readonly<Record<string, string | undefined>>
     const caller = {
       tenant: principal.tenant,
       principal: principal.principal,
+      ...(principal.lineage ? { lineage: principal.lineage } : {}),
       scopes: new Set(principal.scopes),
       thread_id: request.thread_id,
       env,

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { decideParkedCall } from '../../dispatch/approval-flow.ts';
 import type { TenantDirectory } from '../../dispatch/tenant-directory.ts';
 import { approvalsOf, loadApproval, quorumOf } from '../../governance/approvals.ts';
+import { confusableRefusal } from '../../governance/confusable-names.ts';
 import type { SlackConfig } from '../../slack/config.ts';
 import { APPROVE_ACTION_ID, parseSlackInteraction } from '../../slack/interaction.ts';
 import { SLACK_SIGNATURE_HEADER, SLACK_TIMESTAMP_HEADER, verifySlackRequest } from '../../slack/signature.ts';
@@ -60,6 +61,7 @@ export function slackRoutes(store: Store, tenants: TenantDirectory, slack: Slack
     const current = outcome.approval;
     if (outcome.reason === 'already_decided') return c.json(ephemeral(`You already approved ${approval.id}; it needs approvals from others (${approvalsOf(current ?? approval).length} of ${quorumOf(approval)} so far).`));
     if (outcome.reason === 'self_approval') return c.json(ephemeral(`You requested this call, so your approval cannot count; ask another approver.`));
+    if (outcome.reason === 'confusable_name') return c.json(ephemeral(`Your approval cannot count: ${confusableRefusal(decision.by)}. Rejecting still works.`));
     return c.json(ephemeral(`Nothing to do: approval ${approval.id} is ${current?.state ?? outcome.reason}${current?.decided_by ? ` (decided by ${current.decided_by})` : ''}.`));
   });
   return routes;

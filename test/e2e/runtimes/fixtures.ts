@@ -6,6 +6,8 @@ import { REPO_ROOT } from '../../helpers/processes.ts';
 import { startFakeSlack, type FakeSlack } from '../../support/fake-slack.ts';
 
 export const DEMO_KEY = 'tg_e2e_demo_key_0123456789abcdef';
+/** The demo's operator key: reads the audit, signs in to the console, publishes manifests. */
+export const DEMO_ADMIN_KEY = 'tg_e2e_demo_admin_key_0123456789ab';
 export const SIGNING_SECRET = 'e2e-slack-signing-secret';
 export const APPROVER = 'U0E2EALICE';
 const EXEC_SECRET = 'e2e-exec-secret-0123456789abcdef0123456789abcdef';
@@ -30,6 +32,7 @@ export async function startScenarioFixtures(): Promise<ScenarioFixtures> {
     workspace,
     env: {
       TOOLGATE_DEMO_KEY: DEMO_KEY,
+      TOOLGATE_DEMO_ADMIN_KEY: DEMO_ADMIN_KEY,
       TOOLGATE_DEMO_EXEC_URL: exec.url,
       // The demo manifest names its exec secret DEMO_EXEC_SECRET; the operator grants it to "demo"
       // and allows the loopback servers the scenarios reach (the exec-server).

@@ -7,7 +7,7 @@ import { verifyChain } from '../../../lib/audit/verify.ts';
 import type { StoredEnvelope } from '../../../lib/stores/store.ts';
 import { REPO_ROOT } from '../../helpers/processes.ts';
 import { blockActionsPayload, signedInteraction } from '../../support/fake-slack.ts';
-import { APPROVER, DEMO_KEY, SIGNING_SECRET, startScenarioFixtures, type RuntimeTarget, type ScenarioFixtures } from './fixtures.ts';
+import { APPROVER, DEMO_ADMIN_KEY, DEMO_KEY, SIGNING_SECRET, startScenarioFixtures, type RuntimeTarget, type ScenarioFixtures } from './fixtures.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies in tests
 
@@ -41,6 +41,8 @@ export function runtimeScenarios(name: string, open: (fixtures: ScenarioFixtures
       return { status: response.status, body: text ? (JSON.parse(text) as Json) : {} };
     };
     const dispatch = async (thread_id: string, calls: unknown[]) => (await call('POST', '/v1/dispatch', { thread_id, calls })).body;
+    /** As the demo's operator (the agent's key reads no audit and publishes nothing). */
+    const asAdmin = { authorization: `Bearer ${DEMO_ADMIN_KEY}` };
 
     it('lists the tools in every provider format', async () => {
       const own = await call('GET', '/v1/tools');
@@ -109,7 +111,7 @@ export function runtimeScenarios(name: string, open: (fixtures: ScenarioFixtures
       const envelopes: StoredEnvelope[] = [];
       let cursor: string | undefined;
       do {
-        const page = await call('GET', `/v1/audit?thread_id=e2e-slack&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+        const page = await call('GET', `/v1/audit?thread_id=e2e-slack&limit=2${cursor ? `&cursor=${cursor}` : ''}`, undefined, asAdmin);
         envelopes.push(...page.body.envelopes);
         cursor = page.body.next_cursor;
       } while (cursor);
@@ -158,7 +160,7 @@ export function runtimeScenarios(name: string, open: (fixtures: ScenarioFixtures
         headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin', ...(cookie ? { cookie } : {}) },
         body: new URLSearchParams(fields).toString(),
       }));
-      const signedIn = await form('/console/sign-in', { credential: DEMO_KEY });
+      const signedIn = await form('/console/sign-in', { credential: DEMO_ADMIN_KEY });
       expect(signedIn.status).toBe(303);
       const cookie = signedIn.headers.get('set-cookie')!.split(';')[0];
       expect(cookie.startsWith('__Secure-toolgate_console=')).toBe(true);
@@ -177,13 +179,13 @@ export function runtimeScenarios(name: string, open: (fixtures: ScenarioFixtures
     it('publishes, activates, serves and rolls back a manifest version', async () => {
       const demo = JSON.parse(readFileSync(join(REPO_ROOT, 'examples/demo/manifest.json'), 'utf8'));
       const v2 = { ...demo, version: 'e2e-2', tools: [demo.tools[0]] };
-      expect((await call('POST', '/v1/admin/manifests', v2)).status).toBe(201);
-      expect((await call('POST', '/v1/admin/manifests', { ...v2, tools: [] })).status).toBe(409);
-      expect((await call('POST', '/v1/admin/manifests/e2e-2/activate')).body).toEqual({ from: '1', to: 'e2e-2' });
+      expect((await call('POST', '/v1/admin/manifests', v2, asAdmin)).status).toBe(201);
+      expect((await call('POST', '/v1/admin/manifests', { ...v2, tools: [] }, asAdmin)).status).toBe(409);
+      expect((await call('POST', '/v1/admin/manifests/e2e-2/activate', undefined, asAdmin)).body).toEqual({ from: '1', to: 'e2e-2' });
       const served = await call('GET', '/v1/tools');
       expect(served.body.version).toBe('e2e-2');
       expect(served.body.tools.map((t: Json) => t.name)).not.toContain('sleep');
-      expect((await call('POST', '/v1/admin/manifests/rollback')).body).toEqual({ from: 'e2e-2', to: '1' });
+      expect((await call('POST', '/v1/admin/manifests/rollback', undefined, asAdmin)).body).toEqual({ from: 'e2e-2', to: '1' });
       expect((await call('GET', '/v1/tools')).body.version).toBe('1');
       expect(existsSync(fixtures.workspace)).toBe(true);
     });
