@@ -57,6 +57,11 @@ export class StoreTenantDirectory implements TenantDirectory {
     return loading;
   }
 
+  freshForMs(tenant: string): number | undefined {
+    const cached = this.#cache.get(tenant);
+    return cached?.runtime ? Math.max(0, this.#cacheMs - (this.#now() - cached.checked_at)) : undefined;
+  }
+
   /** Forgets what this isolate knows, so the next call reads the store (after an activation here). */
   invalidate(tenant: string): void {
     this.#cache.delete(tenant);

@@ -25,6 +25,12 @@ export interface McpRequestContext {
   span?: Span;
   /** The request's MCP-Protocol-Version header, for the spans. */
   protocolVersion?: string;
+  /**
+   * How much longer this isolate serves the tenant's active manifest without reading its pointer
+   * again (ms): modern list results tell clients to cache them for that long, so a client lists
+   * again no later than the gateway would serve a newly activated version. Unknown: 0.
+   */
+  manifestFreshMs?: number;
 }
 
 /** What one HTTP request's MCP methods share: its budgets (a JSON-RPC batch spends them together). */
@@ -48,11 +54,19 @@ export function listMcpTools(scope: McpRequestScope, requestId: string | number,
   return { tools };
 }
 
+/** What a `tools/call` names: the tool, its arguments (an object, when given) and the request's `_meta`. */
+export interface McpToolCall {
+  name: string;
+  arguments?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+}
+
 /** `tools/call`: through the same pipeline as /v1/dispatch. */
-export async function callMcpTool(scope: McpRequestScope, requestId: string | number, params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }) {
+export async function callMcpTool(scope: McpRequestScope, requestId: string | number, params: McpToolCall) {
   const { context } = scope;
   const { runtime, principal } = context;
-  const { name, arguments: args, _meta: meta } = params;
+  const { name, _meta: meta } = params;
+  const args = params.arguments === undefined ? undefined : withoutProtoKey(params.arguments);
   const tracer = runtime.deps.tracer;
   const span = tracer ? startMcpServerSpan(tracer, { method: 'tools/call', tool: name, requestId, meta, protocolVersion: context.protocolVersion }, context.span) : undefined;
   const identity = await mcpCallIdentity({ principal: principal.principal, threadHeader: context.threadHeader, meta, tool: name, args });
@@ -76,11 +90,14 @@ export async function callMcpTool(scope: McpRequestScope, requestId: string | nu
   return toCallToolResult(result);
 }
 
-/** The server's identity and options, as `initialize` answers them. */
-export function mcpServerInfo(runtime: TenantRuntime) {
-  return {
-    info: { name: 'toolgate', version: runtime.manifest.version, title: `toolgate: ${runtime.manifest.tenant}` },
-    capabilities: { tools: {} },
-    instructions: runtime.manifest.description,
-  };
+/**
+ * JSON.parse makes `__proto__` an ordinary own key; the official SDKs' parsers drop it from the
+ * arguments, so toolgate does too: the tool gets, and the call id hashes, the same arguments on
+ * every path.
+ */
+function withoutProtoKey(args: Record<string, unknown>): Record<string, unknown> {
+  if (!Object.hasOwn(args, '__proto__')) return args;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(args)) if (key !== '__proto__') copy[key] = args[key];
+  return copy;
 }

@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono';
-import { handleMcpRequestWithSdk, type McpRequestContext } from '../../mcp/server.ts';
-import { answerStatelessMcpRequest, type McpAnswer } from '../../mcp/stateless-request.ts';
+import type { TenantDirectory } from '../../dispatch/tenant-directory.ts';
+import { answerMcpRequest, type McpAnswer, type McpRequestContext } from '../../mcp/serve.ts';
 import { bearerChallenge, withResourceMetadata } from '../challenge.ts';
 import { deferFor } from '../defer.ts';
 import type { GatewayEnv } from '../env.ts';
@@ -9,11 +9,14 @@ import { errorResponse, readJsonBody } from '../errors.ts';
 export interface McpRouteOptions {
   /** The protected-resource metadata URL of `/mcp/:tenant`, for challenges. */
   resourceMetadata?: (c: Context, tenant: string) => string | undefined;
+  /** The tenants: how much longer this isolate trusts a tenant's active manifest (cache hints on modern list results). */
+  tenants?: TenantDirectory;
 }
 
 /**
- * POST /mcp and /mcp/:tenant: the tenant's governed tools as an MCP server, authenticated with
- * the same API keys, or with tokens from the tenant's identity provider.
+ * POST /mcp and /mcp/:tenant: the tenant's governed tools as an MCP server for every protocol
+ * revision (lib/mcp), authenticated with the same API keys, or with tokens from the tenant's
+ * identity provider.
  */
 export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, options: McpRouteOptions = {}) {
   const routes = new Hono<GatewayEnv>();
@@ -22,17 +25,25 @@ export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, opt
     if (!read.ok) return read.response;
     let missing: string[] | undefined;
     const principal = c.get('principal');
-    const context: McpRequestContext = { runtime: c.get('runtime'), principal, env, threadHeader: c.req.header('x-toolgate-thread'), defer: deferFor(c), span: c.get('span'), protocolVersion: c.req.header('mcp-protocol-version'), onMissingScope: (required) => (missing ??= required) };
-    // A direct answer is sent through Hono's own response (as c.json does): a foreign Response
-    // would be merged with the headers middleware already set by copying its body stream.
-    const direct = answerStatelessMcpRequest(c.req.raw, read.body, context);
-    const response = direct ? sendAnswer(c, await direct) : await handleMcpRequestWithSdk(c.req.raw, context, read.body);
+    const context: McpRequestContext = {
+      runtime: c.get('runtime'),
+      principal,
+      env,
+      threadHeader: c.req.header('x-toolgate-thread'),
+      defer: deferFor(c),
+      span: c.get('span'),
+      protocolVersion: c.req.header('mcp-protocol-version'),
+      manifestFreshMs: options.tenants?.freshForMs?.(principal.tenant),
+      onMissingScope: (required) => (missing ??= required),
+    };
+    // Sent through Hono's own response (as c.json does): a foreign Response would be merged with
+    // the headers middleware already set by copying its body stream.
+    const response = sendAnswer(c, await answerMcpRequest(c.req.raw, read.body, context));
     // A token can be widened by asking its provider again (MCP's step-up flow), so a token
     // lacking a tool's scope hears 403 insufficient_scope with the scopes to ask for. The call
     // was refused and audited before anything ran; a key (which cannot be widened) gets the
     // forbidden tool result. A JSON-RPC batch keeps its results.
     if (!missing || principal.credential?.kind !== 'token' || Array.isArray(read.body)) return response;
-    await response.body?.cancel();
     const scope = [...new Set([...principal.scopes, ...missing])].join(' ');
     const tenant = c.req.param('tenant');
     const message = `this token lacks a scope the tool needs; ask the identity provider for a token with the scopes "${scope}"`;
@@ -49,5 +60,5 @@ export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, opt
 }
 
 function sendAnswer(c: Context<GatewayEnv>, answer: McpAnswer): Response {
-  return answer.body === null ? c.body(null, answer.status) : c.body(answer.body, answer.status, { 'Content-Type': 'application/json' });
+  return answer.body === null ? c.body(null, answer.status as 202) : c.body(answer.body, answer.status as 200, { 'Content-Type': 'application/json' });
 }

@@ -1,0 +1,33 @@
+import { rejectionMessage, type JsonRpcError, type JsonRpcId } from '../mcp-wire/json-rpc.ts';
+import type { WireRejection } from '../mcp-wire/rejection.ts';
+
+/**
+ * An MCP answer as plain data (a status and a JSON text, or no body for 202), so the Hono route
+ * sends it through its own response and the headers its middleware set stay on it.
+ */
+export interface McpAnswer {
+  status: number;
+  /** JSON text (Content-Type: application/json), or null for a bodiless answer. */
+  body: string | null;
+}
+
+export function jsonAnswer(status: number, message: unknown): McpAnswer {
+  return { status, body: JSON.stringify(message) };
+}
+
+/** 202: the messages (notifications, posted responses) were taken; there is nothing to answer. */
+export const ACCEPTED: McpAnswer = { status: 202, body: null };
+
+/** A request refused before any method ran. */
+export function rejectionAnswer(status: number, error: JsonRpcError, id: JsonRpcId | null = null): McpAnswer {
+  return jsonAnswer(status, rejectionMessage(id, error));
+}
+
+export function wireRejectionAnswer(refused: WireRejection, id: JsonRpcId | null): McpAnswer {
+  return rejectionAnswer(refused.status, refused.error, id);
+}
+
+/** The answer as a Response (for callers outside a Hono route, such as tests). */
+export function answerResponse(answer: McpAnswer): Response {
+  return answer.body === null ? new Response(null, { status: answer.status }) : new Response(answer.body, { status: answer.status, headers: { 'Content-Type': 'application/json' } });
+}

@@ -1,0 +1,87 @@
+import { isPlainObject, type JsonObject } from '../mcp-wire/json-rpc.ts';
+
+/**
+ * The params checks of the legacy methods, reported as the official SDK v1 reports them (its
+ * schema library's issue list, as JSON), so a 2025 client reads the same error it always did:
+ * which field, what type was expected, what came instead. Only the shapes toolgate reads are
+ * checked; members it ignores (most of a client's capabilities) are not.
+ */
+
+export interface ParamsIssue {
+  expected: string;
+  code: 'invalid_type';
+  path: Array<string | number>;
+  message: string;
+}
+
+type Expected = 'string' | 'number' | 'object' | 'record' | 'array';
+
+/** `tools/call` params: a name, and arguments (when given) as an object. */
+export function toolsCallIssues(params: JsonObject | undefined): ParamsIssue[] {
+  if (params === undefined) return [issue(['params'], 'object', params)];
+  const issues: ParamsIssue[] = [];
+  const task = params.task;
+  if (task !== undefined) {
+    if (!isPlainObject(task)) issues.push(issue(['params', 'task'], 'object', task));
+    else if (task.ttl !== undefined && typeof task.ttl !== 'number') issues.push(issue(['params', 'task', 'ttl'], 'number', task.ttl));
+  }
+  expect(issues, params, ['params'], 'name', 'string');
+  optional(issues, params, ['params'], 'arguments', 'record');
+  return issues;
+}
+
+/** `tools/list` params: a cursor (when given) as a string. */
+export function toolsListIssues(params: JsonObject | undefined): ParamsIssue[] {
+  const issues: ParamsIssue[] = [];
+  if (params !== undefined) optional(issues, params, ['params'], 'cursor', 'string');
+  return issues;
+}
+
+/** `initialize` params: the client's revision, its capabilities and who it is. */
+export function initializeIssues(params: JsonObject | undefined): ParamsIssue[] {
+  if (params === undefined) return [issue(['params'], 'object', params)];
+  const issues: ParamsIssue[] = [];
+  expect(issues, params, ['params'], 'protocolVersion', 'string');
+  const capabilities = params.capabilities;
+  if (!isPlainObject(capabilities)) issues.push(issue(['params', 'capabilities'], 'object', capabilities));
+  else for (const [name, expected] of CAPABILITY_TYPES) optional(issues, capabilities, ['params', 'capabilities'], name, expected);
+  const info = params.clientInfo;
+  if (!isPlainObject(info)) issues.push(issue(['params', 'clientInfo'], 'object', info));
+  else for (const [name, expected, required] of CLIENT_INFO_TYPES) (required ? expect : optional)(issues, info, ['params', 'clientInfo'], name, expected);
+  return issues;
+}
+
+/** The SDK's error message for a params failure: its issue list as indented JSON. */
+export function issuesMessage(issues: ParamsIssue[]): string {
+  return JSON.stringify(issues, null, 2);
+}
+
+/** Capabilities whose value toolgate checks for shape (in the SDK's schema order). */
+const CAPABILITY_TYPES: Array<[string, Expected]> = [['experimental', 'record'], ['sampling', 'object'], ['roots', 'object'], ['tasks', 'object'], ['extensions', 'record']];
+
+/** The client's identity fields (in the SDK's schema order): name, required? */
+const CLIENT_INFO_TYPES: Array<[string, Expected, boolean]> = [['name', 'string', true], ['title', 'string', false], ['icons', 'array', false], ['version', 'string', true], ['websiteUrl', 'string', false], ['description', 'string', false]];
+
+function expect(issues: ParamsIssue[], holder: JsonObject, path: string[], key: string, expected: Expected): void {
+  if (!hasType(holder[key], expected)) issues.push(issue([...path, key], expected, holder[key]));
+}
+
+function optional(issues: ParamsIssue[], holder: JsonObject, path: string[], key: string, expected: Expected): void {
+  if (holder[key] !== undefined) expect(issues, holder, path, key, expected);
+}
+
+function hasType(value: unknown, expected: Expected): boolean {
+  if (expected === 'object' || expected === 'record') return isPlainObject(value);
+  if (expected === 'array') return Array.isArray(value);
+  return typeof value === expected;
+}
+
+function issue(path: Array<string | number>, expected: Expected, got: unknown): ParamsIssue {
+  return { expected, code: 'invalid_type', path, message: `Invalid input: expected ${expected}, received ${typeName(got)}` };
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}

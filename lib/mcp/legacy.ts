@@ -1,0 +1,93 @@
+import { ErrorCode, errorMessage, isPlainObject, jsonRpcError, readJsonRpcMessage, resultMessage, type JsonObject, type JsonRpcMessage, type JsonRpcRequest } from '../mcp-wire/json-rpc.ts';
+import { isLegacyVersion, isModernVersion, LEGACY_VERSIONS, SUPPORTED_VERSIONS } from '../mcp-wire/versions.ts';
+import { ACCEPTED, jsonAnswer, rejectionAnswer, type McpAnswer } from './answer.ts';
+import { initializeResult } from './capabilities.ts';
+import { initializeIssues, issuesMessage, toolsCallIssues, toolsListIssues, type ParamsIssue } from './legacy-params.ts';
+import { callMcpTool, listMcpTools, mcpRequestScope, type McpRequestContext, type McpRequestScope, type McpToolCall } from './methods.ts';
+
+/**
+ * The legacy eras (2025-11-25 and earlier) as toolgate serves them: statelessly, a POST at a
+ * time, with no session. A POST holds one message or a batch; notifications and posted
+ * responses are taken (202), requests are answered in order. Every answer, error or not, is the
+ * one the official SDK v1 gives (test/mcp/legacy.test.ts compares the two byte for byte), so
+ * clients written against it see no change; the exceptions there are deliberate.
+ */
+
+/** The most messages one batch may hold (as the SDK's transport allows). */
+export const MAX_BATCH_MESSAGES = 100;
+
+export async function answerLegacy(body: unknown, protocolVersion: string | null, context: McpRequestContext): Promise<McpAnswer> {
+  const elements = Array.isArray(body) ? body : [body];
+  if (elements.length > MAX_BATCH_MESSAGES) return rejectionAnswer(400, jsonRpcError(ErrorCode.InvalidRequest, `Invalid Request: Batch must not exceed ${MAX_BATCH_MESSAGES} messages`));
+  const messages: JsonRpcMessage[] = [];
+  for (const element of elements) {
+    const message = readJsonRpcMessage(element);
+    if (!message) return rejectionAnswer(400, jsonRpcError(ErrorCode.ParseError, 'Parse error: Invalid JSON-RPC message'));
+    messages.push(message);
+  }
+  const initializing = messages.some(isInitialize);
+  if (initializing && messages.length > 1) return rejectionAnswer(400, jsonRpcError(ErrorCode.InvalidRequest, 'Invalid Request: Only one initialization request is allowed'));
+  // The handshake names its revision in the body; everything else must name a legacy one it knows.
+  if (!initializing && protocolVersion !== null && !isLegacyVersion(protocolVersion)) return rejectionAnswer(400, unsupportedVersion(protocolVersion));
+  const requests = messages.flatMap((read) => (read.kind === 'request' ? [read.message] : []));
+  if (requests.length === 0) return ACCEPTED;
+  // One scope for the POST: a batch's calls spend its budgets together.
+  const scope = mcpRequestScope(context);
+  const answers = await Promise.all(requests.map((request) => answerRequest(request, scope)));
+  // As the SDK's transport: a lone answer goes bare, even for a batch of one.
+  return jsonAnswer(200, answers.length === 1 ? answers[0] : answers);
+}
+
+/**
+ * A header naming a revision this message cannot use: -32022 with the revisions that could
+ * serve it (a modern one needs the per-request envelope, which batches and posted responses
+ * cannot carry), so a dual-era client can correct itself.
+ */
+function unsupportedVersion(requested: string) {
+  const supported = isModernVersion(requested) ? LEGACY_VERSIONS : SUPPORTED_VERSIONS;
+  const why = isModernVersion(requested) ? ' for a message without the per-request _meta envelope (a batch, a posted response, or a request that does not name its revision in params._meta)' : '';
+  return jsonRpcError(ErrorCode.UnsupportedProtocolVersion, `Bad Request: Unsupported protocol version: ${requested}${why} (supported versions: ${supported.join(', ')})`, { supported: [...supported], requested });
+}
+
+interface LegacyMethod {
+  issues(params: JsonObject | undefined): ParamsIssue[];
+  answer(request: JsonRpcRequest, scope: McpRequestScope): unknown;
+}
+
+const LEGACY_METHODS: Readonly<Record<string, LegacyMethod>> = {
+  initialize: { issues: initializeIssues, answer: (request, scope) => initializeResult(scope.context.runtime, request.params!.protocolVersion as string) },
+  ping: { issues: () => [], answer: () => ({}) },
+  'tools/list': { issues: toolsListIssues, answer: (request, scope) => listMcpTools(scope, request.id, metaOf(request.params)) },
+  'tools/call': { issues: toolsCallIssues, answer: (request, scope) => callMcpTool(scope, request.id, request.params as unknown as McpToolCall) },
+};
+
+async function answerRequest(request: JsonRpcRequest, scope: McpRequestScope) {
+  const { id, method, params } = request;
+  if (!Object.hasOwn(LEGACY_METHODS, method)) return errorMessage(id, jsonRpcError(ErrorCode.MethodNotFound, 'Method not found'));
+  // 2025-11-25 tasks are not offered (the capability is not declared); the SDK refuses them so.
+  if (asksForTask(params)) return errorMessage(id, jsonRpcError(ErrorCode.InternalError, `Server does not support task creation (required for ${method})`));
+  const handler = LEGACY_METHODS[method];
+  const issues = handler.issues(params);
+  if (issues.length > 0) return errorMessage(id, jsonRpcError(ErrorCode.InternalError, issuesMessage(issues)));
+  try {
+    return resultMessage(id, await handler.answer(request, scope));
+  } catch (error) {
+    // Dispatch answers tool failures as results; this is a fault in toolgate itself.
+    return errorMessage(id, jsonRpcError(ErrorCode.InternalError, error instanceof Error ? error.message : 'Internal error'));
+  }
+}
+
+/** A valid `initialize` (request or not: the SDK's transport counts either) in a POST. */
+function isInitialize(read: JsonRpcMessage): boolean {
+  return read.kind !== 'response' && read.message.method === 'initialize' && initializeIssues(read.message.params).length === 0;
+}
+
+/** Params asking for a task: a `task` object whose `ttl`, if any, is a number. */
+function asksForTask(params: JsonObject | undefined): boolean {
+  const task = params?.task;
+  return isPlainObject(task) && (task.ttl === undefined || typeof task.ttl === 'number');
+}
+
+function metaOf(params: JsonObject | undefined): JsonObject | undefined {
+  return isPlainObject(params?._meta) ? params._meta : undefined;
+}

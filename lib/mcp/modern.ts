@@ -1,0 +1,89 @@
+import type { ModernRoute } from '../mcp-wire/classify.ts';
+import { ErrorCode, errorMessage, isPlainObject, jsonRpcError, resultMessage, type JsonObject, type JsonRpcRequest } from '../mcp-wire/json-rpc.ts';
+import { paramHeaderRejection } from '../mcp-wire/param-headers.ts';
+import { completeResult } from '../mcp-wire/results.ts';
+import { standardHeaderRejection, type StandardHeaders } from '../mcp-wire/standard-headers.ts';
+import { MODERN_VERSIONS, SUPPORTED_VERSIONS } from '../mcp-wire/versions.ts';
+import { ACCEPTED, jsonAnswer, rejectionAnswer, wireRejectionAnswer, type McpAnswer } from './answer.ts';
+import { discoverResult, mcpServerInfo } from './capabilities.ts';
+import { callMcpTool, listMcpTools, mcpRequestScope, type McpRequestContext, type McpRequestScope } from './methods.ts';
+import { toolParamHeaders } from './tool-param-headers.ts';
+
+/**
+ * The 2026-07-28 revision: no handshake and no session; each request names its revision and the
+ * client's capabilities in its `_meta` envelope (the classifier checked it), its method and name
+ * in standard headers, and gets a result stamped with `resultType`, cache hints and the server's
+ * identity. Tools go through the same pipeline as every other path.
+ */
+
+interface ModernMethod {
+  /** The params problem, answered in-band as -32602 (undefined: none). */
+  invalid?(params: JsonObject | undefined): string | undefined;
+  answer(request: JsonRpcRequest, scope: McpRequestScope): JsonObject | Promise<JsonObject>;
+}
+
+const MODERN_METHODS: Readonly<Record<string, ModernMethod>> = {
+  'server/discover': { answer: (_request, scope) => discoverResult(scope.context.runtime) },
+  'tools/list': {
+    invalid: (params) => (params?.cursor !== undefined && typeof params.cursor !== 'string' ? 'params.cursor must be a string (a cursor from an earlier tools/list)' : undefined),
+    answer: (request, scope) => listMcpTools(scope, request.id, metaOf(request.params)),
+  },
+  'tools/call': {
+    invalid: toolsCallProblem,
+    answer: (request, scope) => callMcpTool(scope, request.id, { name: request.params!.name as string, arguments: request.params!.arguments as JsonObject | undefined, _meta: metaOf(request.params) }),
+  },
+};
+
+export async function answerModern(route: ModernRoute, headers: StandardHeaders, httpHeaders: Headers, context: McpRequestContext): Promise<McpAnswer> {
+  const version = route.version;
+  const id = route.messageKind === 'request' ? route.message.id : null;
+  if (version === undefined || !MODERN_VERSIONS.includes(version)) {
+    const requested = version ?? 'unknown';
+    return rejectionAnswer(400, jsonRpcError(ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${requested} (supported versions: ${SUPPORTED_VERSIONS.join(', ')})`, { supported: [...SUPPORTED_VERSIONS], requested }), id);
+  }
+  // The core defines no client notifications over HTTP (closing the stream is the cancellation).
+  if (route.messageKind === 'notification') return ACCEPTED;
+  const request = route.message;
+  const missing = standardHeaderRejection(headers, { method: request.method, params: request.params, version });
+  if (missing) return wireRejectionAnswer(missing, request.id);
+  if (!Object.hasOwn(MODERN_METHODS, request.method)) return rejectionAnswer(404, jsonRpcError(ErrorCode.MethodNotFound, 'Method not found'), request.id);
+  const mismatch = request.method === 'tools/call' ? paramHeaderMismatch(request, httpHeaders, context) : undefined;
+  if (mismatch) return mismatch;
+  const method = MODERN_METHODS[request.method];
+  const problem = method.invalid?.(request.params);
+  if (problem) return jsonAnswer(200, errorMessage(request.id, jsonRpcError(ErrorCode.InvalidParams, `Invalid params for ${request.method}: ${problem}`)));
+  return answerMethod(request, method, mcpRequestScope(context));
+}
+
+async function answerMethod(request: JsonRpcRequest, method: ModernMethod, scope: McpRequestScope): Promise<McpAnswer> {
+  const { runtime, manifestFreshMs } = scope.context;
+  try {
+    const result = await method.answer(request, scope);
+    const stamp = { serverInfo: mcpServerInfo(runtime), cache: { ttlMs: manifestFreshMs ?? 0, cacheScope: 'private' as const }, meta: { 'toolgate/manifest_version': runtime.manifest.version } };
+    return jsonAnswer(200, resultMessage(request.id, completeResult(request.method, result, stamp)));
+  } catch (error) {
+    // Dispatch answers tool failures as results; this is a fault in toolgate itself.
+    return jsonAnswer(200, errorMessage(request.id, jsonRpcError(ErrorCode.InternalError, error instanceof Error ? error.message : 'Internal error')));
+  }
+}
+
+/** A `tools/call` whose `Mcp-Param-*` headers disagree with the arguments the tool declares them for. */
+function paramHeaderMismatch(request: JsonRpcRequest, httpHeaders: Headers, context: McpRequestContext): McpAnswer | undefined {
+  const params = request.params;
+  const name = params?.name;
+  const tool = typeof name === 'string' ? context.runtime.registry.get(name) : undefined;
+  if (!tool) return undefined;
+  const refused = paramHeaderRejection(toolParamHeaders(tool.definition), params?.arguments, httpHeaders);
+  return refused ? wireRejectionAnswer(refused, request.id) : undefined;
+}
+
+function toolsCallProblem(params: JsonObject | undefined): string | undefined {
+  if (params === undefined) return 'params must be an object {name, arguments?}';
+  if (typeof params.name !== 'string') return `params.name must be a string (the tool's name), got ${params.name === undefined ? 'nothing' : JSON.stringify(params.name)?.slice(0, 60)}`;
+  if (params.arguments !== undefined && !isPlainObject(params.arguments)) return 'params.arguments must be an object of the tool\'s arguments';
+  return undefined;
+}
+
+function metaOf(params: JsonObject | undefined): JsonObject | undefined {
+  return isPlainObject(params?._meta) ? params._meta : undefined;
+}
