@@ -46,7 +46,7 @@ export async function answerModern(route: ModernRoute, headers: StandardHeaders,
   const request = route.message;
   const missing = standardHeaderRejection(headers, { method: request.method, params: request.params, version });
   if (missing) return wireRejectionAnswer(missing, request.id);
-  if (!Object.hasOwn(MODERN_METHODS, request.method)) return rejectionAnswer(404, jsonRpcError(ErrorCode.MethodNotFound, 'Method not found'), request.id);
+  if (!Object.hasOwn(MODERN_METHODS, request.method)) return jsonAnswer(404, errorMessage(request.id, jsonRpcError(ErrorCode.MethodNotFound, 'Method not found')));
   const mismatch = request.method === 'tools/call' ? paramHeaderMismatch(request, httpHeaders, context) : undefined;
   if (mismatch) return mismatch;
   const method = MODERN_METHODS[request.method];

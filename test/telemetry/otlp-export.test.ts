@@ -332,6 +332,20 @@ describe('OpenTelemetry export (OTLP/HTTP JSON to a local receiver)', () => {
     expect(byName(spans, 'execute_tool broken').parentSpanId).toBe(mcpFailed.spanId);
   });
 
+  it('continues the traceparent of a 2026-07-28 request\'s _meta envelope, and names the revision on the MCP span', async () => {
+    const { gateway, url } = await startGateway();
+    const metaSpan = 'b1b2c3d4e5f60718';
+    const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, traceparent: `00-${CALLER_TRACE}-${metaSpan}-01` };
+    const headers = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'echo' };
+    const response = await post(url, '/mcp', { jsonrpc: '2.0', id: 43, method: 'tools/call', params: { name: 'echo', arguments: { text: 'modern' }, _meta: envelope } }, headers);
+    expect(((await response.json()) as { result: { resultType: string } }).result.resultType).toBe('complete');
+    await gateway.tracer!.flush();
+    const mcp = byName(receiver.spans(), 'tools/call echo');
+    expect([mcp.traceId, mcp.parentSpanId]).toEqual([CALLER_TRACE, metaSpan]);
+    expect(mcp.attributes).toMatchObject({ 'mcp.protocol.version': '2026-07-28', 'jsonrpc.request.id': '43' });
+    expect(byName(receiver.spans(), 'execute_tool echo').parentSpanId).toBe(mcp.spanId);
+  });
+
   it('records arguments (sensitive fields masked) and results only when the operator opts in', async () => {
     const { gateway, url } = await startGateway({ TOOLGATE_OTEL_CAPTURE_CONTENT: 'true' });
     await dispatch(url, [
