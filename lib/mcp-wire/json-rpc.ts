@@ -106,9 +106,10 @@ export function echoableId(body: unknown): JsonRpcId | null {
 }
 
 /**
- * Reads one JSON-RPC message as MCP defines it: exactly the keys of its kind, version "2.0", an
- * id that is a string or a safe integer, params (if any) an object whose `_meta` (if any) carries
- * a well-formed progress token and related task. Anything else is not a message (undefined).
+ * Reads one JSON-RPC message as MCP defines it (as the official SDKs' guards do): exactly the
+ * keys of its kind, version "2.0", an id that is a string or a safe integer, params (if any) an
+ * object whose `_meta` (if any) carries a well-formed progress token and related task. Anything
+ * else is not a message (undefined).
  */
 export function readJsonRpcMessage(value: unknown): JsonRpcMessage | undefined {
   if (!isPlainObject(value) || value.jsonrpc !== '2.0') return undefined;
@@ -118,7 +119,9 @@ export function readJsonRpcMessage(value: unknown): JsonRpcMessage | undefined {
     return hasOnlyKeys(value, NOTIFICATION_KEYS) ? { kind: 'notification', message: value as unknown as JsonRpcNotification } : undefined;
   }
   if ('result' in value) {
-    const ok = hasOnlyKeys(value, RESULT_KEYS) && isJsonRpcId(value.id) && isPlainObject(value.result) && metaWellFormed(value.result._meta);
+    // A result's `_meta` only has to be an object (as SDK v2 reads it; v1 held it to a request's
+    // rules): a peer's odd metadata must not make its whole answer unreadable.
+    const ok = hasOnlyKeys(value, RESULT_KEYS) && isJsonRpcId(value.id) && isPlainObject(value.result) && (value.result._meta === undefined || isPlainObject(value.result._meta));
     return ok ? { kind: 'response', message: value as unknown as JsonRpcResultResponse } : undefined;
   }
   const ok = hasOnlyKeys(value, ERROR_KEYS) && (!('id' in value) || isJsonRpcId(value.id)) && errorWellFormed(value.error);

@@ -173,9 +173,10 @@ describe('legacy MCP messages: the same status, headers and bytes as the officia
 
 /**
  * Where toolgate answers differently from the SDK v1, on purpose: an empty batch is JSON-RPC's
- * Invalid Request (as SDK v2's dual-era endpoint answers it; v1 took it with 202), and a
- * protocol version header naming no revision served here gets MCP's -32022 with the supported
- * list (v1: a generic -32000), so a dual-era client can correct itself.
+ * Invalid Request (as SDK v2's dual-era endpoint answers it; v1 took it with 202); a protocol
+ * version header naming no revision served here gets MCP's -32022 with the supported list (v1: a
+ * generic -32000), so a dual-era client can correct itself; and a posted result is read as SDK
+ * v2 reads results (any `_meta` object).
  */
 describe('deliberate differences from the SDK v1', () => {
   it('refuses an empty batch as an invalid request', async () => {
@@ -199,6 +200,12 @@ describe('deliberate differences from the SDK v1', () => {
         id: null,
       });
     }
+  });
+
+  it('takes a posted response whose result _meta is an odd object (as SDK v2 reads results; v1 refused it)', async () => {
+    const body = { jsonrpc: '2.0', id: 1, result: { _meta: { progressToken: {} } } };
+    expect((await sdk(body)).status).toBe(400);
+    expect((await ours(body)).status).toBe(202);
   });
 
   it('tells a client sending the modern version header on a batch or a posted response that those are legacy messages', async () => {

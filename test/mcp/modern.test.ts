@@ -1,5 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { encodeHeaderValue } from '../../lib/mcp-wire/header-value.ts';
 import { activateManifest, publishManifest } from '../../lib/registry/manifest-store.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';
@@ -88,6 +89,17 @@ describe('the SDK v2 client pinned to 2026-07-28', () => {
     expect(methods).toContain('server/discover');
     const call = seen.find((r) => r.headers.get('mcp-name') === 'regional')!;
     expect([call.headers.get('mcp-method'), call.headers.get('mcp-param-region'), call.headers.get('mcp-param-shard')]).toEqual(['tools/call', 'eu-west', '3']);
+    await client.close();
+  });
+
+  it('sends Mcp-Param values that need it as base64, exactly as toolgate encodes them, and toolgate accepts them', async () => {
+    const seen: Request[] = [];
+    const client = await pinnedClient('/mcp', 'agent', seen);
+    for (const region of ['Zürich', ' padded', '=?base64?abc?=', 'tab\tinside']) {
+      const result = await client.callTool({ name: 'regional', arguments: { text: region, region } });
+      expect([result.isError, text(result)]).toEqual([false, region]);
+      expect(seen.at(-1)!.headers.get('mcp-param-region')).toBe(encodeHeaderValue(region));
+    }
     await client.close();
   });
 
