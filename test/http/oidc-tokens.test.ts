@@ -225,9 +225,14 @@ describe('CORS for browser MCP clients', () => {
       const response = await preflight(path, 'https://app.example.com');
       expect(response.status, path).toBe(204);
       expect(response.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
-      expect(response.headers.get('access-control-allow-headers')).toBe('Authorization,Content-Type,Accept,Mcp-Session-Id,Mcp-Protocol-Version,Last-Event-ID,X-Toolgate-Tenant,X-Toolgate-Thread');
+      expect(response.headers.get('access-control-allow-headers')).toBe('Authorization,Content-Type,Accept,Mcp-Session-Id,Mcp-Protocol-Version,Mcp-Method,Mcp-Name,Last-Event-ID,X-Toolgate-Tenant,X-Toolgate-Thread');
       expect(response.headers.get('access-control-allow-credentials')).toBeNull();
     }
+  });
+
+  it('grants the Mcp-Param-* headers a 2026-07-28 client asks for, and nothing else it asks for', async () => {
+    const response = await web.request('/mcp/acme', { method: 'OPTIONS', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'mcp-method, mcp-name, mcp-param-region, x-evil, mcp-param-bad name' } });
+    expect(response.headers.get('access-control-allow-headers')).toBe('Authorization,Content-Type,Accept,Mcp-Session-Id,Mcp-Protocol-Version,Mcp-Method,Mcp-Name,Last-Event-ID,X-Toolgate-Tenant,X-Toolgate-Thread,mcp-param-region');
   });
 
   it('lets an allowed page read the 401 challenge and the metadata; a disallowed origin gets no grant', async () => {
