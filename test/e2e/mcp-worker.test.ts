@@ -1,5 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseManifest } from '../helpers/manifests.ts';
@@ -57,5 +58,23 @@ describe('MCP executor in workerd', () => {
     expect(upstream.initializations).toBe(2);
     expect(await dispatch('d', { query: 'slow' })).toMatchObject({ status: 'timeout' });
     expect(await dispatch('e', { query: 'boom' })).toMatchObject({ status: 'error', content: expect.stringContaining('the search index is rebuilding') });
+  });
+
+  it('serves MCP 2026-07-28 to the SDK v2 client pinned to it, and the older revisions beside it', async () => {
+    const fetchWorker = async (input: string | URL | Request, init?: RequestInit) => {
+      const request = new Request(input, init);
+      const body = request.method === 'POST' ? await request.text() : undefined;
+      const answer = await mf.dispatchFetch(request.url, { method: request.method, headers: Object.fromEntries(request.headers), body });
+      return new Response(answer.status === 202 ? null : await answer.text(), { status: answer.status, headers: Object.fromEntries(answer.headers) });
+    };
+    const transport = new StreamableHTTPClientTransport(new URL('http://worker/mcp'), { requestInit: { headers: { authorization: 'Bearer mcp-worker-agent-key' } }, fetch: fetchWorker });
+    const client = new Client({ name: 'v2-in-workerd', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(transport);
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('crm_search');
+    expect(await client.callTool({ name: 'crm_search', arguments: { query: 'ada' } })).toMatchObject({ isError: false, content: [{ type: 'text', text: '2 contacts match "ada"' }, { type: 'text', text: 'Ada, Grace' }] });
+    await client.close();
+    const legacy = await mf.dispatchFetch('http://worker/mcp', { method: 'POST', headers: { authorization: 'Bearer mcp-worker-agent-key', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }) });
+    expect(await legacy.json()).toMatchObject({ result: { protocolVersion: '2025-06-18', serverInfo: { name: 'toolgate' } } });
   });
 });
