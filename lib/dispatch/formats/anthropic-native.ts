@@ -15,6 +15,8 @@ import { clippedJson } from '../../validation/messages.ts';
  * the tenant's own: its calls pass unchanged, as do calls whose target tool the tenant lacks
  * (they end as unknown_tool through the pipeline).
  * A call answered at once keeps the call as sent, so the pipeline can record it (events, audit).
+ * A translated call keeps the native tool's name (ToolCall.native), so that what the coding tool
+ * answers names the tool and parameters Claude holds (lib/tools/coding/claude-vocabulary.ts).
  */
 export type PlannedCall = { call: ToolCall; result?: ToolResult };
 
@@ -42,7 +44,7 @@ function planCall(call: ToolCall, tools: NativeToolContext): PlannedCall {
     if (call.name === BASH_NAME) return planBash(call, input, tools);
     const translated = textEditorCall(input);
     if (!tools.isRegistered(translated.name)) return { call };
-    return { call: { call_id: call.call_id, name: translated.name, arguments: translated.arguments } };
+    return { call: runsAs(call, translated.name, translated.arguments) };
   } catch (error) {
     if (!(error instanceof NativeInputError)) throw error;
     return { call, result: immediateResult(call, 'invalid_arguments', error.message) };
@@ -55,7 +57,12 @@ function planBash(call: ToolCall, input: JsonObject, tools: NativeToolContext): 
     throw new NativeInputError('bash needs either `command` (the command to run, a non-empty string) or `restart: true`.');
   }
   if (!tools.isRegistered(BASH_TOOL)) return { call };
-  return { call: { call_id: call.call_id, name: BASH_TOOL, arguments: { command: input.command, timeout_ms: BASH_TIMEOUT_MS } } };
+  return { call: runsAs(call, BASH_TOOL, { command: input.command, timeout_ms: BASH_TIMEOUT_MS }) };
+}
+
+/** The native call as a call of `tool`, remembering the native tool so that the tool's messages name it. */
+function runsAs(call: ToolCall, tool: string, args: JsonObject): ToolCall {
+  return { call_id: call.call_id, name: tool, arguments: args, native: { type: 'tool_use', tool: call.name, call_id: call.call_id } };
 }
 
 const COMMANDS: readonly unknown[] = Object.keys(TEXT_EDITOR_TOOLS);
