@@ -160,7 +160,7 @@ describe('Anthropic native client tools (text editor, bash)', () => {
       expect((await editor('an', { command: 'view', path: 'notes.txt', view_range: [9, -1] })).block).toMatchObject({ is_error: true, content: expect.stringContaining('view_range starts at line 9, past the end of notes.txt, which has 5 lines') });
       expect((await editor('an', { command: 'view', path: 'missing.txt' })).block).toMatchObject({ is_error: true, content: 'File not found: missing.txt. Check the path, or call str_replace_based_edit_tool with command "view" on its folder to list the files there.' });
       expect((await editor('an', { command: 'view' })).block).toMatchObject({ is_error: true, content: 'the "view" command needs `path` (a non-empty string).' });
-      expect((await editor('an', { command: 'delete', path: 'notes.txt' })).block.content).toBe('Unknown command "delete". The text editor\'s commands are view, create, str_replace and insert.');
+      expect((await editor('an', { command: 'delete', path: 'notes.txt' })).block.content).toBe('Unknown command "delete". The commands of str_replace_based_edit_tool are view, create, str_replace and insert.');
       expect((await editor('an', { command: 'undo_edit', path: 'notes.txt' })).block.is_error).toBe(true);
     });
 

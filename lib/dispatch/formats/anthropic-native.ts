@@ -65,15 +65,19 @@ function runsAs(call: ToolCall, tool: string, args: JsonObject): ToolCall {
   return { call_id: call.call_id, name: tool, arguments: args, native: { type: 'tool_use', tool: call.name, call_id: call.call_id } };
 }
 
+type EditorCommand = keyof typeof TEXT_EDITOR_TOOLS;
 const COMMANDS: readonly unknown[] = Object.keys(TEXT_EDITOR_TOOLS);
+const isCommand = (value: unknown): value is EditorCommand => COMMANDS.includes(value);
 
 function textEditorCall(input: JsonObject): { name: string; arguments: JsonObject } {
   const command = input.command;
   if (command === 'undo_edit') {
-    throw new NativeInputError('undo_edit is not a command of text_editor_20250728, and toolgate keeps no edit history. Use str_replace to change the text back.');
+    throw new NativeInputError(
+      `undo_edit is not a command of text_editor_20250728, and toolgate keeps no edit history. To change the text back, call ${TEXT_EDITOR_NAME} with command "str_replace".`,
+    );
   }
-  if (!COMMANDS.includes(command)) {
-    throw new NativeInputError(`Unknown command ${clippedJson(command)}. The text editor's commands are view, create, str_replace and insert.`);
+  if (!isCommand(command)) {
+    throw new NativeInputError(`Unknown command ${clippedJson(command)}. The commands of ${TEXT_EDITOR_NAME} are view, create, str_replace and insert.`);
   }
   const path = requireString(input, 'path', command);
   switch (command) {
@@ -115,11 +119,10 @@ function insertText(input: JsonObject): string {
   return input.insert_text !== undefined ? requireString(input, 'insert_text', 'insert', true) : requireString(input, 'new_str', 'insert', true, 'insert_text');
 }
 
-function requireString(input: JsonObject, field: string, command: unknown, emptyAllowed = false, shownAs = field): string {
+function requireString(input: JsonObject, field: string, command: string, emptyAllowed = false, shownAs = field): string {
   const value = input[field];
   if (typeof value !== 'string' || (!emptyAllowed && value === '')) {
-    const what = command === undefined ? 'the text editor' : `the ${JSON.stringify(command)} command`;
-    throw new NativeInputError(`${what} needs \`${shownAs}\` (a ${emptyAllowed ? '' : 'non-empty '}string).`);
+    throw new NativeInputError(`the ${JSON.stringify(command)} command needs \`${shownAs}\` (a ${emptyAllowed ? '' : 'non-empty '}string).`);
   }
   return value;
 }
