@@ -220,7 +220,7 @@ describe('attacks: a native tool is answered in its own terms', () => {
 
     it('a command holding a NUL byte', async () => {
       const { text, result } = await claude('an', 'bash', { command: 'echo a\u0000b' });
-      expect(result.status).toBe('invalid_arguments');
+      expect(result.status).toBe('error');
       expectNativeWording('bash', text);
     });
 

@@ -51,7 +51,7 @@ const INPUT_SCHEMA = {
 async function runShell(env: ExecutionEnvironment, args: JsonObject, context: Pick<ToolExecutionContext, 'read_only' | 'signal' | 'max_timeout_ms' | 'native_tool'>): Promise<string> {
   const command = requiredString(args, 'command');
   // Said here in the model's terms; the environment would refuse it naming its own API.
-  if (command.includes('\0')) throw new ToolError('invalid_arguments', 'The command contains a NUL byte, which no shell command can hold: remove it.');
+  if (command.includes('\0')) throw new ToolError('error', 'The command contains a NUL byte, which no shell command can hold: remove it.');
   const requested = optionalInteger(args, 'timeout_ms', SHELL_DEFAULT_TIMEOUT_MS);
   // A call granted without a human runs at most the grant's limit, whatever the model asked for.
   const limit = Math.min(context.max_timeout_ms ?? SHELL_MAX_TIMEOUT_MS, SHELL_MAX_TIMEOUT_MS);
