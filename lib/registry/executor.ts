@@ -31,6 +31,12 @@ export interface ToolExecutionContext {
    * (and nothing else of the gateway's tracing) with their requests, so a tool's own spans join the trace.
    */
   traceparent?: string;
+  /**
+   * The provider's native tool the model called this tool through, when it did
+   * (`str_replace_based_edit_tool`, `bash`; the Responses API's `apply_patch`, `shell`): the
+   * model holds that tool, not this one, so the tool's messages name it and its parameters.
+   */
+  native_tool?: string;
 }
 
 /**
