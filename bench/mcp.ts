@@ -14,9 +14,9 @@ const ROUNDS = 3;
 const API_KEY = 'tg_bench_0123456789abcdef0123456789abcdef';
 export const TEXT = 'hello from the benchmark';
 
-type TargetName = 'direct' | 'direct_mcpserver' | 'direct_docs' | 'mcp' | 'mcp_plain' | 'dispatch';
+type TargetName = 'direct' | 'direct_mcpserver' | 'direct_docs' | 'mcp' | 'mcp_modern' | 'mcp_plain' | 'dispatch';
 /** Reversed every other round; the pairs the ratios compare sit next to each other. */
-const ORDER: TargetName[] = ['direct_docs', 'direct_mcpserver', 'direct', 'mcp', 'dispatch', 'mcp_plain'];
+const ORDER: TargetName[] = ['direct_docs', 'direct_mcpserver', 'direct', 'mcp', 'dispatch', 'mcp_modern', 'mcp_plain'];
 const TIMING: Timing = { connections: CONNECTIONS, warmupMs: WARMUP_MS, durationMs: DURATION_MS };
 
 /**
@@ -34,6 +34,10 @@ const toolsCall = (id: number, meta?: Record<string, string>) =>
 const threadedCall = (connection: number, sequence: number) => toolsCall(sequence, { 'toolgate/thread_id': `bench-${connection}`, 'toolgate/call_id': `call_${sequence}` });
 /** What a plain MCP client sends: toolgate puts every call in the principal's one thread and hashes the arguments for a call id. */
 const plainCall = (_connection: number, sequence: number) => toolsCall(sequence);
+/** The same call as a 2026-07-28 client sends it: the `_meta` envelope on the request, the standard headers (MODERN_HEADERS) beside it. */
+const MODERN_ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+const modernCall = (connection: number, sequence: number) =>
+  JSON.stringify({ jsonrpc: '2.0', id: sequence, method: 'tools/call', params: { name: 'echo', arguments: { text: TEXT }, _meta: { ...MODERN_ENVELOPE, 'toolgate/thread_id': `bench-${connection}`, 'toolgate/call_id': `call_${sequence}` } } });
 const dispatchCall = (connection: number, sequence: number) =>
   JSON.stringify({ thread_id: `bench-${connection}`, calls: [{ call_id: `call_${sequence}`, name: 'echo', arguments: { text: TEXT } }] });
 
@@ -45,6 +49,7 @@ const dispatchCall = (connection: number, sequence: number) =>
  */
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': LATEST_PROTOCOL_VERSION };
 const AUTH = { authorization: `Bearer ${API_KEY}` };
+const MODERN_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'echo' };
 
 interface McpAnswer {
   error?: unknown;
@@ -78,6 +83,7 @@ function targetsFor(ports: McpServerPorts): Record<TargetName, TargetLoad> {
     direct_mcpserver: mcp(ports.directMcpServerPort, threadedCall, {}),
     direct_docs: mcp(ports.directDocsPort, threadedCall, {}),
     mcp: mcp(ports.mcpGatewayPort, threadedCall, AUTH),
+    mcp_modern: { port: ports.mcpGatewayPort, path: '/mcp', body: modernCall, headers: { ...MODERN_HEADERS, ...AUTH }, inspect: echoedOverMcp },
     mcp_plain: mcp(ports.mcpPlainGatewayPort, plainCall, AUTH),
     dispatch: { port: ports.dispatchGatewayPort, path: '/v1/dispatch', body: dispatchCall, headers: AUTH, inspect: echoedOverDispatch },
   };
@@ -104,11 +110,15 @@ function ratioFigures(rounds: Record<TargetName, Measured>[]): Figures {
     mcp_to_direct_mcpserver_ratio: round(medianRatio(rounds, 'mcp', 'direct_mcpserver')),
     mcp_to_direct_docs_ratio: round(medianRatio(rounds, 'mcp', 'direct_docs')),
     mcp_to_dispatch_ratio: round(medianRatio(rounds, 'mcp', 'dispatch')),
+    mcp_modern_to_dispatch_ratio: round(medianRatio(rounds, 'mcp_modern', 'dispatch')),
+    mcp_modern_to_dispatch_ratio_runs: rounds.map((r) => round(r.mcp_modern.rps / r.dispatch.rps)).join(' / '),
+    mcp_to_dispatch_ratio_runs: rounds.map((r) => round(r.mcp.rps / r.dispatch.rps)).join(' / '),
     mcp_plain_to_mcp_ratio: round(medianRatio(rounds, 'mcp_plain', 'mcp')),
     // What the server's own CPU cost predicts for the ratio, were nothing else competing for the cores.
     cpu_cost_ratio: round(median(rounds.map((r) => r.direct.serverCpuUsPerRequest / r.mcp.serverCpuUsPerRequest))),
     mcp_minus_direct_cpu_us: addedCpuUs(rounds, 'mcp', 'direct'),
     mcp_minus_dispatch_cpu_us: addedCpuUs(rounds, 'mcp', 'dispatch'),
+    mcp_modern_minus_dispatch_cpu_us: addedCpuUs(rounds, 'mcp_modern', 'dispatch'),
     direct_mcpserver_minus_direct_cpu_us: addedCpuUs(rounds, 'direct_mcpserver', 'direct'),
     direct_docs_minus_direct_cpu_us: addedCpuUs(rounds, 'direct_docs', 'direct'),
   };
@@ -128,7 +138,7 @@ function roundFigures(rounds: Record<TargetName, Measured>[]): Figures {
 
 export const mcpBench: BenchModule = {
   name: 'mcp',
-  title: `MCP tools/call of echo: toolgate POST /mcp vs the same tool on the MCP SDK alone (stateless, JSON responses), and vs POST /v1/dispatch; @hono/node-server in a worker thread, ${CONNECTIONS} keep-alive connections, ${DURATION_MS / 1000} s per run, median of ${ROUNDS} rounds (req/s)`,
+  title: `MCP tools/call of echo: toolgate POST /mcp (2025-11-25 and 2026-07-28) vs the same tool on the MCP SDK alone (stateless, JSON responses), and vs POST /v1/dispatch; @hono/node-server in a worker thread, ${CONNECTIONS} keep-alive connections, ${DURATION_MS / 1000} s per run, median of ${ROUNDS} rounds (req/s)`,
   async run() {
     const workerData: McpWorkerData = { apiKey: API_KEY };
     const { worker, ports } = await startServerWorker<McpServerPorts>(new URL('./mcp-server-worker.ts', import.meta.url), workerData);
