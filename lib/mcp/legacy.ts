@@ -1,4 +1,5 @@
 import { ErrorCode, errorMessage, isPlainObject, jsonRpcError, readJsonRpcMessage, resultMessage, type JsonObject, type JsonRpcMessage, type JsonRpcRequest } from '../mcp-wire/json-rpc.ts';
+import { metaOf } from '../mcp-wire/envelope.ts';
 import { isLegacyVersion, isModernVersion, LEGACY_VERSIONS, SUPPORTED_VERSIONS } from '../mcp-wire/versions.ts';
 import { ACCEPTED, jsonAnswer, rejectionAnswer, type McpAnswer } from './answer.ts';
 import { initializeResult } from './capabilities.ts';
@@ -86,8 +87,4 @@ function isInitialize(read: JsonRpcMessage): boolean {
 function asksForTask(params: JsonObject | undefined): boolean {
   const task = params?.task;
   return isPlainObject(task) && (task.ttl === undefined || typeof task.ttl === 'number');
-}
-
-function metaOf(params: JsonObject | undefined): JsonObject | undefined {
-  return isPlainObject(params?._meta) ? params._meta : undefined;
 }

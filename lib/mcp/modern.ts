@@ -1,6 +1,7 @@
 import type { ModernRoute } from '../mcp-wire/classify.ts';
 import { ErrorCode, errorMessage, isPlainObject, jsonRpcError, resultMessage, type JsonObject, type JsonRpcRequest } from '../mcp-wire/json-rpc.ts';
 import { paramHeaderRejection } from '../mcp-wire/param-headers.ts';
+import { metaOf } from '../mcp-wire/envelope.ts';
 import { completeResult } from '../mcp-wire/results.ts';
 import { standardHeaderRejection, type StandardHeaders } from '../mcp-wire/standard-headers.ts';
 import { MODERN_VERSIONS, SUPPORTED_VERSIONS } from '../mcp-wire/versions.ts';
@@ -82,8 +83,4 @@ function toolsCallProblem(params: JsonObject | undefined): string | undefined {
   if (typeof params.name !== 'string') return `params.name must be a string (the tool's name), got ${params.name === undefined ? 'nothing' : JSON.stringify(params.name)?.slice(0, 60)}`;
   if (params.arguments !== undefined && !isPlainObject(params.arguments)) return 'params.arguments must be an object of the tool\'s arguments';
   return undefined;
-}
-
-function metaOf(params: JsonObject | undefined): JsonObject | undefined {
-  return isPlainObject(params?._meta) ? params._meta : undefined;
 }
