@@ -1,3 +1,4 @@
+import { Client as ClientV2, StreamableHTTPClientTransport as StreamableHTTPClientTransportV2 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { existsSync, readFileSync } from 'node:fs';
@@ -147,6 +148,24 @@ export function runtimeScenarios(name: string, open: (fixtures: ScenarioFixtures
         expect(outcome).toMatchObject({ isError: false, _meta: { 'toolgate/status': 'ok', 'toolgate/replayed': true } });
         expect(text(outcome)).toBe(`Wrote 8 bytes to ${file}`);
         expect(readFileSync(join(fixtures.workspace, file), 'utf8')).toBe('via mcp\n');
+      } finally {
+        await mcp.close();
+      }
+    });
+
+    it('serves MCP 2026-07-28 to the SDK v2 client pinned to it: discovery, the list, a call, an error', async () => {
+      const mcp = new ClientV2({ name: 'e2e-2026', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+      await mcp.connect(new StreamableHTTPClientTransportV2(new URL('http://gateway/mcp'), {
+        requestInit: { headers: { authorization: `Bearer ${DEMO_KEY}`, 'x-toolgate-thread': 'e2e-mcp-2026' } },
+        fetch: (input, init) => target.fetch(new Request(input, init)),
+      }));
+      try {
+        expect(mcp.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+        const { tools } = await mcp.listTools();
+        expect(tools.map((tool) => tool.name)).toContain('read_file');
+        const echoed = await mcp.callTool({ name: 'echo', arguments: { text: 'via 2026-07-28' } });
+        expect(echoed).toMatchObject({ isError: false, content: [{ type: 'text', text: 'via 2026-07-28' }], _meta: { 'toolgate/status': 'ok' } });
+        expect(await mcp.callTool({ name: 'echo', arguments: {} })).toMatchObject({ isError: true, _meta: { 'toolgate/status': 'invalid_arguments' } });
       } finally {
         await mcp.close();
       }
