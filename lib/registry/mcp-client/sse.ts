@@ -38,7 +38,9 @@ class EventParser {
     const line = this.#line;
     this.#line = '';
     if (line === '') {
-      if (this.#data.length > 0 && (this.#event === '' || this.#event === 'message')) done.push(this.#data.join('\n'));
+      // An event without data (a server's priming event for resumption, say) is not dispatched.
+      const data = this.#data.join('\n');
+      if (data !== '' && (this.#event === '' || this.#event === 'message')) done.push(data);
       this.#data = [];
       this.#event = '';
       return;
