@@ -82,7 +82,8 @@ export function upstreamCallFailure(url: string, tool: string, error: unknown): 
  * session may safely try the call again.
  */
 export function isSessionGone(error: unknown): boolean {
-  if (!(error instanceof McpHttpError)) return false;
-  return error.status === 404 || (error.status === 400 && /session/i.test(error.detail));
+  const status = error instanceof McpHttpError ? error.status : error instanceof McpRpcError ? error.httpStatus : undefined;
+  const words = error instanceof McpHttpError ? error.detail : error instanceof Error ? error.message : '';
+  return status === 404 || (status === 400 && /session/i.test(words));
 }
 

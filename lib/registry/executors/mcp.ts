@@ -8,7 +8,7 @@ import type { ToolExecutionContext, ToolExecutor, ToolOutput } from '../executor
 import type { JsonObject } from '../json.ts';
 import { McpConnection } from '../mcp-client/connection.ts';
 import { headerDeclarations, paramHeaders } from '../mcp-client/header-values.ts';
-import { isModernVersion } from '../mcp-client/protocol.ts';
+import { ASKING_CAPABILITIES, isModernVersion } from '../mcp-client/protocol.ts';
 import { callUpstreamTool } from '../mcp-client/tool-call.ts';
 import type { McpEndpoint } from '../mcp-client/transport.ts';
 import { resolveHeaders } from '../mcp-endpoint.ts';
@@ -110,7 +110,8 @@ export class McpToolExecutor implements ToolExecutor {
     const { url, tool, protocol } = this.#config;
     const endpoint = this.#endpoint(context);
     const traced = tracedEndpoint(endpoint, context.traceparent);
-    const capabilities = this.#config.client_capabilities ?? {};
+    // What the upstream may ask of the client: what the tool is offered only with, and everything when the caller's client can answer.
+    const capabilities = { ...this.#config.client_capabilities, ...(context.ask_client ? ASKING_CAPABILITIES : {}) };
     const call = (connection: McpConnection) =>
       callUpstreamTool(connection, tool, args, {
         signal: context.signal,

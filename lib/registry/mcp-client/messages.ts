@@ -34,12 +34,15 @@ export type InboundMessage =
 export class McpRpcError extends Error {
   readonly code: number;
   readonly data?: JsonValue;
+  /** The HTTP status it came with, when that was not 200 (modern servers refuse bad requests with 4xx). */
+  readonly httpStatus?: number;
 
-  constructor(error: RpcErrorObject) {
+  constructor(error: RpcErrorObject, httpStatus?: number) {
     super(error.message);
     this.name = 'McpRpcError';
     this.code = error.code;
     if (error.data !== undefined) this.data = error.data;
+    if (httpStatus !== undefined) this.httpStatus = httpStatus;
   }
 }
 

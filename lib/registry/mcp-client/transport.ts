@@ -2,7 +2,7 @@ import type { Fetch } from '../../egress/fetch.ts';
 import { AnswerTooLargeError, MAX_TOOL_ANSWER_BYTES, readBoundedText } from '../executors/bounded-body.ts';
 import type { JsonObject } from '../json.ts';
 import { BrokenAnswerError, McpHttpError, NotMcpError } from './errors.ts';
-import { readMessage, type InboundMessage } from './messages.ts';
+import { McpRpcError, readMessage, type InboundMessage, type RequestId } from './messages.ts';
 import { eventData } from './sse.ts';
 
 /** Where an upstream listens and how to reach it: its URL, the manifest's headers (secrets resolved) and the caller's egress. */
@@ -30,9 +30,25 @@ function send(endpoint: McpEndpoint, body: JsonObject, headers: Record<string, s
   return endpoint.fetch(endpoint.url, { method: 'POST', headers: sent, body: JSON.stringify(body), signal });
 }
 
-async function httpError(response: Response): Promise<McpHttpError> {
+/**
+ * The failure an HTTP error answer stands for: the JSON-RPC error it carries for this very
+ * request (2026-07-28 servers answer header, version and capability refusals as 4xx with one),
+ * else an McpHttpError with an excerpt of the body.
+ */
+async function httpError(response: Response, id?: RequestId): Promise<McpHttpError | McpRpcError> {
   const text = ((await readBoundedText(response, ERROR_BODY_BYTES).catch(() => '')) ?? '').trim();
+  const inBand = id === undefined ? undefined : rpcErrorFor(text, id, response.status);
+  if (inBand) return inBand;
   return new McpHttpError(response.status, text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text);
+}
+
+function rpcErrorFor(text: string, id: RequestId, status: number): McpRpcError | undefined {
+  try {
+    const message = readMessage(JSON.parse(text));
+    return message?.kind === 'response' && message.id === id && message.error ? new McpRpcError(message.error, status) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const mediaType = (header: string | null) => (header ?? '').split(';')[0]!.trim().toLowerCase();
@@ -44,7 +60,7 @@ const mediaType = (header: string | null) => (header ?? '').split(';')[0]!.trim(
  */
 export async function postRequest(endpoint: McpEndpoint, body: JsonObject, headers: Record<string, string>, signal: AbortSignal): Promise<PostAnswer> {
   const response = await send(endpoint, body, headers, signal);
-  if (!response.ok) throw await httpError(response);
+  if (!response.ok) throw await httpError(response, body.id as RequestId);
   const sessionId = response.headers.get('mcp-session-id') ?? undefined;
   const type = mediaType(response.headers.get('content-type'));
   if (type === 'text/event-stream' && response.body) return { sessionId, messages: streamed(response.body) };
