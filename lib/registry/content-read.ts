@@ -1,4 +1,4 @@
-import { MAX_PART_META_CHARS, MAX_RESULT_META_CHARS, passedMeta } from './content-meta.ts';
+import { MAX_PART_META_CHARS, MAX_PARTS_METADATA_CHARS, MAX_RESULT_META_CHARS, MetadataBudget, passedMeta } from './content-meta.ts';
 import { ContentOutput, type ContentAnnotations, type ContentPart, type EmbeddedResourcePart, type Icon, type PartMetadata } from './content-parts.ts';
 import { isJsonObject, type JsonObject } from './json.ts';
 
@@ -30,18 +30,19 @@ export function readToolResultBody(body: unknown): ReadToolResult {
   if (body.structuredContent !== undefined && !isJsonObject(body.structuredContent)) throw new ContentShapeError('structuredContent must be a JSON object');
   if (body.isError !== undefined && typeof body.isError !== 'boolean') throw new ContentShapeError('isError must be true or false');
   if (body._meta !== undefined && !isJsonObject(body._meta)) throw new ContentShapeError('_meta must be a JSON object');
-  const parts = body.content.map((part, i) => readPart(part, `content[${i}]`));
+  const budget = new MetadataBudget(MAX_PARTS_METADATA_CHARS);
+  const parts = body.content.map((part, i) => readPart(part, `content[${i}]`, budget));
   const isError = body.isError === true;
-  const meta = passedMeta(body._meta, MAX_RESULT_META_CHARS);
+  const meta = passedMeta(body._meta as JsonObject | undefined, MAX_RESULT_META_CHARS);
   return { output: new ContentOutput(parts, body.structuredContent as JsonObject | undefined, { isError, ...(meta ? { meta } : {}) }), isError };
 }
 
-function readPart(value: unknown, path: string): ContentPart {
+function readPart(value: unknown, path: string, budget: MetadataBudget): ContentPart {
   if (!isJsonObject(value)) throw new ContentShapeError(`${path} must be an object with a "type"`);
-  return { ...readPayload(value, path), ...readMetadata(value, path) } as ContentPart;
+  return { ...readPayload(value, path, budget), ...readMetadata(value, path, budget) } as ContentPart;
 }
 
-function readPayload(value: JsonObject, path: string): ContentPart {
+function readPayload(value: JsonObject, path: string, budget: MetadataBudget): ContentPart {
   const field = (name: string) => requireString(value[name], `${path}.${name}`);
   switch (value.type) {
     case 'text':
@@ -58,7 +59,7 @@ function readPayload(value: JsonObject, path: string): ContentPart {
         name: field('name'),
         ...optionalStrings(value, path, ['title', 'description', 'mimeType']),
         ...(value.size !== undefined ? { size: requireSize(value.size, `${path}.size`) } : {}),
-        ...readIcons(value.icons, `${path}.icons`),
+        ...readIcons(value.icons, `${path}.icons`, budget),
       };
     default:
       throw new ContentShapeError(`${path}.type must be one of text, image, audio, resource, resource_link (got ${JSON.stringify(value.type)?.slice(0, 40)})`);
@@ -69,9 +70,9 @@ function readPayload(value: JsonObject, path: string): ContentPart {
 const MAX_TIMESTAMP_CHARS = 64;
 const AUDIENCES = new Set(['user', 'assistant']);
 
-function readMetadata(value: JsonObject, path: string): PartMetadata {
+function readMetadata(value: JsonObject, path: string, budget: MetadataBudget): PartMetadata {
   if (value._meta !== undefined && !isJsonObject(value._meta)) throw new ContentShapeError(`${path}._meta must be a JSON object`);
-  const meta = passedMeta(value._meta, MAX_PART_META_CHARS);
+  const meta = passedMeta(value._meta, MAX_PART_META_CHARS, budget);
   const annotations = value.annotations === undefined ? undefined : readAnnotations(value.annotations, `${path}.annotations`);
   return { ...(annotations ? { annotations } : {}), ...(meta ? { _meta: meta } : {}) };
 }
@@ -94,13 +95,13 @@ function readAnnotations(value: unknown, path: string): ContentAnnotations | und
   return Object.keys(read).length > 0 ? read : undefined;
 }
 
-/** Icons a link may carry, and characters of JSON they may take together (an icon may be a data: URL). */
+/** Icons a link may carry, and characters of JSON they may take together (an icon may be a small data: URL). */
 const MAX_ICONS = 8;
-const MAX_ICONS_CHARS = 64 * 1024;
+const MAX_ICONS_CHARS = 8 * 1024;
 const THEMES = new Set(['light', 'dark']);
 
 /** A link's icons, or none when there are more than fit (they decorate; they are not the answer). */
-function readIcons(value: unknown, path: string): { icons?: Icon[] } {
+function readIcons(value: unknown, path: string, budget: MetadataBudget): { icons?: Icon[] } {
   if (value === undefined) return {};
   if (!Array.isArray(value)) throw new ContentShapeError(`${path} must be a list of icons {src, mimeType?, sizes?, theme?}`);
   const icons = value.map((icon, i): Icon => {
@@ -116,7 +117,7 @@ function readIcons(value: unknown, path: string): { icons?: Icon[] } {
       ...(icon.theme !== undefined ? { theme: icon.theme as 'light' | 'dark' } : {}),
     };
   });
-  return icons.length > 0 && icons.length <= MAX_ICONS && JSON.stringify(icons).length <= MAX_ICONS_CHARS ? { icons } : {};
+  return icons.length > 0 && icons.length <= MAX_ICONS && budget.take(icons, MAX_ICONS_CHARS) ? { icons } : {};
 }
 
 function readResource(value: unknown, path: string): EmbeddedResourcePart['resource'] {

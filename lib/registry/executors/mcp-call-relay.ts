@@ -1,7 +1,11 @@
 import type { ToolExecutionContext } from '../executor.ts';
 import type { ExchangeHooks } from '../mcp-client/connection.ts';
+import { BrokenAnswerError } from '../mcp-client/errors.ts';
 import type { RpcNotification, RpcRequest, RpcResponse } from '../mcp-client/messages.ts';
 import { answerUpstreamRequest, isClientRequest } from '../mcp-client/upstream-requests.ts';
+
+/** Requests of the client one call answers; more fail the call. */
+const MAX_UPSTREAM_REQUESTS = 32;
 
 /** Who the log lines are about. */
 interface CallLabel {
@@ -21,6 +25,7 @@ export class McpCallRelay {
   readonly #context: ToolExecutionContext;
   readonly #label: CallLabel;
   readonly #dropped = new Map<string, number>();
+  #requests = 0;
 
   constructor(context: ToolExecutionContext, label: CallLabel) {
     this.#context = context;
@@ -51,6 +56,8 @@ export class McpCallRelay {
   }
 
   async #request(request: RpcRequest, signal: AbortSignal): Promise<RpcResponse> {
+    // Each is answered with a request of toolgate's own: an upstream may not make it send without end.
+    if (++this.#requests > MAX_UPSTREAM_REQUESTS) throw new BrokenAnswerError(`it sent more than ${MAX_UPSTREAM_REQUESTS} requests of the client during one call`);
     const ask = this.#context.ask_client;
     if (!ask && isClientRequest(request.method)) {
       this.#context.log?.('mcp.upstream_request.refused', { call_id: this.#context.call_id, tenant: this.#context.tenant, ...this.#label, method: request.method });

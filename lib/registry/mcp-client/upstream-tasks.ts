@@ -4,7 +4,7 @@ import { BrokenAnswerError } from './errors.ts';
 
 /** How often to poll when the upstream suggests nothing, and the bounds on what it may suggest. */
 const DEFAULT_POLL_MS = 1_000;
-const MIN_POLL_MS = 50;
+const MIN_POLL_MS = 100;
 const MAX_POLL_MS = 5_000;
 /** How long the notice that toolgate no longer waits for a task may take. */
 const CANCEL_MS = 5_000;

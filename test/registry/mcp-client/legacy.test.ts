@@ -49,6 +49,13 @@ const richTools: UpstreamTool[] = [
     },
   },
   {
+    tool: { name: 'chatty', description: 'Pings its client without end.', inputSchema: NO_ARGS },
+    async run(_args, { ask }) {
+      for (let i = 0; i < 100; i++) await ask('ping', {});
+      return { content: [{ type: 'text', text: 'pinged 100 times' }] };
+    },
+  },
+  {
     tool: { name: 'ask_model', description: 'Asks the client\'s model.', inputSchema: NO_ARGS },
     needs: 'sampling',
     async run(_args, { ask }) {
@@ -136,6 +143,12 @@ describe("an upstream's requests of the client", () => {
       { jsonrpc: '2.0', id: expect.anything(), error: { code: -32601, message: expect.stringContaining('cannot relay sampling/createMessage') } },
       { jsonrpc: '2.0', id: expect.anything(), error: { code: -32601, message: expect.stringContaining('cannot relay elicitation/create') } },
     ]);
+  });
+
+  it('are answered a bounded number of times in one call: an upstream cannot make toolgate send without end', async () => {
+    const result = await dispatch(await imported(), 'chatty');
+    expect(result).toMatchObject({ status: 'error', content: expect.stringContaining('(it sent more than 32 requests of the client during one call); it may have run') });
+    expect(upstream.messages.filter((m) => m.result !== undefined)).toHaveLength(32);
   });
 
   it('go to the caller\'s client when it can answer (the hook the MCP face sets)', async () => {
