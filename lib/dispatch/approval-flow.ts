@@ -143,7 +143,8 @@ async function executeApproved(approval: Approval, tool: ApprovedTool, env: Read
   const { executor } = tool;
   const validated = validateStage(tool.schemas, executor.definition, approval.arguments);
   if (!validated.ok) return failed(validated.failure);
-  const context = { call_id: approval.call_id, thread_id: approval.thread_id, tenant: approval.tenant, principal: approval.requested_by, env, ...(traceparent ? { traceparent } : {}) };
+  const native = approval.native_tool === undefined ? {} : { native_tool: approval.native_tool };
+  const context = { call_id: approval.call_id, thread_id: approval.thread_id, tenant: approval.tenant, principal: approval.requested_by, env, ...native, ...(traceparent ? { traceparent } : {}) };
   const executed = await executeStage(executor, validated.value, context, timeoutMs);
   if (!executed.ok) return failed(executed.failure);
   return { result: executedResult(call, executed.value, executor.definition.output, startedAt), output: executed.value.text, content: executed.value.content };

@@ -123,7 +123,7 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
       return { ...trace, result, output: result.content };
     }
   }
-  const context = { call_id: call.call_id, thread_id: caller.thread_id, tenant: caller.tenant, principal: caller.principal, env: caller.env, ...caller.relay, log: deps.log, ...grantedExecution(governed.value) };
+  const context = { call_id: call.call_id, thread_id: caller.thread_id, tenant: caller.tenant, principal: caller.principal, env: caller.env, ...caller.relay, log: deps.log, ...grantedExecution(governed.value), ...nativeTool(call) };
   const executed = await inStageSpan(traced, 'execute', async (span) => {
     const outcome = await executeStage(executor, args, span ? { ...context, traceparent: span.traceparent } : context, timeoutMs);
     if (!outcome.ok) span?.setAttribute('error.type', outcome.failure.code).setError(outcome.failure.code);
@@ -135,6 +135,11 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
   }
   const result = executedResult(call, executed.value, definition.output, startedAt);
   return { ...trace, result, output: executed.value.text, ...(executed.value.content ? { output_content: executed.value.content } : {}) };
+}
+
+/** The native tool a call came from, for the executor's messages (ToolExecutionContext.native_tool). */
+function nativeTool(call: Pick<ToolCall, 'native'>): { native_tool?: string } {
+  return call.native ? { native_tool: call.native.tool } : {};
 }
 
 /** A call answered at planning: its decision names the planning stage, as a refused call's names the stage that stopped it. */

@@ -32,6 +32,12 @@ export interface ToolExecutionContext {
    */
   traceparent?: string;
   /**
+   * The provider's native tool the model called this tool through, when it did
+   * (`str_replace_based_edit_tool`, `bash`; the Responses API's `apply_patch`, `shell`): the
+   * model holds that tool, not this one, so the tool's messages name it and its parameters.
+   */
+  native_tool?: string;
+  /**
    * Whoever listens for what an upstream says about this call while it runs (an MCP client whose
    * request can stream it): progress and log notifications come here. Without it they are
    * dropped and counted (the `mcp.notifications.dropped` log line).
