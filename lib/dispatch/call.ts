@@ -62,6 +62,8 @@ export interface ToolResult {
   content_parts?: ContentPart[];
   /** The tool's structured result (MCP `structuredContent`), when it gave one. */
   structured_content?: JsonObject;
+  /** The tool's own result metadata (an upstream MCP tool's `_meta`), without the keys reserved for toolgate and MCP. */
+  meta?: JsonObject;
   truncated: boolean;
   error?: CallFailure;
   duration_ms: number;
