@@ -1,45 +1,18 @@
+import { encodeHeaderValue } from '../../mcp-wire/header-value.ts';
+import { mcpNameSource } from '../../mcp-wire/standard-headers.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json.ts';
 
 /**
  * HTTP header values of the modern revisions (2026-07-28 Streamable HTTP): `Mcp-Name` and
  * `Mcp-Param-<Name>` mirror parts of the body. A value that is not plain visible ASCII (or has
- * edge whitespace, or looks like the sentinel) goes as `=?base64?<UTF-8 as base64>?=`.
+ * edge whitespace, or looks like the sentinel) goes as `=?base64?<UTF-8 as base64>?=`
+ * (lib/mcp-wire/header-value.ts, shared with the server side).
  */
-const SENTINEL_PREFIX = '=?base64?';
-const SENTINEL_SUFFIX = '?=';
 
-function needsBase64(value: string): boolean {
-  if (value === '' || value !== value.trim()) return true;
-  if (value.startsWith(SENTINEL_PREFIX) && value.endsWith(SENTINEL_SUFFIX)) return true;
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    if (code !== 0x09 && (code < 0x20 || code > 0x7e)) return true;
-  }
-  return false;
-}
-
-export function encodeHeaderValue(value: string): string {
-  if (!needsBase64(value)) return value;
-  let binary = '';
-  for (const byte of new TextEncoder().encode(value)) binary += String.fromCharCode(byte);
-  return `${SENTINEL_PREFIX}${btoa(binary)}${SENTINEL_SUFFIX}`;
-}
-
-/** The body field `Mcp-Name` mirrors, by method. */
-const NAME_SOURCE: Record<string, string> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-  'tasks/get': 'taskId',
-  'tasks/update': 'taskId',
-  'tasks/cancel': 'taskId',
-};
-
-/** `Mcp-Name` for a request, when its method has one. */
+/** `Mcp-Name` for a request, when its method has one (lib/mcp-wire: the same table the server checks). */
 export function mcpNameHeader(method: string, params: JsonObject | undefined): Record<string, string> {
-  const field = NAME_SOURCE[method];
-  const value = field ? params?.[field] : undefined;
-  return typeof value === 'string' ? { 'mcp-name': encodeHeaderValue(value) } : {};
+  const value = mcpNameSource(method, params)?.value;
+  return value !== undefined ? { 'mcp-name': encodeHeaderValue(value) } : {};
 }
 
 /** A tool argument an upstream wants mirrored in a header: its path through `properties` and the header's name. */
