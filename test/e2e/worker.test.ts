@@ -1,5 +1,6 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runNode } from '../helpers/processes.ts';
@@ -61,6 +62,12 @@ describe('Cloudflare Worker in workerd', () => {
 
   it('builds a bundle with wrangler', () => {
     expect(statSync(join(outDir, 'worker.js')).size).toBeGreaterThan(1000);
+  });
+
+  it('bundles no MCP SDK and no zod (toolgate speaks MCP itself, both ways) and stays within 300 KiB gzipped', () => {
+    const sources = (JSON.parse(readFileSync(join(outDir, 'worker.js.map'), 'utf8')) as { sources: string[] }).sources;
+    expect(sources.filter((source) => /node_modules\/(@modelcontextprotocol|zod|zod-to-json-schema)\//.test(source))).toEqual([]);
+    expect(gzipSync(readFileSync(join(outDir, 'worker.js')), { level: 9 }).length).toBeLessThanOrEqual(300 * 1024);
   });
 
   it('dispatches echo and validates with the eval-free engine', async () => {
