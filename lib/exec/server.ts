@@ -104,7 +104,8 @@ export async function startExecServer(options: ExecServerOptions): Promise<ExecS
     admission,
     sandbox,
     maxBodyBytes,
-    bodies: new BodyBudget(maxBuffered),
+    // Each tenant may hold its part of the budget, and at least one request's limit.
+    bodies: new BodyBudget(maxBuffered, Math.max(maxBodyBytes, Math.floor(maxBuffered / Math.max(1, new Set(options.tenants).size)))),
     fileOperations,
     fileOperationWaitMs: options.fileOperationWaitMs ?? DEFAULT_FILE_OPERATION_WAIT_MS,
     hostsServed: [],
@@ -175,9 +176,22 @@ async function answerSigned(body: Uint8Array, signedAt: number, nowSeconds: numb
   if ('status' in parsed) return refuse(response, context, parsed);
   const refused = context.admission.admit(parsed, signedAt, nowSeconds);
   if (refused) return refuse(response, context, refused, parsed.tenant);
-  const answer = await runAndAnswer(parsed, response, context);
-  const outcome = 'error' in answer ? answer.error.code : 'ok';
-  context.log('exec.rpc.completed', { tenant: parsed.tenant, method: parsed.method, outcome, duration_ms: Math.round(performance.now() - started) });
+  const giveBack = context.bodies.claimFor(parsed.tenant, body.length);
+  if (!giveBack) return refuse(response, context, tenantBodiesRefusal(parsed.tenant, context), parsed.tenant);
+  try {
+    const answer = await runAndAnswer(parsed, response, context);
+    const outcome = 'error' in answer ? answer.error.code : 'ok';
+    context.log('exec.rpc.completed', { tenant: parsed.tenant, method: parsed.method, outcome, duration_ms: Math.round(performance.now() - started) });
+  } finally {
+    giveBack();
+  }
+}
+
+/** The tenant's requests already hold their share of the request-body bytes (BodyBudget). */
+function tenantBodiesRefusal(tenant: string, context: ServerContext): Refusal {
+  const { tenantShare, max } = context.bodies;
+  const message = `tenant "${tenant}" already has ${tenantShare} bytes of request bodies at the exec-server, as many as one tenant's requests may hold at once (its tenants share ${max}): nothing was run; retry shortly, or send fewer large files in parallel`;
+  return { status: 503, code: REFUSAL_CODES.serverBusy, message };
 }
 
 function bodyRefusal(refused: 'too_large' | 'no_room', context: ServerContext): Refusal {

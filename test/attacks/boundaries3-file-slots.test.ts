@@ -45,4 +45,50 @@ describe("attack: one tenant's slow searches hold every file operation slot", ()
       await server.close();
     }
   }, 60_000);
+
+  /**
+   * The same tenant's large writes then wait in its line, each holding its request body: two of
+   * them filled the bytes the exec-server holds for all requests at once, and every request of
+   * every other tenant, however small, was refused `server_busy` (503) for as long as they waited.
+   */
+  it("its large writes waiting in line hold no more of the request-body bytes than its share", async () => {
+    await Promise.all([1, 2].map((seed) => writeFile(join(sandbox.root, `big-${seed}.txt`), slowSearchText(seed))));
+    await writeFile(join(sandbox.root, 'small.txt'), 'hello\n');
+    const content = new Uint8Array(3 * 1024 * 1024).fill(0x61);
+    const marker = `zq${randomBytes(8).toString('hex')}`;
+    const pattern = `${SLOW_SEARCH_PATTERN}|${marker}`;
+    // The bodies RemoteExecutionEnvironment sends (its nonce is 32 hex digits).
+    const rpcBody = (method: string, params: Record<string, unknown>) => JSON.stringify({ method, params, tenant: 'hog', nonce: '0'.repeat(32) }).length;
+    const bodyBytes = rpcBody('writeFile', { path: 'w1.txt', content_base64: Buffer.from(content).toString('base64') });
+    const searchBytes = rpcBody('grep', { pattern, path: '.', options: {} });
+    // Room for the search, the two writes and 50 bytes more: less than any other request's body.
+    const server = await startExecServer({
+      root: sandbox.root,
+      secret: SECRET,
+      tenants: ['hog', 'other'],
+      port: 0,
+      maxFileOperations: 2,
+      fileOperationWaitMs: 5_000,
+      maxBodyBytes: bodyBytes + 1_000,
+      maxBufferedBodyBytes: searchBytes + 2 * bodyBytes + 50,
+    });
+    const hog = new RemoteExecutionEnvironment({ url: server.url, secret: SECRET, tenant: 'hog', timeoutMs: 60_000 });
+    const other = new RemoteExecutionEnvironment({ url: server.url, secret: SECRET, tenant: 'other', timeoutMs: 60_000 });
+    const held = async () => ((await (await fetch(`${server.url}/healthz`)).json()) as { requests: { body_bytes_held: number } }).requests.body_bytes_held;
+    try {
+      const search = hog.grep(pattern, '.').catch((error: unknown) => error);
+      expect(await waitUntil(() => processesMentioning(marker).length > 0, 10_000)).toBe(true);
+      const settled: string[] = [];
+      const writes = ['w1.txt', 'w2.txt'].map((path) => hog.writeFile(path, content).then(() => 'written', (error: unknown) => (error as Error).message).then((outcome) => settled.push(outcome)));
+      // Both bodies arrived, or one was refused (the hog's share): the hog holds what it may.
+      let now = 0;
+      for (let tries = 0; tries < 200 && (now = await held()) < searchBytes + 2 * bodyBytes && settled.length === 0; tries++) await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(now).toBeGreaterThanOrEqual(bodyBytes);
+      expect(new TextDecoder().decode(await other.readFile('small.txt'))).toBe('hello\n');
+      void search;
+      void writes;
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 });
