@@ -78,17 +78,46 @@ describe("attack: one tenant's slow searches hold every file operation slot", ()
     try {
       const search = hog.grep(pattern, '.').catch((error: unknown) => error);
       expect(await waitUntil(() => processesMentioning(marker).length > 0, 10_000)).toBe(true);
-      const settled: string[] = [];
-      const writes = ['w1.txt', 'w2.txt'].map((path) => hog.writeFile(path, content).then(() => 'written', (error: unknown) => (error as Error).message).then((outcome) => settled.push(outcome)));
-      // Both bodies arrived, or one was refused (the hog's share): the hog holds what it may.
-      let now = 0;
-      for (let tries = 0; tries < 200 && (now = await held()) < searchBytes + 2 * bodyBytes && settled.length === 0; tries++) await new Promise((resolve) => setTimeout(resolve, 25));
-      expect(now).toBeGreaterThanOrEqual(bodyBytes);
+      const write = (path: string) => hog.writeFile(path, content).then(() => 'written', (error: unknown) => (error as Error).message);
+      // The first write waits in line, its body held.
+      const first = write('w1.txt');
+      for (let tries = 0; tries < 200 && (await held()) < searchBytes + bodyBytes; tries++) await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(await held()).toBe(searchBytes + bodyBytes);
+      // The second would wait too (5 s), holding the rest of the budget; past the hog's share it is refused at once.
+      let second: string | undefined;
+      const secondDone = write('w2.txt').then((outcome) => (second = outcome));
+      for (let tries = 0; tries < 120 && second === undefined; tries++) await new Promise((resolve) => setTimeout(resolve, 25));
+      void first;
+      void secondDone;
       expect(new TextDecoder().decode(await other.readFile('small.txt'))).toBe('hello\n');
       void search;
-      void writes;
     } finally {
       await server.close();
     }
   }, 60_000);
+});
+
+/**
+ * The exec-server remembers each signed request's nonce for the signature window, up to a
+ * number (500,000: 800 requests a second), and refuses every request past it. That number was
+ * one pool for all tenants: one tenant's flood of cheap requests (a missing file asked for, a
+ * command past its share: each refused at once, each a nonce) filled it, and every other
+ * tenant's requests were refused `too_many_requests` until the window passed (5 minutes).
+ */
+describe("attack: one tenant's flood of requests uses up the nonces every tenant needs", () => {
+  it('each tenant is refused past its own part; the others keep theirs (real exec-server)', async () => {
+    await writeFile(join(sandbox.root, 'small.txt'), 'hello\n');
+    const server = await startExecServer({ root: sandbox.root, secret: SECRET, tenants: ['hog', 'other'], port: 0, maxNonces: 10 });
+    const hog = new RemoteExecutionEnvironment({ url: server.url, secret: SECRET, tenant: 'hog' });
+    const other = new RemoteExecutionEnvironment({ url: server.url, secret: SECRET, tenant: 'other' });
+    try {
+      const flood: string[] = [];
+      for (let n = 0; n < 12; n++) flood.push(await hog.fileExists(`missing-${n}`).then(() => 'answered', (error: unknown) => (error as Error).message));
+      expect(flood.filter((outcome) => outcome === 'answered')).toHaveLength(5);
+      expect(flood.at(-1)).toContain('too many within the signature window');
+      expect(new TextDecoder().decode(await other.readFile('small.txt'))).toBe('hello\n');
+    } finally {
+      await server.close();
+    }
+  });
 });
