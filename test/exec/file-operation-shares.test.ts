@@ -48,6 +48,20 @@ describe('FileOperationShares: file operations wait in line for a slot their ten
     expect(await slots.take('other', 0)).toBeDefined();
   });
 
+  it('a waiter that gave up is passed over: the next in its line is served', async () => {
+    const slots = new FileOperationShares(1, ['solo']);
+    const release = (await slots.take('solo', 0))!;
+    const gaveUp = slots.take('solo', 10);
+    const next = slots.take('solo', 5_000);
+    expect(await gaveUp).toBeUndefined();
+    // Arriving after them, this one waits behind the live waiter.
+    const last = slots.take('solo', 5_000);
+    release();
+    (await next)!();
+    (await last)!();
+    expect(slots.taken).toBe(0);
+  });
+
   it('refuses a limit below 1', () => {
     expect(() => new FileOperationShares(0, [])).toThrow(/at least 1/);
   });
