@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import type { ManifestProblem } from '../registry/executors/kind.ts';
 import type { Manifest } from '../registry/manifest.ts';
 import { loadManifest } from '../registry/manifest-loader.ts';
-import { McpImportError, pinMcpImports, type McpImportResult, type PinnedMcpTool } from '../registry/mcp-import.ts';
+import { McpImportError, pinMcpImports, type McpImportResult } from '../registry/mcp-import.ts';
 import { loadManifestFile, manifestLoadOptions } from './manifest-file.ts';
 
 type Log = (line: string) => void;
@@ -13,12 +13,13 @@ export function printProblems(label: string, problems: ManifestProblem[]): void 
   for (const problem of problems) console.error(`  ${problem.path}: ${problem.message}`);
 }
 
-/** Per server: which tools were pinned, under which names and tiers. */
-function reportPins(manifest: Manifest, pinned: PinnedMcpTool[], log: Log): void {
+/** Per server: which tools were pinned, under which names and tiers, and which "all" left out and why. */
+function reportPins(manifest: Manifest, { pinned, skipped }: Pick<McpImportResult, 'pinned' | 'skipped'>, log: Log): void {
   for (const spec of manifest.mcp_imports ?? []) {
     const mine = pinned.filter((pin) => pin.server === spec.server);
     log(`pinned ${mine.length} tool${mine.length === 1 ? '' : 's'} from "${spec.server}" (${spec.url})`);
     for (const pin of mine) log(`  ${pin.name}${pin.name === pin.tool ? '' : ` ← ${pin.tool}`} (${pin.tier})`);
+    for (const skip of skipped.filter((s) => s.server === spec.server)) log(`  not pinned: ${skip.tool}: ${skip.reason}`);
   }
 }
 
@@ -40,7 +41,7 @@ export async function pinManifestImports(file: string, manifest: Manifest, log: 
     printProblems(`${file} with its MCP tools pinned`, checked.problems);
     return undefined;
   }
-  reportPins(manifest, imported.pinned, log);
+  reportPins(manifest, imported, log);
   return checked.manifest;
 }
 

@@ -5,7 +5,7 @@ import { executingChange } from '../idempotency/execution.ts';
 import type { ToolResult } from './call.ts';
 import { failureResult } from './call.ts';
 import type { CheckedContent } from './content-check.ts';
-import { okResult } from './ok-result.ts';
+import { executedResult } from './executed-result.ts';
 import type { DispatchDeps } from './context.ts';
 import { concludeApproval } from './approval-conclusion.ts';
 import { notifyProgress, notifySettled } from './approval-notice.ts';
@@ -143,8 +143,9 @@ async function executeApproved(approval: Approval, tool: ApprovedTool, env: Read
   const { executor } = tool;
   const validated = validateStage(tool.schemas, executor.definition, approval.arguments);
   if (!validated.ok) return failed(validated.failure);
-  const context = { call_id: approval.call_id, thread_id: approval.thread_id, tenant: approval.tenant, principal: approval.requested_by, env, ...(traceparent ? { traceparent } : {}) };
+  const native = approval.native_tool === undefined ? {} : { native_tool: approval.native_tool };
+  const context = { call_id: approval.call_id, thread_id: approval.thread_id, tenant: approval.tenant, principal: approval.requested_by, env, ...native, ...(traceparent ? { traceparent } : {}) };
   const executed = await executeStage(executor, validated.value, context, timeoutMs);
   if (!executed.ok) return failed(executed.failure);
-  return { result: okResult(call, executed.value, executor.definition.output, startedAt), output: executed.value.text, content: executed.value.content };
+  return { result: executedResult(call, executed.value, executor.definition.output, startedAt), output: executed.value.text, content: executed.value.content };
 }

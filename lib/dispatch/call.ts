@@ -13,12 +13,15 @@ export interface ToolCall {
 }
 
 /**
- * The provider item a call was made from (a Responses `apply_patch_call` or `shell_call`). One
- * item may become several calls (a shell_call's commands): they share `call_id` and run in order.
+ * The provider item a call was made from (a Responses `apply_patch_call` or `shell_call`, an
+ * Anthropic `tool_use` of a native tool). One item may become several calls (a shell_call's
+ * commands): they share `call_id` and run in order.
  */
 export interface NativeItem {
   /** The item's type, e.g. "shell_call". */
   type: string;
+  /** The native tool as the model holds it (e.g. "str_replace_based_edit_tool"): the tool's messages name it, not the tool the call runs as. */
+  tool: string;
   /** The item's own call id (the call's own id may add a suffix to it). */
   call_id: string;
   /** The most characters of output the item asked for (a shell_call's max_output_length). */
@@ -59,6 +62,8 @@ export interface ToolResult {
   content_parts?: ContentPart[];
   /** The tool's structured result (MCP `structuredContent`), when it gave one. */
   structured_content?: JsonObject;
+  /** The tool's own result metadata (an upstream MCP tool's `_meta`), without the keys reserved for toolgate and MCP. */
+  meta?: JsonObject;
   truncated: boolean;
   error?: CallFailure;
   duration_ms: number;

@@ -7,7 +7,7 @@ import type { JsonObject } from '../registry/json.ts';
 import { failureResult, type ToolResult } from './call.ts';
 import { checkContent } from './content-check.ts';
 import type { DispatchDeps } from './context.ts';
-import { okResult } from './ok-result.ts';
+import { executedResult } from './executed-result.ts';
 import { authorizeStage } from './stages/authorize.ts';
 
 export interface ClientResultCaller {
@@ -51,7 +51,7 @@ export async function recordClientResult(deps: DispatchDeps, caller: ClientResul
   const call = { call_id: callId, name: handedOut.name };
   const content = read.isError ? undefined : checkContent(read.output);
   const result = content
-    ? okResult(call, { text: contentText(content.parts, content.structured), content }, definition?.output, startedAt)
+    ? executedResult(call, { text: contentText(content.parts, content.structured), content }, definition?.output, startedAt)
     : failureResult(call, { code: 'error', message: errorText(read.output.content, read.output.structured) || `client tool \`${call.name}\` reported an error without a message` }, startedAt);
   // A new owner: of two racing posts, only the first finds the hand-out's owner still there.
   const change = { key, expect: { state: 'completed', ...(record.owner ? { owner: record.owner } : {}) }, next: { ...record, owner: `client-result:${crypto.randomUUID()}`, data: { ...record.data, result: storableResult(result) as unknown as JsonObject } } };

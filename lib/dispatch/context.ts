@@ -3,6 +3,7 @@ import type { FourEyesRules } from '../governance/four-eyes.ts';
 import type { ApprovalNotifier } from '../governance/notifier.ts';
 import type { Governor } from '../governance/policy.ts';
 import { requestPatternBudget, type PatternBudget } from '../patterns/index.ts';
+import type { CallRelay } from '../registry/executor.ts';
 import type { ToolRegistry } from '../registry/registry.ts';
 import type { Store } from '../stores/store.ts';
 import type { SpanContext } from '../telemetry/trace-context.ts';
@@ -37,6 +38,8 @@ export interface CallerContext {
   validationBudget?: ValidationBudget;
   /** The span a call's `execute_tool` span is part of: the request's (HTTP, MCP), continuing the caller's traceparent. */
   trace?: SpanContext;
+  /** What the caller's client can take from upstreams while its calls run (notifications, requests); none by default. */
+  relay?: CallRelay;
 }
 
 /** The caller with its request's budgets, made when missing: a request or batch cannot buy one per call. */

@@ -3,7 +3,7 @@ import { requestPatternBudget } from '../patterns/index.ts';
 import { failureResult, type CallFailure, type ToolCall, type ToolResult } from './call.ts';
 import { withRequestBudgets, type CallerContext, type DispatchDeps } from './context.ts';
 import { leaseMsFor } from './lease.ts';
-import { okResult } from './ok-result.ts';
+import { executedResult } from './executed-result.ts';
 import { requestPatternBudgetSpent } from './pattern-budget.ts';
 import { authorizeStage } from './stages/authorize.ts';
 import { beginStage, type TraceBeforeRun } from './stages/begin.ts';
@@ -126,7 +126,7 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
       return { ...trace, result, output: result.content };
     }
   }
-  const context = { call_id: call.call_id, thread_id: caller.thread_id, tenant: caller.tenant, principal: caller.principal, env: caller.env, ...grantedExecution(governed.value) };
+  const context = { call_id: call.call_id, thread_id: caller.thread_id, tenant: caller.tenant, principal: caller.principal, env: caller.env, ...caller.relay, log: deps.log, ...grantedExecution(governed.value), ...nativeTool(call) };
   const executed = await inStageSpan(traced, 'execute', async (span) => {
     const outcome = await executeStage(executor, args, span ? { ...context, traceparent: span.traceparent } : context, timeoutMs);
     if (!outcome.ok) span?.setAttribute('error.type', outcome.failure.code).setError(outcome.failure.code);
@@ -136,8 +136,13 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
     const result = failureResult(call, executed.failure, startedAt);
     return { ...trace, result, output: result.content };
   }
-  const result = okResult(call, executed.value, definition.output, startedAt);
+  const result = executedResult(call, executed.value, definition.output, startedAt);
   return { ...trace, result, output: executed.value.text, ...(executed.value.content ? { output_content: executed.value.content } : {}) };
+}
+
+/** The native tool a call came from, for the executor's messages (ToolExecutionContext.native_tool). */
+function nativeTool(call: Pick<ToolCall, 'native'>): { native_tool?: string } {
+  return call.native ? { native_tool: call.native.tool } : {};
 }
 
 /** A call answered at planning: its decision names the planning stage, as a refused call's names the stage that stopped it. */

@@ -57,6 +57,8 @@ export interface Approval {
   definition_hash?: string;
   /** What will run, as reviewers are shown it (executor, endpoint; secrets masked). */
   target?: ExecutorTarget;
+  /** The provider's native tool the call was made through (ToolExecutionContext.native_tool): the approved call's messages name it. */
+  native_tool?: string;
   created_at: string;
   expires_at: string;
   state: ApprovalState;

@@ -31,7 +31,40 @@ export interface ToolExecutionContext {
    * (and nothing else of the gateway's tracing) with their requests, so a tool's own spans join the trace.
    */
   traceparent?: string;
+  /**
+   * The provider's native tool the model called this tool through, when it did
+   * (`str_replace_based_edit_tool`, `bash`; the Responses API's `apply_patch`, `shell`): the
+   * model holds that tool, not this one, so the tool's messages name it and its parameters.
+   */
+  native_tool?: string;
+  /**
+   * Whoever listens for what an upstream says about this call while it runs (an MCP client whose
+   * request can stream it): progress and log notifications come here. Without it they are
+   * dropped and counted (the `mcp.notifications.dropped` log line).
+   */
+  notify?: (notification: ToolNotification) => void;
+  /** The caller's progress token: when set, upstreams are asked for progress, which reaches `notify` under this token. */
+  progress_token?: string | number;
+  /** The least severe log level the caller wants from upstreams (MCP's levels); 2026-07-28 upstreams send no log messages without one. */
+  log_level?: string;
+  /**
+   * Relays a request an upstream makes of its client (sampling/createMessage, elicitation/create,
+   * roots/list) to the caller's client, resolving with that client's answer. Without it such a
+   * request is refused at once, and the tool fails fast instead of waiting out its timeout.
+   */
+  ask_client?: (request: { method: string; params: JsonObject }, signal: AbortSignal) => Promise<JsonObject>;
+  /** The gateway's log (one JSON object per line), for what an executor observes about the call. */
+  log?: (event: string, fields: Record<string, unknown>) => void;
 }
+
+/** A notification an upstream sent about a running call, for `notify`. */
+export interface ToolNotification {
+  method: 'notifications/progress' | 'notifications/message';
+  params: JsonObject;
+}
+
+/** What a caller's client can take from upstreams during its calls (set by the MCP face per request). */
+export type CallRelay = Pick<ToolExecutionContext, 'notify' | 'progress_token' | 'log_level' | 'ask_client'>;
 
 /**
  * An executor's answer: text for the model, JSON that is serialised for it, a ContentOutput

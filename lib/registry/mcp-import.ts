@@ -1,14 +1,17 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Fetch } from '../egress/fetch.ts';
 import { TOOL_NAME_PATTERN, type ToolTier } from './definition.ts';
 import type { JsonObject, JsonSchema } from './json.ts';
+import type { McpEndpoint } from './mcp-client/transport.ts';
 import type { Manifest, ManifestTool, McpImport } from './manifest.ts';
-import { closeMcpClient, connectMcpClient, listMcpTools, resolveHeaders, type McpClient, type McpConnectOptions } from './mcp-connect.ts';
+import { isJsonObject } from './json.ts';
+import { resolveHeaders } from './mcp-endpoint.ts';
 import { upstreamUnavailable } from './mcp-failure.ts';
+import { surveyUpstream, type SurveyedTool, type UpstreamSurvey } from './mcp-survey.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
 export interface McpImportOptions {
-  fetch?: McpConnectOptions['fetch'];
+  fetch?: Fetch;
   /** How long connecting to and listing one server may take (default 30 s). */
   timeoutMs?: number;
 }
@@ -23,9 +26,17 @@ export interface PinnedMcpTool {
   tier: ToolTier;
 }
 
+/** A tool `"tools": "all"` left out because toolgate could not call it, for reports. */
+export interface SkippedMcpTool {
+  server: string;
+  tool: string;
+  reason: string;
+}
+
 export interface McpImportResult {
   manifest: Manifest;
   pinned: PinnedMcpTool[];
+  skipped: SkippedMcpTool[];
 }
 
 /** An import that cannot be done as written; the message names the import and what to change. */
@@ -52,11 +63,14 @@ export async function importMcpTools(manifest: Manifest, env: Env, options: McpI
 export async function pinMcpImports(manifest: Manifest, env: Env, options: McpImportOptions = {}): Promise<McpImportResult> {
   const imports = manifest.mcp_imports ?? [];
   const pins: ManifestTool[] = [];
+  const skipped: SkippedMcpTool[] = [];
   const pinnedBy = new Map<string, string>();
   for (const [index, spec] of imports.entries()) {
     const label = `mcp_imports[${index}] ("${spec.server}")`;
-    const upstream = await listUpstreamTools(spec, env, options, label);
-    for (const pin of pinsFor(spec, upstream, label)) {
+    const survey = await surveyOf(spec, env, options, label);
+    const selection = pinsFor(spec, survey, label);
+    skipped.push(...selection.skipped.map((skip) => ({ server: spec.server, ...skip })));
+    for (const pin of selection.pins) {
       const earlier = pinnedBy.get(pin.name);
       if (earlier) throw new McpImportError(`${label}: tool name "${pin.name}" is also imported by ${earlier}; tell them apart with prefix or rename`);
       pinnedBy.set(pin.name, label);
@@ -74,6 +88,7 @@ export async function pinMcpImports(manifest: Manifest, env: Env, options: McpIm
   return {
     manifest: { ...manifest, tools: [...kept, ...pins] },
     pinned: pins.map((pin) => ({ server: String(pin.executor.server), name: pin.name, tool: String(pin.executor.tool), tier: pin.tier as ToolTier })),
+    skipped,
   };
 }
 
@@ -82,27 +97,27 @@ function isPinOf(tool: ManifestTool, servers: Set<string>): boolean {
   return tool.executor.kind === 'mcp' && typeof tool.executor.server === 'string' && servers.has(tool.executor.server);
 }
 
-async function listUpstreamTools(spec: McpImport, env: Env, options: McpImportOptions, label: string): Promise<Tool[]> {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  let client: McpClient;
+async function surveyOf(spec: McpImport, env: Env, options: McpImportOptions, label: string): Promise<UpstreamSurvey> {
   try {
-    client = await connectMcpClient(spec.url, resolveHeaders(spec.headers, env), { timeoutMs, fetch: options.fetch });
+    const endpoint = { url: spec.url, headers: resolveHeaders(spec.headers, env), fetch: options.fetch ?? ((input, init) => fetch(input, init)) } satisfies McpEndpoint;
+    return await surveyUpstream(endpoint, spec.tools, AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS));
   } catch (error) {
     throw new McpImportError(`${label}: ${upstreamUnavailable(spec.url, error).message}`);
   }
-  try {
-    return await listMcpTools(client, timeoutMs);
-  } catch (error) {
-    throw new McpImportError(`${label}: tools/list failed: ${upstreamUnavailable(spec.url, error).message}`);
-  } finally {
-    await closeMcpClient(client);
-  }
 }
 
-/** The pinned entries for one import's selection of the upstream's tools. */
-function pinsFor(spec: McpImport, upstream: Tool[], label: string): ManifestTool[] {
-  const byName = new Map(upstream.map((tool) => [tool.name, tool]));
-  const selected = spec.tools === 'all' ? upstream.map((tool) => tool.name) : spec.tools;
+/** Why toolgate cannot call a tool, if it cannot: one that runs only as a task, on an upstream that takes no task-augmented calls. */
+function uncallable(surveyed: SurveyedTool, survey: UpstreamSurvey): string | undefined {
+  const execution = surveyed.tool.execution;
+  if (!isJsonObject(execution) || execution.taskSupport !== 'required' || survey.callsAsTasks) return undefined;
+  return 'it runs only as a task (execution.taskSupport "required"), and the server does not take tools/call as a task (no tasks.requests.tools.call capability)';
+}
+
+/** The pinned entries for one import's selection of the upstream's tools, and the tools "all" left out. */
+function pinsFor(spec: McpImport, survey: UpstreamSurvey, label: string): { pins: ManifestTool[]; skipped: Array<{ tool: string; reason: string }> } {
+  const byName = new Map(survey.tools.map((surveyed) => [surveyed.tool.name, surveyed]));
+  const skipped: Array<{ tool: string; reason: string }> = [];
+  const selected = spec.tools === 'all' ? survey.tools.map((surveyed) => surveyed.tool.name) : spec.tools;
   const missing = selected.filter((name) => !byName.has(name));
   if (missing.length > 0) {
     throw new McpImportError(`${label}: the server at ${spec.url} has no tool ${quoteList(missing)} (it has: ${quoteList([...byName.keys()]) || 'none'}); fix "tools"`);
@@ -111,21 +126,42 @@ function pinsFor(spec: McpImport, upstream: Tool[], label: string): ManifestTool
     const stray = Object.keys(spec[field] ?? {}).filter((name) => !selected.includes(name));
     if (stray.length > 0) throw new McpImportError(`${label}: ${field} names ${quoteList(stray)}, which this import does not take (it takes: ${quoteList(selected) || 'none'}); use the upstream's names`);
   }
-  return selected.map((name) => pinOne(spec, byName.get(name)!, label));
+  const pins: ManifestTool[] = [];
+  for (const name of selected) {
+    const surveyed = byName.get(name)!;
+    const reason = uncallable(surveyed, survey);
+    if (reason && spec.tools !== 'all') throw new McpImportError(`${label}: toolgate cannot call upstream tool "${name}": ${reason}; leave it out of "tools"`);
+    if (reason) skipped.push({ tool: name, reason });
+    else pins.push(pinOne(spec, surveyed, survey, label));
+  }
+  return { pins, skipped };
 }
 
-function pinOne(spec: McpImport, tool: Tool, label: string): ManifestTool {
+/** A copy as it is now: a later change upstream reaches the manifest only through another import. */
+const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+function pinOne(spec: McpImport, { tool, needs }: SurveyedTool, survey: UpstreamSurvey, label: string): ManifestTool {
   const name = spec.rename?.[tool.name] ?? `${spec.prefix ?? ''}${tool.name}`;
   if (!TOOL_NAME_PATTERN.test(name)) {
     throw new McpImportError(`${label}: upstream tool "${tool.name}" would be named "${name}", which is not a valid toolgate tool name (letters, digits, _ and -, at most 64); give it one with rename`);
   }
-  const executor: ManifestTool['executor'] = { kind: 'mcp', server: spec.server, url: spec.url, tool: tool.name, ...(spec.headers ? { headers: { ...spec.headers } } : {}) };
+  const asTask = isJsonObject(tool.execution) && tool.execution.taskSupport === 'required';
+  const executor: JsonObject = {
+    kind: 'mcp',
+    server: spec.server,
+    url: spec.url,
+    tool: tool.name,
+    ...(spec.headers ? { headers: { ...spec.headers } } : {}),
+    protocol: survey.protocol,
+    ...(needs ? { client_capabilities: copy(needs) } : {}),
+    ...(asTask ? { task_support: 'required' } : {}),
+  };
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
   return {
     name,
-    description: tool.description ?? tool.title ?? '',
-    // A copy as it is now: a later change upstream reaches the manifest only through another import.
-    input_schema: JSON.parse(JSON.stringify(tool.inputSchema)) as JsonSchema,
-    ...(tool.outputSchema ? { output_schema: JSON.parse(JSON.stringify(tool.outputSchema)) as JsonSchema } : {}),
+    description: text(tool.description) ?? text(tool.title) ?? '',
+    input_schema: copy(tool.inputSchema) as JsonSchema,
+    ...(isJsonObject(tool.outputSchema) ? { output_schema: copy(tool.outputSchema) as JsonSchema } : {}),
     tier: spec.tiers?.[tool.name] ?? spec.tier ?? 'write',
     ...(spec.scopes ? { scopes: [...spec.scopes] } : {}),
     ...(spec.timeout_ms !== undefined ? { timeout_ms: spec.timeout_ms } : {}),

@@ -1,5 +1,5 @@
 import type { OutputLimits } from '../registry/definition.ts';
-import type { ContentPart, ResourceLinkPart } from '../registry/content-parts.ts';
+import { metadataOf, type ContentPart, type ResourceLinkPart } from '../registry/content-parts.ts';
 
 /** What a tool without limits of its own gets. */
 export const DEFAULT_OUTPUT_LIMITS: Required<Pick<OutputLimits, 'max_chars' | 'mode'>> = {
@@ -96,7 +96,8 @@ function linkText(link: ResourceLinkPart): string {
   return [`[resource ${link.uri}]`, link.name, link.title, link.description, link.mimeType].filter((field) => field !== undefined).join('\n');
 }
 
+/** The part with its text cut; its annotations and `_meta` stay with it (a cut link becomes text that keeps them). */
 function withText(part: ContentPart, text: string): ContentPart {
   if (part.type === 'resource' && 'text' in part.resource) return { ...part, resource: { ...part.resource, text } };
-  return { type: 'text', text };
+  return { type: 'text', text, ...metadataOf(part) };
 }

@@ -36,7 +36,7 @@ describe('toolgate manifest import-mcp', () => {
     const manifest = JSON.parse(stdout) as Manifest;
     expect(manifest.mcp_imports).toHaveLength(1);
     expect(manifest.tools.map((t) => [t.name, t.tier, t.description])).toEqual([['echo', undefined, undefined], ['find_contact', 'read', 'Searches contacts by name or email.'], ['crm_create_contact', 'write', 'Creates a contact.']]);
-    expect(manifest.tools[1].executor).toEqual({ kind: 'mcp', server: 'crm', url: upstream.secureUrl, tool: 'search', headers: { Authorization: 'env:CRM_MCP_TOKEN' } });
+    expect(manifest.tools[1].executor).toEqual({ kind: 'mcp', server: 'crm', url: upstream.secureUrl, tool: 'search', headers: { Authorization: 'env:CRM_MCP_TOKEN' }, protocol: '2025-11-25' });
     expect(stdout).not.toContain('upstream-token');
   });
 

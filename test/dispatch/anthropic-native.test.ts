@@ -7,14 +7,15 @@ const plan = (name: string, input: unknown, tools = coding) => planAnthropicNati
 const editor = (input: unknown, tools = coding) => plan('str_replace_based_edit_tool', input, tools);
 
 describe('planning Anthropic native calls as calls of the coding tools', () => {
-  it('maps each text editor command and bash to the tool it runs as, keeping the tool_use id', () => {
-    expect(editor({ command: 'view', path: 'a.txt' })).toEqual({ call: { call_id: 'toolu_1', name: 'read_file', arguments: { file_path: 'a.txt' } } });
-    expect(editor({ command: 'view', path: 'a.txt', view_range: [3, 7] })).toEqual({ call: { call_id: 'toolu_1', name: 'read_file', arguments: { file_path: 'a.txt', offset: 3, limit: 5 } } });
-    expect(editor({ command: 'view', path: 'a.txt', view_range: [3, -1] })).toEqual({ call: { call_id: 'toolu_1', name: 'read_file', arguments: { file_path: 'a.txt', offset: 3 } } });
-    expect(editor({ command: 'create', path: 'b.txt', file_text: '' })).toEqual({ call: { call_id: 'toolu_1', name: 'write_file', arguments: { file_path: 'b.txt', content: '' } } });
-    expect(editor({ command: 'str_replace', path: 'b.txt', old_str: 'x', new_str: 'y' })).toEqual({ call: { call_id: 'toolu_1', name: 'edit_file', arguments: { file_path: 'b.txt', old_string: 'x', new_string: 'y' } } });
-    expect(editor({ command: 'insert', path: 'b.txt', insert_line: 0, insert_text: 'top' })).toEqual({ call: { call_id: 'toolu_1', name: 'write_file', arguments: { file_path: 'b.txt', insert_line: 0, content: 'top' } } });
-    expect(plan('bash', { command: 'ls' })).toEqual({ call: { call_id: 'toolu_1', name: 'shell', arguments: { command: 'ls', timeout_ms: BASH_TIMEOUT_MS } } });
+  it('maps each text editor command and bash to the tool it runs as, keeping the tool_use id and the native tool (for its messages)', () => {
+    const NATIVE = { type: 'tool_use', tool: 'str_replace_based_edit_tool', call_id: 'toolu_1' };
+    expect(editor({ command: 'view', path: 'a.txt' })).toEqual({ call: { call_id: 'toolu_1', name: 'read_file', arguments: { file_path: 'a.txt' }, native: NATIVE } });
+    expect(editor({ command: 'view', path: 'a.txt', view_range: [3, 7] })).toEqual({ call: { call_id: 'toolu_1', name: 'read_file', arguments: { file_path: 'a.txt', offset: 3, limit: 5 }, native: NATIVE } });
+    expect(editor({ command: 'view', path: 'a.txt', view_range: [3, -1] })).toEqual({ call: { call_id: 'toolu_1', name: 'read_file', arguments: { file_path: 'a.txt', offset: 3 }, native: NATIVE } });
+    expect(editor({ command: 'create', path: 'b.txt', file_text: '' })).toEqual({ call: { call_id: 'toolu_1', name: 'write_file', arguments: { file_path: 'b.txt', content: '' }, native: NATIVE } });
+    expect(editor({ command: 'str_replace', path: 'b.txt', old_str: 'x', new_str: 'y' })).toEqual({ call: { call_id: 'toolu_1', name: 'edit_file', arguments: { file_path: 'b.txt', old_string: 'x', new_string: 'y' }, native: NATIVE } });
+    expect(editor({ command: 'insert', path: 'b.txt', insert_line: 0, insert_text: 'top' })).toEqual({ call: { call_id: 'toolu_1', name: 'write_file', arguments: { file_path: 'b.txt', insert_line: 0, content: 'top' }, native: NATIVE } });
+    expect(plan('bash', { command: 'ls' })).toEqual({ call: { call_id: 'toolu_1', name: 'shell', arguments: { command: 'ls', timeout_ms: BASH_TIMEOUT_MS }, native: { type: 'tool_use', tool: 'bash', call_id: 'toolu_1' } } });
   });
 
   it('answers malformed input at once as invalid_arguments, naming the field', () => {

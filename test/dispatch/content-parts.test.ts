@@ -86,9 +86,9 @@ describe('checking content parts from any source', () => {
 });
 
 describe('reading a body that claims to be content parts', () => {
-  it('reads MCP CallToolResult shapes and drops annotations and _meta', () => {
+  it('reads MCP CallToolResult shapes, keeping annotations and _meta (an empty _meta is none)', () => {
     const read = readToolResultBody({ content: [{ type: 'text', text: 'hi', annotations: { audience: ['user'] } }, { type: 'resource_link', uri: 'u', name: 'n', size: 3, _meta: {} }], structuredContent: { a: 1 }, isError: false });
-    expect(read.output.content).toEqual([{ type: 'text', text: 'hi' }, { type: 'resource_link', uri: 'u', name: 'n', size: 3 }]);
+    expect(read.output.content).toEqual([{ type: 'text', text: 'hi', annotations: { audience: ['user'] } }, { type: 'resource_link', uri: 'u', name: 'n', size: 3 }]);
     expect(read.output.structured).toEqual({ a: 1 });
   });
 

@@ -139,7 +139,7 @@ describe('Anthropic native client tools (text editor, bash)', () => {
       expect((await editor('an', { command: 'view', path: 'notes.txt' })).block).toEqual({
         type: 'tool_result', tool_use_id: expect.any(String), is_error: false, content: '   1 | one\n   2 | two\n   3 | three\n   4 | four\n   5 | five',
       });
-      expect((await editor('an', { command: 'view', path: 'notes.txt', view_range: [2, 3] })).block.content).toBe('   2 | two\n   3 | three\n\n[Showing lines 2-3 of 5. To read more, call read_file with offset=4.]');
+      expect((await editor('an', { command: 'view', path: 'notes.txt', view_range: [2, 3] })).block.content).toBe('   2 | two\n   3 | three\n\n[Showing lines 2-3 of 5. To read more, call str_replace_based_edit_tool with command "view" and view_range [4, -1].]');
       expect((await editor('an', { command: 'view', path: 'notes.txt', view_range: [4, -1] })).block.content).toBe('   4 | four\n   5 | five');
       expect((await editor('an', { command: 'view', path: `${root}/notes.txt`, view_range: [5, 5] })).block.content).toBe('   5 | five');
     });
@@ -148,7 +148,7 @@ describe('Anthropic native client tools (text editor, bash)', () => {
       const { block, result } = await editor('an', { command: 'view', path: '.' });
       expect(result.name).toBe('read_file');
       expect(block.content).toBe('Files and folders in the working directory, up to 2 levels deep (hidden items left out):\nlocked/\nlocked/secret.txt\nnotes.txt\nsrc/\nsrc/app.js\nsrc/lib/');
-      expect((await editor('an', { command: 'view', path: 'src', view_range: [1, 2] })).block).toMatchObject({ is_error: true, content: expect.stringContaining('src is a directory: offset and limit') });
+      expect((await editor('an', { command: 'view', path: 'src', view_range: [1, 2] })).block).toMatchObject({ is_error: true, content: expect.stringContaining('src is a directory: view_range only applies to files') });
     });
 
     it('refuses bad ranges and missing paths as errors Claude can act on', async () => {
@@ -157,10 +157,10 @@ describe('Anthropic native client tools (text editor, bash)', () => {
         expect(result.status).toBe('invalid_arguments');
         expect(block).toMatchObject({ is_error: true, content: `view_range must be two line numbers [start, end] with 1 <= start <= end, or end -1 for the end of the file (got ${JSON.stringify(view_range)}).` });
       }
-      expect((await editor('an', { command: 'view', path: 'notes.txt', view_range: [9, -1] })).block).toMatchObject({ is_error: true, content: expect.stringContaining('Offset 9 is past the end of notes.txt, which has 5 lines') });
-      expect((await editor('an', { command: 'view', path: 'missing.txt' })).block).toMatchObject({ is_error: true, content: 'File not found: missing.txt. Check the path, or find the file with glob.' });
+      expect((await editor('an', { command: 'view', path: 'notes.txt', view_range: [9, -1] })).block).toMatchObject({ is_error: true, content: expect.stringContaining('view_range starts at line 9, past the end of notes.txt, which has 5 lines') });
+      expect((await editor('an', { command: 'view', path: 'missing.txt' })).block).toMatchObject({ is_error: true, content: 'File not found: missing.txt. Check the path, or call str_replace_based_edit_tool with command "view" on its folder to list the files there.' });
       expect((await editor('an', { command: 'view' })).block).toMatchObject({ is_error: true, content: 'the "view" command needs `path` (a non-empty string).' });
-      expect((await editor('an', { command: 'delete', path: 'notes.txt' })).block.content).toBe('Unknown command "delete". The text editor\'s commands are view, create, str_replace and insert.');
+      expect((await editor('an', { command: 'delete', path: 'notes.txt' })).block.content).toBe('Unknown command "delete". The commands of str_replace_based_edit_tool are view, create, str_replace and insert.');
       expect((await editor('an', { command: 'undo_edit', path: 'notes.txt' })).block.is_error).toBe(true);
     });
 
@@ -193,9 +193,9 @@ describe('Anthropic native client tools (text editor, bash)', () => {
       expect(ok.block).toMatchObject({ is_error: false, content: 'Replaced 1 occurrence in edit.js.' });
       expect(readFileSync(join(root, 'edit.js'), 'utf8')).toBe('const a = 2;\nconst b = 1;\n');
       const missing = await editor('an', { command: 'str_replace', path: 'edit.js', old_str: 'const c', new_str: 'x' });
-      expect(missing.block).toMatchObject({ is_error: true, content: expect.stringContaining('old_string was not found in edit.js') });
+      expect(missing.block).toMatchObject({ is_error: true, content: expect.stringContaining('old_str was not found in edit.js') });
       const twice = await editor('an', { command: 'str_replace', path: 'edit.js', old_str: ' = ', new_str: ' := ' });
-      expect(twice.block).toMatchObject({ is_error: true, content: expect.stringContaining('old_string occurs 2 times in edit.js') });
+      expect(twice.block).toMatchObject({ is_error: true, content: expect.stringContaining('old_str occurs 2 times in edit.js') });
       // new_str left out deletes the text.
       expect((await editor('an', { command: 'str_replace', path: 'edit.js', old_str: 'const b = 1;\n' })).block.is_error).toBe(false);
       expect(readFileSync(join(root, 'edit.js'), 'utf8')).toBe('const a = 2;\n');

@@ -6,6 +6,8 @@
  * FRESH `toolgate serve` process (the ajv engine, as `npm start` runs it) calls the imported
  * tools through /v1/dispatch; another fresh one through /mcp. Every first call succeeds.
  * (What the tools return beyond text, such as images, is tested with content parts.)
+ * Then every tool imported (`"tools": "all"`) and called through /mcp: annotations as the upstream
+ * sends them, its sampling and elicitation requests refused at once, its task-only tool run as a task.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -144,8 +146,87 @@ describe('tools imported from @modelcontextprotocol/server-everything, called by
   }, 60_000);
 });
 
+describe('tools of @modelcontextprotocol/server-everything through /mcp, as the upstream answers them', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'toolgate-everything-all-'));
+  let everything: Spawned;
+  let gateway: Spawned;
+  let url: string;
+  let upstreamUrl: string;
+  let agentKey: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    upstreamUrl = `http://127.0.0.1:${port}/mcp`;
+    everything = spawnNode(['--import', './test/helpers/loopback-listen.mjs', EVERYTHING_BIN, 'streamableHttp'], { env: { PORT: String(port) } });
+    await everything.waitFor(/listening on port \d+/);
+    const egress = `127.0.0.1:${port}`;
+    const created = await runNode(['bin/toolgate.js', 'keys', 'create', '--tenant', 'acme', '--principal', 'agent', '--scopes', 'everything'], { env: { TOOLGATE_DATA_DIR: dataDir } });
+    agentKey = created.stdout.match(/tg_[0-9a-f]+/)![0];
+    const admin = await runNode(['bin/toolgate.js', 'keys', 'create', '--tenant', 'acme', '--principal', 'ops', '--scopes', 'admin'], { env: { TOOLGATE_DATA_DIR: dataDir } });
+    const adminKey = admin.stdout.match(/tg_[0-9a-f]+/)![0];
+    const file = join(dataDir, 'manifest.json');
+    const imports = [{ server: 'everything', url: `http://127.0.0.1:${port}/mcp`, tools: 'all', prefix: 'ev_', tier: 'read', timeout_ms: 15_000 }];
+    writeFileSync(file, JSON.stringify(baseManifest({ version: '1', policy: { read: 'grant', write: 'deny', execute: 'deny' }, mcp_imports: imports as Manifest['mcp_imports'] }), null, 2));
+    const appPort = await freePort();
+    gateway = spawnNode(['bin/toolgate.js', 'serve'], {
+      env: { PORT: String(appPort), TOOLGATE_DATA_DIR: dataDir, TOOLGATE_DEMO_KEY: '', TOOLGATE_EXEC_PORT: '0', TOOLGATE_WORKSPACE: join(dataDir, 'workspace'), TOOLGATE_EGRESS_ALLOW: egress },
+    });
+    [, url] = await gateway.waitFor(/toolgate listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    const published = await runNode(['bin/toolgate.js', 'manifest', 'publish', file, '--activate'], { env: { TOOLGATE_URL: url, TOOLGATE_KEY: adminKey, TOOLGATE_EGRESS_ALLOW: egress } });
+    // 13 tools for any client, and 4 it offers only to clients that can be asked (sampling, elicitation, roots).
+    expect(published.stderr).toBe('');
+    expect(published.stdout).toContain('pinned 17 tools from "everything"');
+    expect(published.stdout).toContain('published: version 1');
+  }, 60_000);
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await everything?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const callTool = async (name: string, args: Record<string, unknown>) => {
+    const response = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+    });
+    expect(response.status).toBe(200);
+    return (await mcpBody(response)).result!;
+  };
+
+  it('get-annotated-message answers what the upstream answers, annotations included', async () => {
+    const args = { messageType: 'success', includeImage: true };
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const direct = new Client({ name: 'direct', version: '1.0.0' });
+    await direct.connect(new StreamableHTTPClientTransport(new URL(upstreamUrl)));
+    const expected = await direct.callTool({ name: 'get-annotated-message', arguments: args });
+    await direct.close();
+    expect((expected.content as Array<{ annotations?: unknown }>).every((part) => part.annotations !== undefined)).toBe(true);
+    const result = await callTool('ev_get-annotated-message', args);
+    expect(result.isError).toBe(false);
+    expect(result.content).toEqual(expected.content);
+  });
+
+  it('trigger-sampling-request and trigger-elicitation-request fail at once: toolgate answers the upstream\'s request with an error', async () => {
+    const sampling = await callTool('ev_trigger-sampling-request', { prompt: 'hello' });
+    expect(sampling).toMatchObject({ isError: true, _meta: { 'toolgate/status': 'error' } });
+    expect(sampling.content?.[0]?.text).toContain('toolgate cannot relay sampling/createMessage to the client that made this call');
+    const elicitation = await callTool('ev_trigger-elicitation-request', {});
+    expect(elicitation).toMatchObject({ isError: true, _meta: { 'toolgate/status': 'error' } });
+    expect(elicitation.content?.[0]?.text).toContain('toolgate cannot relay elicitation/create to the client that made this call');
+  });
+
+  it('simulate-research-query, which runs only as a task, is called as one', async () => {
+    const result = await callTool('ev_simulate-research-query', { topic: 'tides' });
+    expect(result).toMatchObject({ isError: false, _meta: { 'toolgate/status': 'ok' } });
+    expect(result.content?.[0]?.text).toContain('# Research Report: tides');
+  }, 20_000);
+});
+
 interface McpCallBody {
-  result?: { isError?: boolean; content?: Array<{ type: string; text?: string }> };
+  result?: { isError?: boolean; content?: Array<{ type: string; text?: string; annotations?: unknown; mimeType?: string }>; _meta?: Record<string, unknown> };
   error?: { message: string };
 }
 

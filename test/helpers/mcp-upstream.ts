@@ -3,11 +3,25 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { z } from 'zod';
 import { CallToolRequestSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+
+export interface UpstreamCallExtra {
+  authorization?: string;
+  signal: AbortSignal;
+  /** The request's `_meta` (progressToken, traceparent). */
+  meta: Record<string, unknown>;
+  /** A request to the client, on the call's stream (sampling, elicitation, roots). */
+  ask(method: string, params: Record<string, unknown>): Promise<unknown>;
+  /** A notification on the call's stream (progress, log messages). */
+  notify(method: string, params: Record<string, unknown>): Promise<void>;
+}
 
 export interface UpstreamTool {
   tool: Tool;
-  run(args: Record<string, unknown>, extra: { authorization?: string; signal: AbortSignal }): CallToolResult | Promise<CallToolResult>;
+  /** Listed (and callable) only in sessions whose client declared this capability, as some servers do. */
+  needs?: 'sampling' | 'elicitation' | 'roots';
+  run(args: Record<string, unknown>, extra: UpstreamCallExtra): CallToolResult | Promise<CallToolResult>;
 }
 
 export interface McpUpstream {
@@ -17,6 +31,8 @@ export interface McpUpstream {
   secureUrl: string;
   /** The same tools from a server that keeps no sessions (a fresh SDK transport per request). */
   statelessUrl: string;
+  /** The same tools from a server that answers JSON instead of event streams. */
+  jsonUrl: string;
   /** Answers 200 text/html: something that is not MCP. */
   notMcpUrl: string;
   /** Never answers. */
@@ -26,6 +42,8 @@ export interface McpUpstream {
   tools: UpstreamTool[];
   initializations: number;
   calls: Array<{ name: string; arguments: Record<string, unknown>; authorization?: string }>;
+  /** Every JSON-RPC message POSTed to it, in order. */
+  messages: Array<{ method?: string; params?: Record<string, unknown>; result?: unknown; error?: { code: number; message: string } }>;
   cancellations: number;
   /** The server forgets every session, as after a restart. */
   forgetSessions(): void;
@@ -82,22 +100,30 @@ export async function startMcpUpstream(options: { pageSize?: number; bearer?: st
   const pageSize = options.pageSize ?? 2;
   const bearer = options.bearer ?? 'upstream-token';
   const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const state = { tools: upstreamTools(bearer), initializations: 0, calls: [] as McpUpstream['calls'], cancellations: 0 };
+  const state = { tools: upstreamTools(bearer), initializations: 0, calls: [] as McpUpstream['calls'], cancellations: 0, messages: [] as McpUpstream['messages'] };
 
   const mcpServer = () => {
-    const server = new Server({ name: 'crm-test', version: '1.0.0' }, { capabilities: { tools: {} } });
+    const server = new Server({ name: 'crm-test', version: '1.0.0' }, { capabilities: { tools: {}, logging: {} } });
+    const offered = () => state.tools.filter((t) => !t.needs || server.getClientCapabilities()?.[t.needs] !== undefined);
     server.setRequestHandler(ListToolsRequestSchema, (request) => {
       const start = Number(request.params?.cursor ?? 0);
-      const page = state.tools.slice(start, start + pageSize).map((t) => t.tool);
-      return { tools: page, ...(start + pageSize < state.tools.length ? { nextCursor: String(start + pageSize) } : {}) };
+      const tools = offered();
+      const page = tools.slice(start, start + pageSize).map((t) => t.tool);
+      return { tools: page, ...(start + pageSize < tools.length ? { nextCursor: String(start + pageSize) } : {}) };
     });
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const authorization = extra.requestInfo?.headers.authorization as string | undefined;
       const args = request.params.arguments ?? {};
       state.calls.push({ name: request.params.name, arguments: args, authorization });
-      const tool = state.tools.find((t) => t.tool.name === request.params.name);
+      const tool = offered().find((t) => t.tool.name === request.params.name);
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${request.params.name}`);
-      return tool.run(args, { authorization, signal: extra.signal });
+      return tool.run(args, {
+        authorization,
+        signal: extra.signal,
+        meta: (request.params._meta ?? {}) as Record<string, unknown>,
+        ask: (method, params) => extra.sendRequest({ method, params } as never, z.unknown() as never),
+        notify: (method, params) => extra.sendNotification({ method, params } as never),
+      });
     });
     server.onclose = () => {};
     return server;
@@ -115,7 +141,8 @@ export async function startMcpUpstream(options: { pageSize?: number; bearer?: st
       await transport.handleRequest(req, res, body);
       return;
     }
-    if (path !== '/mcp' && path !== '/secure/mcp') { res.writeHead(404).end('no such endpoint'); return; }
+    if (path !== '/mcp' && path !== '/secure/mcp' && path !== '/json/mcp') { res.writeHead(404).end('no such endpoint'); return; }
+    if (req.method === 'POST' && body !== undefined && !Array.isArray(body)) state.messages.push(body as McpUpstream['messages'][number]);
     const sessionId = req.headers['mcp-session-id'] as string | undefined;
     if (sessionId) {
       const transport = sessions.get(sessionId);
@@ -125,7 +152,7 @@ export async function startMcpUpstream(options: { pageSize?: number; bearer?: st
       return;
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) { res.writeHead(400, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}'); return; }
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => { sessions.set(id, transport); } });
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => { sessions.set(id, transport); }, enableJsonResponse: path === '/json/mcp' });
     state.initializations++;
     await mcpServer().connect(transport);
     await transport.handleRequest(req, res, body);
@@ -152,6 +179,7 @@ export async function startMcpUpstream(options: { pageSize?: number; bearer?: st
     url: `${base}/mcp`,
     secureUrl: `${base}/secure/mcp`,
     statelessUrl: `${base}/stateless/mcp`,
+    jsonUrl: `${base}/json/mcp`,
     notMcpUrl: `${base}/not-mcp`,
     hangingUrl: `${base}/hang`,
     bearer,
@@ -160,6 +188,7 @@ export async function startMcpUpstream(options: { pageSize?: number; bearer?: st
     get initializations() { return state.initializations; },
     get calls() { return state.calls; },
     get cancellations() { return state.cancellations; },
+    get messages() { return state.messages; },
     forgetSessions: () => { void closeSessions(); },
     async close() {
       await closeSessions();

@@ -34,7 +34,7 @@ describe('importing tools from an MCP server', () => {
       description: 'Searches contacts by name or email.',
       input_schema: { type: 'object', properties: { query: { type: 'string', description: 'What to look for' }, limit: { type: 'integer', minimum: 1 } }, required: ['query'], additionalProperties: false },
       tier: 'write',
-      executor: { kind: 'mcp', server: 'crm', url: upstream.url, tool: 'search' },
+      executor: { kind: 'mcp', server: 'crm', url: upstream.url, tool: 'search', protocol: '2025-11-25' },
     });
     // The upstream's readOnlyHint is not a tier: only the manifest decides.
     expect(manifest.tools.map((t) => t.tier)).toEqual([undefined, 'write', 'write', 'write']);
@@ -47,8 +47,8 @@ describe('importing tools from an MCP server', () => {
       env,
     );
     expect(manifest.tools.slice(1).map(({ name, tier, scopes, timeout_ms, executor }) => ({ name, tier, scopes, timeout_ms, executor }))).toEqual([
-      { name: 'find_contact', tier: 'read', scopes: ['crm'], timeout_ms: 5000, executor: { kind: 'mcp', server: 'crm', url: upstream.secureUrl, tool: 'search', headers: { Authorization: 'env:CRM_MCP_TOKEN', 'X-Client': 'toolgate-tests' } } },
-      { name: 'crm_create_contact', tier: 'write', scopes: ['crm'], timeout_ms: 5000, executor: { kind: 'mcp', server: 'crm', url: upstream.secureUrl, tool: 'create_contact', headers: { Authorization: 'env:CRM_MCP_TOKEN', 'X-Client': 'toolgate-tests' } } },
+      { name: 'find_contact', tier: 'read', scopes: ['crm'], timeout_ms: 5000, executor: { kind: 'mcp', server: 'crm', url: upstream.secureUrl, tool: 'search', headers: { Authorization: 'env:CRM_MCP_TOKEN', 'X-Client': 'toolgate-tests' }, protocol: '2025-11-25' } },
+      { name: 'crm_create_contact', tier: 'write', scopes: ['crm'], timeout_ms: 5000, executor: { kind: 'mcp', server: 'crm', url: upstream.secureUrl, tool: 'create_contact', headers: { Authorization: 'env:CRM_MCP_TOKEN', 'X-Client': 'toolgate-tests' }, protocol: '2025-11-25' } },
     ]);
     mustLoad(manifest);
   });

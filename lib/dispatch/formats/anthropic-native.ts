@@ -15,6 +15,8 @@ import { clippedJson } from '../../validation/messages.ts';
  * the tenant's own: its calls pass unchanged, as do calls whose target tool the tenant lacks
  * (they end as unknown_tool through the pipeline).
  * A call answered at once keeps the call as sent, so the pipeline can record it (events, audit).
+ * A translated call keeps the native tool's name (ToolCall.native), so that what the coding tool
+ * answers names the tool and parameters Claude holds (lib/tools/coding/claude-vocabulary.ts).
  */
 export type PlannedCall = { call: ToolCall; result?: ToolResult };
 
@@ -42,7 +44,7 @@ function planCall(call: ToolCall, tools: NativeToolContext): PlannedCall {
     if (call.name === BASH_NAME) return planBash(call, input, tools);
     const translated = textEditorCall(input);
     if (!tools.isRegistered(translated.name)) return { call };
-    return { call: { call_id: call.call_id, name: translated.name, arguments: translated.arguments } };
+    return { call: runsAs(call, translated.name, translated.arguments) };
   } catch (error) {
     if (!(error instanceof NativeInputError)) throw error;
     return { call, result: immediateResult(call, 'invalid_arguments', error.message) };
@@ -55,18 +57,27 @@ function planBash(call: ToolCall, input: JsonObject, tools: NativeToolContext): 
     throw new NativeInputError('bash needs either `command` (the command to run, a non-empty string) or `restart: true`.');
   }
   if (!tools.isRegistered(BASH_TOOL)) return { call };
-  return { call: { call_id: call.call_id, name: BASH_TOOL, arguments: { command: input.command, timeout_ms: BASH_TIMEOUT_MS } } };
+  return { call: runsAs(call, BASH_TOOL, { command: input.command, timeout_ms: BASH_TIMEOUT_MS }) };
 }
 
+/** The native call as a call of `tool`, remembering the native tool so that the tool's messages name it. */
+function runsAs(call: ToolCall, tool: string, args: JsonObject): ToolCall {
+  return { call_id: call.call_id, name: tool, arguments: args, native: { type: 'tool_use', tool: call.name, call_id: call.call_id } };
+}
+
+type EditorCommand = keyof typeof TEXT_EDITOR_TOOLS;
 const COMMANDS: readonly unknown[] = Object.keys(TEXT_EDITOR_TOOLS);
+const isCommand = (value: unknown): value is EditorCommand => COMMANDS.includes(value);
 
 function textEditorCall(input: JsonObject): { name: string; arguments: JsonObject } {
   const command = input.command;
   if (command === 'undo_edit') {
-    throw new NativeInputError('undo_edit is not a command of text_editor_20250728, and toolgate keeps no edit history. Use str_replace to change the text back.');
+    throw new NativeInputError(
+      `undo_edit is not a command of text_editor_20250728, and toolgate keeps no edit history. To change the text back, call ${TEXT_EDITOR_NAME} with command "str_replace".`,
+    );
   }
-  if (!COMMANDS.includes(command)) {
-    throw new NativeInputError(`Unknown command ${clippedJson(command)}. The text editor's commands are view, create, str_replace and insert.`);
+  if (!isCommand(command)) {
+    throw new NativeInputError(`Unknown command ${clippedJson(command)}. The commands of ${TEXT_EDITOR_NAME} are view, create, str_replace and insert.`);
   }
   const path = requireString(input, 'path', command);
   switch (command) {
@@ -108,11 +119,10 @@ function insertText(input: JsonObject): string {
   return input.insert_text !== undefined ? requireString(input, 'insert_text', 'insert', true) : requireString(input, 'new_str', 'insert', true, 'insert_text');
 }
 
-function requireString(input: JsonObject, field: string, command: unknown, emptyAllowed = false, shownAs = field): string {
+function requireString(input: JsonObject, field: string, command: string, emptyAllowed = false, shownAs = field): string {
   const value = input[field];
   if (typeof value !== 'string' || (!emptyAllowed && value === '')) {
-    const what = command === undefined ? 'the text editor' : `the ${JSON.stringify(command)} command`;
-    throw new NativeInputError(`${what} needs \`${shownAs}\` (a ${emptyAllowed ? '' : 'non-empty '}string).`);
+    throw new NativeInputError(`the ${JSON.stringify(command)} command needs \`${shownAs}\` (a ${emptyAllowed ? '' : 'non-empty '}string).`);
   }
   return value;
 }

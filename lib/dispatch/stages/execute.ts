@@ -18,13 +18,17 @@ export interface ExecutedOutput {
   text: string;
   content?: CheckedContent;
   client_call?: ClientCall;
+  /** The tool reported an error with its own content (MCP's `isError`): an `error` result that keeps it. */
+  is_error?: true;
+  /** The tool's result `_meta` (reserved keys already removed). */
+  meta?: JsonObject;
 }
 
 function executedOutput(output: ToolOutput | undefined): ExecutedOutput {
   if (output instanceof ClientCallOutput) return { text: clientCallInstruction(output.client_call.name), client_call: output.client_call };
   if (output instanceof ContentOutput) {
     const content = checkContent(output);
-    return { text: contentText(content.parts, content.structured), content };
+    return { text: contentText(content.parts, content.structured), content, ...(output.isError ? { is_error: true as const } : {}), ...(output.meta ? { meta: output.meta } : {}) };
   }
   if (output === undefined) return { text: '' };
   return { text: typeof output === 'string' ? output : JSON.stringify(output) };

@@ -67,6 +67,7 @@ export async function parkStage(
     ...(manifestVersion ? { manifest_version: manifestVersion } : {}),
     definition_hash: binding.definition_hash,
     target: binding.target,
+    ...(call.native ? { native_tool: call.native.tool } : {}),
     created_at: new Date(now).toISOString(),
     expires_at: new Date(now + approvals.ttlMs).toISOString(),
     ...(approvals.remindBeforeMs && approvals.remindBeforeMs < approvals.ttlMs ? { remind_at: new Date(now + approvals.ttlMs - approvals.remindBeforeMs).toISOString() } : {}),

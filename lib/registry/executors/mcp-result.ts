@@ -1,19 +1,19 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ContentOutput } from '../content-parts.ts';
+import type { ContentOutput } from '../content-parts.ts';
 import { readToolResultBody } from '../content-read.ts';
 import { contentText } from '../content-text.ts';
+import type { JsonObject } from '../json.ts';
 
 /**
- * An upstream `tools/call` result as toolgate's content parts and structured content. The SDK
- * has already checked the shapes; reading them again drops what toolgate does not carry
- * (`annotations`, `_meta`) and types the parts.
+ * An upstream `tools/call` result (CallToolResult) as toolgate's content parts, structured
+ * content, `isError` and `_meta`, checked as untrusted JSON (content-read.ts). A result without
+ * `content` has none (older servers may leave it out).
  */
-export function mcpResultOutput(result: Pick<CallToolResult, 'content' | 'structuredContent'>): ContentOutput {
-  return readToolResultBody({ content: result.content ?? [], ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}) }).output;
+export function mcpResultOutput(result: JsonObject): ContentOutput {
+  return readToolResultBody({ ...result, content: result.content ?? [] }).output;
 }
 
 /** An upstream result as one text (an upstream error's message, say). */
-export function mcpResultText(result: Pick<CallToolResult, 'content' | 'structuredContent'>): string {
+export function mcpResultText(result: JsonObject): string {
   const output = mcpResultOutput(result);
   return contentText(output.content, output.structured);
 }

@@ -1,5 +1,6 @@
-import type { Fetch } from '../../egress/fetch.ts';
-import { connectMcpClient, sessionOf, type McpSession } from '../mcp-connect.ts';
+import type { JsonObject } from '../json.ts';
+import { openLegacySession, type LegacySession } from '../mcp-client/handshake.ts';
+import type { McpEndpoint } from '../mcp-client/transport.ts';
 import { upstreamUnavailable } from '../mcp-failure.ts';
 
 /** How long the initialize handshake may take; a call's own timeout still ends the wait sooner. */
@@ -9,17 +10,17 @@ const MAX_SESSIONS = 64;
 
 export interface PooledSession {
   key: string;
-  session: McpSession;
+  session: LegacySession;
   /** Initialized for this call: a failure is the server's, not a stale session's. */
   fresh: boolean;
 }
 
-type Handshake = (url: string, headers: Record<string, string>, fetch?: Fetch) => Promise<McpSession>;
+type Handshake = (endpoint: McpEndpoint, capabilities: JsonObject) => Promise<LegacySession>;
 
 interface Entry {
-  handshake: Promise<McpSession>;
+  handshake: Promise<LegacySession>;
   /** Set once the handshake is done: later calls read it without awaiting another request's promise. */
-  session?: McpSession;
+  session?: LegacySession;
 }
 
 /** Rejects with the signal's reason as soon as it aborts, whatever `promise` is still doing. */
@@ -32,19 +33,17 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-/** Initializes, keeps the session's id and protocol version, and lets the handshake's client go (without ending the session). */
-async function handshake(url: string, headers: Record<string, string>, fetch?: Fetch): Promise<McpSession> {
-  const client = await connectMcpClient(url, headers, { timeoutMs: CONNECT_TIMEOUT_MS, fetch });
-  const session = sessionOf(client);
-  await client.close();
-  return session;
+/** Initializes and keeps the session's id and protocol version (the session is not ended: calls use it). */
+async function handshake(endpoint: McpEndpoint, capabilities: JsonObject): Promise<LegacySession> {
+  const { sessionId, protocolVersion } = await openLegacySession(endpoint, capabilities, AbortSignal.timeout(CONNECT_TIMEOUT_MS));
+  return { ...(sessionId ? { sessionId } : {}), protocolVersion };
 }
 
 /**
- * Initialized MCP sessions, one per upstream URL and resolved headers, kept for the life of the
- * isolate (or process) so repeated calls skip the handshake. Only the session's id and protocol
- * version are kept, never a client: each call builds a light client around them (see
- * resumeMcpClient). Concurrent first calls share one handshake; a failed one is not kept.
+ * Initialized legacy MCP sessions, one per upstream URL, resolved headers and declared client
+ * capabilities, kept for the life of the isolate (or process) so repeated calls skip the
+ * handshake. Only plain data is kept, never a stream or a connection. Concurrent first calls
+ * share one handshake; a failed one is not kept.
  */
 export class McpSessionPool {
   readonly #entries = new Map<string, Entry>();
@@ -56,14 +55,15 @@ export class McpSessionPool {
 
   /**
    * A session to call on; handshake failures are `unavailable` ToolErrors naming the URL. A new
-   * handshake goes out through `fetch` (the caller's egress); a kept session sends nothing here.
+   * handshake goes out through the endpoint's fetch (the caller's egress); a kept session sends nothing here.
    */
-  async acquire(url: string, headers: Record<string, string>, signal: AbortSignal, fetch?: Fetch): Promise<PooledSession> {
+  async acquire(endpoint: McpEndpoint, capabilities: JsonObject, signal: AbortSignal): Promise<PooledSession> {
     // The key holds resolved secrets: it lives in this isolate's memory only.
-    const key = `${url}\n${JSON.stringify(Object.entries(headers).sort(([a], [b]) => a.localeCompare(b)))}`;
+    const headers = Object.entries(endpoint.headers).sort(([a], [b]) => a.localeCompare(b));
+    const key = `${endpoint.url}\n${JSON.stringify(headers)}\n${JSON.stringify(capabilities)}`;
     const existing = this.#entries.get(key);
     if (existing?.session) return { key, session: existing.session, fresh: false };
-    const entry = existing ?? this.#start(key, url, headers, fetch);
+    const entry = existing ?? this.#start(key, endpoint, capabilities);
     return { key, session: await untilAborted(entry.handshake, signal), fresh: existing === undefined };
   }
 
@@ -76,16 +76,16 @@ export class McpSessionPool {
     this.#entries.clear();
   }
 
-  #start(key: string, url: string, headers: Record<string, string>, fetch: Fetch | undefined): Entry {
+  #start(key: string, endpoint: McpEndpoint, capabilities: JsonObject): Entry {
     const entry: Entry = {
-      handshake: this.#handshake(url, headers, fetch).then(
+      handshake: this.#handshake(endpoint, capabilities).then(
         (session) => {
           entry.session = session;
           return session;
         },
         (error: unknown) => {
           if (this.#entries.get(key) === entry) this.#entries.delete(key);
-          throw upstreamUnavailable(url, error);
+          throw upstreamUnavailable(endpoint.url, error);
         },
       ),
     };

@@ -31,12 +31,15 @@ export class ApplyPatchError extends Error {
   readonly kind: ApplyPatchErrorKind;
   /** 1-based line of the patch, for `invalid_hunk`. */
   readonly lineNumber?: number;
+  /** For `invalid_hunk`: what is wrong at that line (the message without its location), for callers that locate it their own way. */
+  readonly reason?: string;
 
-  constructor(kind: ApplyPatchErrorKind, message: string, options?: { lineNumber?: number; cause?: unknown }) {
+  constructor(kind: ApplyPatchErrorKind, message: string, options?: { lineNumber?: number; reason?: string; cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ApplyPatchError';
     this.kind = kind;
     if (options?.lineNumber !== undefined) this.lineNumber = options.lineNumber;
+    if (options?.reason !== undefined) this.reason = options.reason;
   }
 }
 
@@ -92,6 +95,7 @@ function invalidPatch(message: string): ApplyPatchError {
 function invalidHunk(message: string, lineNumber: number): ApplyPatchError {
   return new ApplyPatchError('invalid_hunk', `Invalid patch hunk on line ${lineNumber}: ${message}`, {
     lineNumber,
+    reason: message,
   });
 }
 

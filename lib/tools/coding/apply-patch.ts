@@ -7,6 +7,7 @@ import { ApplyPatchError, applyPatch } from '../apply-patch/index.ts';
 import { requiredString } from './arguments.ts';
 import { environmentErrorCode, toToolError } from './environment-errors.ts';
 import { outputLimitsFor } from './output-limits.ts';
+import { vocabularyFor, type PatchWording } from './vocabulary.ts';
 
 const INPUT_SCHEMA = {
   type: 'object',
@@ -39,7 +40,7 @@ function unavailableCause(error: ApplyPatchError): unknown {
   return environmentErrorCode(cause) === 'unavailable' ? cause : undefined;
 }
 
-async function runPatch(env: ExecutionEnvironment, args: JsonObject): Promise<string> {
+async function runPatch(env: ExecutionEnvironment, args: JsonObject, words: PatchWording): Promise<string> {
   const patch = requiredString(args, 'patch');
   try {
     return await applyPatch(patch, env);
@@ -48,7 +49,7 @@ async function runPatch(env: ExecutionEnvironment, args: JsonObject): Promise<st
     // An unreachable environment is not the patch's fault: keep `unavailable` so the call fails closed.
     const down = unavailableCause(error);
     if (down !== undefined) throw toToolError(down, '(patch)');
-    throw new ToolError('error', error.message, { patch_error: error.kind });
+    throw new ToolError('error', words.failure(error, patch), { patch_error: error.kind });
   }
 }
 
@@ -63,6 +64,6 @@ export function applyPatchTool(env: ExecutionEnvironment): ToolExecutor {
       tags: ['coding'],
       output: outputLimitsFor('apply_patch'),
     },
-    (args, context) => runPatch(environmentForCall(env, context), args),
+    (args, context) => runPatch(environmentForCall(env, context), args, vocabularyFor(context).patch),
   );
 }

@@ -25,9 +25,10 @@ function listedFolder(entries: readonly DirectoryEntry[]): string {
 
 /**
  * The files and folders up to two levels below `path`, hidden items left out, folders marked
- * with a trailing "/" (the shape of the text editor's directory view).
+ * with a trailing "/" (the shape of the text editor's directory view). `seeMore` says how to see
+ * the entries of a listing cut at its limit.
  */
-export async function listDirectory(env: Pick<ExecutionEnvironment, 'listDirectory'>, path: string): Promise<string> {
+export async function listDirectory(env: Pick<ExecutionEnvironment, 'listDirectory'>, path: string, seeMore: string): Promise<string> {
   const listed = await inEnvironment(path, () => env.listDirectory(path, LISTING_DEPTH));
   // An environment stops its walk at MAX_LISTED_ENTRIES; one that does not is cut here.
   const cut = listed.length >= MAX_LISTED_ENTRIES;
@@ -36,6 +37,6 @@ export async function listDirectory(env: Pick<ExecutionEnvironment, 'listDirecto
   const shown = entries.filter((entry) => !isHidden(entry, base)).map((entry) => (entry.type === 'directory' ? `${entry.path}/` : entry.path));
   const where = describeLocation(path);
   if (shown.length === 0 && !cut) return `${where} is empty (hidden items left out).`;
-  const note = cut ? `\n[Listing stopped after ${MAX_LISTED_ENTRIES} entries. View a sub-folder, or use glob, to see the rest.]` : '';
+  const note = cut ? `\n[Listing stopped after ${MAX_LISTED_ENTRIES} entries. ${seeMore}]` : '';
   return `Files and folders in ${where}, up to ${LISTING_DEPTH} levels deep (hidden items left out):\n${shown.join('\n')}${note}`;
 }

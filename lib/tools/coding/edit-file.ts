@@ -7,6 +7,7 @@ import { optionalBoolean, requiredString } from './arguments.ts';
 import { inEnvironment } from './environment-errors.ts';
 import { outputLimitsFor } from './output-limits.ts';
 import { readTextFile } from './text-file.ts';
+import { vocabularyFor, type EditWording } from './vocabulary.ts';
 import { plural } from './wording.ts';
 
 const INPUT_SCHEMA = {
@@ -66,44 +67,24 @@ function replace(text: string, { oldString, newString }: Edit, all: boolean): st
   return text.slice(0, at) + newString + text.slice(at + oldString.length);
 }
 
-function checkEdit(path: string, edit: Edit): void {
-  if (edit.oldString === '') {
-    throw new ToolError(
-      'error',
-      `old_string is empty. Copy the exact text to replace from ${path}; to add text, include the neighbouring lines in both old_string and new_string. To create a file, use write_file.`,
-    );
-  }
-  if (edit.oldString === edit.newString) {
-    throw new ToolError('error', 'old_string and new_string are identical, so there is nothing to change. Provide the new text in new_string.');
-  }
+function checkEdit(path: string, edit: Edit, words: EditWording): void {
+  if (edit.oldString === '') throw new ToolError('error', words.emptyOld(path));
+  if (edit.oldString === edit.newString) throw new ToolError('error', words.unchanged);
 }
 
-function notFoundMessage(path: string, oldString: string): string {
-  return (
-    `old_string was not found in ${path}. It must match the file exactly, including whitespace, indentation and line breaks; ` +
-    `read the file again with read_file and copy the text (without the line-number prefixes). Searched for:\n${oldString}`
-  );
-}
-
-function ambiguousMessage(path: string, count: number): string {
-  return (
-    `old_string occurs ${count} times in ${path}, but replace_all is false. ` +
-    'Add more surrounding lines to old_string so that it matches exactly one place, or set replace_all to true to replace every occurrence.'
-  );
-}
-
-async function editFile(env: ExecutionEnvironment, args: JsonObject): Promise<string> {
+async function editFile(env: ExecutionEnvironment, args: JsonObject, words: EditWording): Promise<string> {
   const path = requiredString(args, 'file_path');
   const requested = { oldString: requiredString(args, 'old_string'), newString: requiredString(args, 'new_string') };
   const all = optionalBoolean(args, 'replace_all', false);
-  checkEdit(path, requested);
+  checkEdit(path, requested, words);
   const text = await readTextFile(env, path, 'edit', {
-    not_found: `File not found: ${path}. edit_file only changes existing files; use write_file to create one.`,
+    not_found: words.fileNotFound(path),
     is_directory: `${path} is a directory, not a file.`,
+    textOnly: words.textOnly,
   });
   const { edit, count } = matchingEdit(text, requested);
-  if (count === 0) throw new ToolError('error', notFoundMessage(path, requested.oldString));
-  if (count > 1 && !all) throw new ToolError('error', ambiguousMessage(path, count));
+  if (count === 0) throw new ToolError('error', words.noMatch(path, requested.oldString));
+  if (count > 1 && !all) throw new ToolError('error', words.ambiguous(path, count));
   const updated = encoder.encode(replace(text, edit, all));
   await inEnvironment(path, () => env.writeFile(path, updated));
   return `Replaced ${plural(count, 'occurrence')} in ${path}.`;
@@ -122,6 +103,6 @@ export function editFileTool(env: ExecutionEnvironment): ToolExecutor {
       tags: ['coding'],
       output: outputLimitsFor('edit_file'),
     },
-    (args, context) => editFile(environmentForCall(env, context), args),
+    (args, context) => editFile(environmentForCall(env, context), args, vocabularyFor(context).edit),
   );
 }

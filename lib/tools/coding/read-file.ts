@@ -7,7 +7,7 @@ import { optionalInteger, requiredString } from './arguments.ts';
 import { listDirectory } from './directory-listing.ts';
 import { outputLimitsFor } from './output-limits.ts';
 import { readTextFile } from './text-file.ts';
-import { plural } from './wording.ts';
+import { vocabularyFor, type ReadWording } from './vocabulary.ts';
 
 export const READ_FILE_DEFAULT_LIMIT = 2000;
 /** Line numbers take at least this many columns, so typical files line up the same way on every read. */
@@ -54,37 +54,30 @@ export function numberLines(lines: readonly string[], firstLine: number): string
   return lines.map((line, index) => `${String(firstLine + index).padStart(width)} | ${line}`).join('\n');
 }
 
-function formatWindow(path: string, lines: readonly string[], offset: number, limit: number): string {
+function formatWindow(path: string, lines: readonly string[], offset: number, limit: number, words: ReadWording): string {
   const total = lines.length;
   if (total === 0) return `[File is empty: ${path}]`;
-  if (offset > total) {
-    throw new ToolError(
-      'error',
-      `Offset ${offset} is past the end of ${path}, which has ${plural(total, 'line')}. Use an offset from 1 to ${total}.`,
-    );
-  }
+  if (offset > total) throw new ToolError('error', words.pastEnd(path, offset, total));
   const shown = lines.slice(offset - 1, offset - 1 + limit);
   const last = offset + shown.length - 1;
   const body = numberLines(shown, offset);
   if (last === total) return body;
-  return `${body}\n\n[Showing lines ${offset}-${last} of ${total}. To read more, call read_file with offset=${last + 1}.]`;
+  return `${body}\n\n[Showing lines ${offset}-${last} of ${total}. ${words.readOn(last + 1)}]`;
 }
 
-async function readFile(env: ExecutionEnvironment, args: JsonObject): Promise<string> {
+async function readFile(env: ExecutionEnvironment, args: JsonObject, words: ReadWording): Promise<string> {
   const path = requiredString(args, 'file_path');
   const offset = optionalInteger(args, 'offset', 1);
   const limit = optionalInteger(args, 'limit', READ_FILE_DEFAULT_LIMIT);
   let text: string;
   try {
-    text = await readTextFile(env, path, 'read', { not_found: `File not found: ${path}. Check the path, or find the file with glob.` });
+    text = await readTextFile(env, path, 'read', { not_found: words.notFound(path), textOnly: words.textOnly });
   } catch (error) {
     if (!isDirectoryError(error)) throw error;
-    if (args.offset !== undefined || args.limit !== undefined) {
-      throw new ToolError('error', `${path} is a directory: offset and limit (a range of lines) only apply to files. Leave them out to list the directory.`);
-    }
-    return listDirectory(env, path);
+    if (args.offset !== undefined || args.limit !== undefined) throw new ToolError('error', words.rangeOfDirectory(path));
+    return listDirectory(env, path, words.seeMoreEntries);
   }
-  return formatWindow(path, displayLines(text), Math.max(1, offset), Math.max(1, limit));
+  return formatWindow(path, displayLines(text), Math.max(1, offset), Math.max(1, limit), words);
 }
 
 function isDirectoryError(error: unknown): boolean {
@@ -105,6 +98,6 @@ export function readFileTool(env: ExecutionEnvironment): ToolExecutor {
       tags: ['coding'],
       output: outputLimitsFor('read_file'),
     },
-    (args, context) => readFile(environmentForCall(env, context), args),
+    (args, context) => readFile(environmentForCall(env, context), args, vocabularyFor(context).read),
   );
 }

@@ -1,4 +1,6 @@
 import type { ExecResult } from '../../exec/environment.ts';
+import { FUNCTION_TOOLS_VOCABULARY } from './function-vocabulary.ts';
+import type { ShellWording } from './vocabulary.ts';
 
 /**
  * The text the model reads for a finished command, in a fixed layout:
@@ -11,9 +13,16 @@ import type { ExecResult } from '../../exec/environment.ts';
  *   ...
  *
  * followed, when they apply, by a capped-output warning and the timeout error. The header comes
- * first and the notes last so that head_tail truncation keeps both.
+ * first and the notes last so that head_tail truncation keeps both. `words` phrase the timeout's advice
+ * in the terms of the tool the model called.
  */
-export function formatShellResult(result: ExecResult, timeoutMs: number, maxTimeoutMs: number, limitedByGrant = false): string {
+export function formatShellResult(
+  result: ExecResult,
+  timeoutMs: number,
+  maxTimeoutMs: number,
+  limitedByGrant = false,
+  words: ShellWording = FUNCTION_TOOLS_VOCABULARY.shell,
+): string {
   const sections = [
     `Exit code: ${describeExit(result)}`,
     `Duration: ${Math.round(result.duration_ms)} ms`,
@@ -24,7 +33,7 @@ export function formatShellResult(result: ExecResult, timeoutMs: number, maxTime
   ];
   let text = sections.join('\n');
   if (result.output_capped) text += `\n\n${CAPPED_NOTE}`;
-  if (result.timed_out) text += `\n\n${timeoutNote(timeoutMs, maxTimeoutMs, limitedByGrant)}`;
+  if (result.timed_out) text += `\n\n${timeoutNote(timeoutMs, maxTimeoutMs, limitedByGrant, words)}`;
   return text;
 }
 
@@ -36,12 +45,9 @@ const CAPPED_NOTE =
  * The note ending a timed-out command's output. `limitedByGrant`: the command ran without a
  * human's approval, under the grant's maximum (`maxTimeoutMs`), so asking for more does not help.
  */
-export function timeoutNote(timeoutMs: number, maxTimeoutMs: number, limitedByGrant = false): string {
-  const stopped = `[ERROR: Command timed out after ${timeoutMs} ms and was stopped. Partial output is shown above. `;
-  if (limitedByGrant && timeoutMs >= maxTimeoutMs) {
-    return `${stopped}A command that runs without a human's approval may take at most ${maxTimeoutMs} ms here, whatever timeout_ms asks (the tenant's policy sets this): split the work into shorter commands.]`;
-  }
-  return `${stopped}If it needs more time, run it again with a larger timeout_ms (up to ${maxTimeoutMs}).]`;
+function timeoutNote(timeoutMs: number, maxTimeoutMs: number, limitedByGrant: boolean, words: ShellWording): string {
+  const advice = words.timeoutAdvice(timeoutMs, maxTimeoutMs, limitedByGrant && timeoutMs >= maxTimeoutMs);
+  return `[ERROR: Command timed out after ${timeoutMs} ms and was stopped. Partial output is shown above. ${advice}]`;
 }
 
 function describeExit({ exit_code, signal }: ExecResult): string {

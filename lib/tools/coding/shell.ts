@@ -1,11 +1,13 @@
 import type { ExecOptions, ExecutionEnvironment } from '../../exec/environment.ts';
 import { environmentForCall } from '../../exec/remote.ts';
+import { ToolError } from '../../registry/errors.ts';
 import { FnToolExecutor, type ToolExecutionContext, type ToolExecutor } from '../../registry/executor.ts';
 import type { JsonObject } from '../../registry/json.ts';
 import { optionalInteger, requiredString } from './arguments.ts';
 import { inEnvironment } from './environment-errors.ts';
 import { outputLimitsFor } from './output-limits.ts';
 import { formatShellResult } from './shell-output.ts';
+import { vocabularyFor } from './vocabulary.ts';
 
 export const SHELL_DEFAULT_TIMEOUT_MS = 10_000;
 export const SHELL_MAX_TIMEOUT_MS = 600_000;
@@ -46,8 +48,10 @@ const INPUT_SCHEMA = {
  *   gateway cancelling a call.
  * Only a failure of the environment itself (unreachable, rejected request) is an error result.
  */
-async function runShell(env: ExecutionEnvironment, args: JsonObject, context: Pick<ToolExecutionContext, 'read_only' | 'signal' | 'max_timeout_ms'>): Promise<string> {
+async function runShell(env: ExecutionEnvironment, args: JsonObject, context: Pick<ToolExecutionContext, 'read_only' | 'signal' | 'max_timeout_ms' | 'native_tool'>): Promise<string> {
   const command = requiredString(args, 'command');
+  // Said here in the model's terms; the environment would refuse it naming its own API.
+  if (command.includes('\0')) throw new ToolError('error', 'The command contains a NUL byte, which no shell command can hold: remove it.');
   const requested = optionalInteger(args, 'timeout_ms', SHELL_DEFAULT_TIMEOUT_MS);
   // A call granted without a human runs at most the grant's limit, whatever the model asked for.
   const limit = Math.min(context.max_timeout_ms ?? SHELL_MAX_TIMEOUT_MS, SHELL_MAX_TIMEOUT_MS);
@@ -56,7 +60,7 @@ async function runShell(env: ExecutionEnvironment, args: JsonObject, context: Pi
   // sandbox. The call's signal stops the command when the gateway stops waiting for it.
   const options: ExecOptions = { timeout_ms: timeoutMs, signal: context.signal, ...(context.read_only ? { read_only: true } : {}) };
   const result = await inEnvironment('(command)', () => env.execCommand(command, options));
-  return formatShellResult(result, timeoutMs, limit, context.max_timeout_ms !== undefined);
+  return formatShellResult(result, timeoutMs, limit, context.max_timeout_ms !== undefined, vocabularyFor(context).shell);
 }
 
 /** shell: runs one command through the environment and reports exit code, duration and output. */

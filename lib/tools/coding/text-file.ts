@@ -18,9 +18,13 @@ export function decodeText(bytes: Uint8Array): string | null {
   }
 }
 
-export function binaryFileMessage(path: string, action: 'read' | 'edit'): string {
-  const tool = action === 'read' ? 'read_file only shows' : 'edit_file only changes';
-  return `Cannot ${action} ${path}: it is a binary file (it contains NUL bytes or is not valid UTF-8). ${tool} text files.`;
+/** What a text file's reader says of a binary file: what it could not do, and (`textOnly`) which tool only handles text. */
+export interface TextFileMessages extends EnvironmentErrorMessages {
+  textOnly: string;
+}
+
+function binaryFileMessage(path: string, action: 'read' | 'edit', textOnly: string): string {
+  return `Cannot ${action} ${path}: it is a binary file (it contains NUL bytes or is not valid UTF-8). ${textOnly}`;
 }
 
 /** Reads a text file through the environment; missing, directory and binary files become ToolErrors. */
@@ -28,10 +32,10 @@ export async function readTextFile(
   env: Pick<ExecutionEnvironment, 'readFile'>,
   path: string,
   action: 'read' | 'edit',
-  messages: EnvironmentErrorMessages,
+  { textOnly, ...messages }: TextFileMessages,
 ): Promise<string> {
   const bytes = await inEnvironment(path, () => env.readFile(path), messages);
   const text = decodeText(bytes);
-  if (text === null) throw new ToolError('error', binaryFileMessage(path, action));
+  if (text === null) throw new ToolError('error', binaryFileMessage(path, action, textOnly));
   return text;
 }

@@ -8,6 +8,7 @@ import { inEnvironment } from './environment-errors.ts';
 import { insertLines } from './insert-lines.ts';
 import { outputLimitsFor } from './output-limits.ts';
 import { readTextFile } from './text-file.ts';
+import { vocabularyFor, type WriteWording } from './vocabulary.ts';
 import { plural } from './wording.ts';
 
 const INPUT_SCHEMA = {
@@ -33,23 +34,22 @@ const INPUT_SCHEMA = {
 
 const encoder = new TextEncoder();
 
-async function writeFile(env: ExecutionEnvironment, args: JsonObject): Promise<string> {
+async function writeFile(env: ExecutionEnvironment, args: JsonObject, words: WriteWording): Promise<string> {
   const path = requiredString(args, 'file_path');
   const content = requiredString(args, 'content');
-  if (args.insert_line !== undefined) return insertIntoFile(env, path, optionalInteger(args, 'insert_line', 0), content);
+  if (args.insert_line !== undefined) return insertIntoFile(env, path, optionalInteger(args, 'insert_line', 0), content, words);
   const bytes = encoder.encode(content);
-  await inEnvironment(path, () => env.writeFile(path, bytes), {
-    is_directory: `${path} is a directory; write_file needs the path of a file.`,
-  });
+  await inEnvironment(path, () => env.writeFile(path, bytes), { is_directory: words.isDirectory(path) });
   return `Wrote ${bytes.byteLength} bytes to ${path}`;
 }
 
 /** The file is read and written whole: an insert is a write of the file with the lines added. */
-async function insertIntoFile(env: ExecutionEnvironment, path: string, after: number, content: string): Promise<string> {
-  if (content === '') throw new ToolError('error', 'content is empty, so there is nothing to insert. Give the lines to insert in content.');
+async function insertIntoFile(env: ExecutionEnvironment, path: string, after: number, content: string, words: WriteWording): Promise<string> {
+  if (content === '') throw new ToolError('error', words.insertEmpty);
   const text = await readTextFile(env, path, 'edit', {
-    not_found: `File not found: ${path}. insert_line inserts into an existing file; leave insert_line out to create the file.`,
-    is_directory: `${path} is a directory; write_file needs the path of a file.`,
+    not_found: words.insertFileNotFound(path),
+    is_directory: words.insertIsDirectory(path),
+    textOnly: words.insertTextOnly,
   });
   const updated = encoder.encode(insertLines(path, text, Math.max(0, after), content));
   await inEnvironment(path, () => env.writeFile(path, updated));
@@ -71,6 +71,6 @@ export function writeFileTool(env: ExecutionEnvironment): ToolExecutor {
       tags: ['coding'],
       output: outputLimitsFor('write_file'),
     },
-    (args, context) => writeFile(environmentForCall(env, context), args),
+    (args, context) => writeFile(environmentForCall(env, context), args, vocabularyFor(context).write),
   );
 }

@@ -1,0 +1,74 @@
+import type { ToolExecutionContext } from '../executor.ts';
+import type { ExchangeHooks } from '../mcp-client/connection.ts';
+import { BrokenAnswerError } from '../mcp-client/errors.ts';
+import type { RpcNotification, RpcRequest, RpcResponse } from '../mcp-client/messages.ts';
+import { answerUpstreamRequest, isClientRequest } from '../mcp-client/upstream-requests.ts';
+
+/** Requests of the client one call answers; more fail the call. */
+const MAX_UPSTREAM_REQUESTS = 32;
+
+/** Who the log lines are about. */
+interface CallLabel {
+  tool: string;
+  upstream: string;
+}
+
+/**
+ * What one upstream call says besides its answer, and where it goes: progress about this call
+ * (under the token toolgate sent) and log messages reach the caller's `notify`; requests of the
+ * client reach `ask_client`, or are refused at once. Whatever nobody listens for is dropped and
+ * counted in one `mcp.notifications.dropped` log line when the call ends.
+ */
+export class McpCallRelay {
+  /** The progress token sent upstream: toolgate's own, so an upstream never learns (or spoofs) the caller's. */
+  readonly progressToken: string | undefined;
+  readonly #context: ToolExecutionContext;
+  readonly #label: CallLabel;
+  readonly #dropped = new Map<string, number>();
+  #requests = 0;
+
+  constructor(context: ToolExecutionContext, label: CallLabel) {
+    this.#context = context;
+    this.#label = label;
+    this.progressToken = context.notify && context.progress_token !== undefined ? `toolgate-${crypto.randomUUID()}` : undefined;
+  }
+
+  /** `_meta` for the upstream request: the progress token, when the caller wants progress. */
+  get meta(): { progressToken?: string } {
+    return this.progressToken ? { progressToken: this.progressToken } : {};
+  }
+
+  get hooks(): ExchangeHooks {
+    return { onNotification: (notification) => this.#notification(notification), onRequest: (request, signal) => this.#request(request, signal) };
+  }
+
+  #notification({ method, params = {} }: RpcNotification): void {
+    const { notify, progress_token } = this.#context;
+    if (notify && method === 'notifications/progress' && this.progressToken !== undefined && params.progressToken === this.progressToken && progress_token !== undefined) {
+      notify({ method, params: { ...params, progressToken: progress_token } });
+      return;
+    }
+    if (notify && method === 'notifications/message') {
+      notify({ method, params });
+      return;
+    }
+    this.#dropped.set(method, (this.#dropped.get(method) ?? 0) + 1);
+  }
+
+  async #request(request: RpcRequest, signal: AbortSignal): Promise<RpcResponse> {
+    // Each is answered with a request of toolgate's own: an upstream may not make it send without end.
+    if (++this.#requests > MAX_UPSTREAM_REQUESTS) throw new BrokenAnswerError(`it sent more than ${MAX_UPSTREAM_REQUESTS} requests of the client during one call`);
+    const ask = this.#context.ask_client;
+    if (!ask && isClientRequest(request.method)) {
+      this.#context.log?.('mcp.upstream_request.refused', { call_id: this.#context.call_id, tenant: this.#context.tenant, ...this.#label, method: request.method });
+    }
+    return answerUpstreamRequest(request, ask, signal);
+  }
+
+  /** Logs what was dropped, once, when the call is over. */
+  finish(): void {
+    if (this.#dropped.size === 0) return;
+    const count = [...this.#dropped.values()].reduce((sum, n) => sum + n, 0);
+    this.#context.log?.('mcp.notifications.dropped', { call_id: this.#context.call_id, tenant: this.#context.tenant, ...this.#label, count, by_method: Object.fromEntries(this.#dropped) });
+  }
+}

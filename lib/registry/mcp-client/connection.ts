@@ -1,0 +1,119 @@
+import type { JsonObject } from '../json.ts';
+import { BrokenAnswerError } from './errors.ts';
+import { mcpNameHeader } from './header-values.ts';
+import { McpRpcError, nextRequestId, type RpcNotification, type RpcRequest, type RpcResponse } from './messages.ts';
+import { CLIENT_INFO, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION } from './protocol.ts';
+import { postNotice, postRequest, type McpEndpoint } from './transport.ts';
+
+/**
+ * How requests to one upstream are framed. Legacy revisions: the session's id and negotiated
+ * version as headers (none before initialize). Modern revisions: no session; every request
+ * carries the envelope in `params._meta` and the headers mirroring its body.
+ */
+export type Framing =
+  | { era: 'legacy'; protocolVersion?: string; sessionId?: string }
+  | { era: 'modern'; protocolVersion: string; capabilities: JsonObject; logLevel?: string };
+
+/** How long the notice that a request was cancelled may take to send. */
+const CANCEL_NOTICE_MS = 5_000;
+
+/** What the caller does with what the upstream sends while a request runs. */
+export interface ExchangeHooks {
+  onNotification?: (notification: RpcNotification) => void;
+  /** Answers a request of the upstream's (sampling, elicitation, roots, ping); the answer is POSTed back. */
+  onRequest?: (request: RpcRequest, signal: AbortSignal) => Promise<RpcResponse>;
+  /** Headers for this request only (Mcp-Param-*). */
+  headers?: Record<string, string>;
+}
+
+export interface Exchanged {
+  result: JsonObject;
+  /** The session id the answer named (initialize). */
+  sessionId?: string;
+}
+
+/** One upstream, framed for its era: a light object, made per call around kept plain data. */
+export class McpConnection {
+  readonly endpoint: McpEndpoint;
+  readonly framing: Framing;
+
+  constructor(endpoint: McpEndpoint, framing: Framing) {
+    this.endpoint = endpoint;
+    this.framing = framing;
+  }
+
+  async request(method: string, params: JsonObject | undefined, signal: AbortSignal, hooks: ExchangeHooks = {}): Promise<JsonObject> {
+    return (await this.exchange(method, params, signal, hooks)).result;
+  }
+
+  /**
+   * Sends a request and reads its answer until the response with its id: notifications on the
+   * way go to the hooks, the upstream's own requests are answered (POSTed back) before reading
+   * on. A JSON-RPC error is an McpRpcError; an answer that ends first is a BrokenAnswerError.
+   */
+  async exchange(method: string, params: JsonObject | undefined, signal: AbortSignal, hooks: ExchangeHooks = {}): Promise<Exchanged> {
+    const id = nextRequestId();
+    const framed = this.#params(params);
+    const body: JsonObject = { jsonrpc: '2.0', id, method, ...(framed ? { params: framed } : {}) };
+    try {
+      const answer = await postRequest(this.endpoint, body, { ...hooks.headers, ...this.#headers(method, framed) }, signal);
+      for await (const inbound of answer.messages) {
+        if (inbound.kind === 'response') {
+          if (inbound.id !== id) continue;
+          if (inbound.error) throw new McpRpcError(inbound.error);
+          return { result: inbound.result ?? {}, ...(answer.sessionId ? { sessionId: answer.sessionId } : {}) };
+        }
+        if (inbound.kind === 'notification') hooks.onNotification?.(inbound.message);
+        else if (hooks.onRequest) await this.#post((await hooks.onRequest(inbound.message, signal)) as unknown as JsonObject, signal);
+      }
+    } catch (error) {
+      if (signal.aborted) await this.#cancelled(id, signal.reason);
+      throw error;
+    }
+    throw new BrokenAnswerError('the connection closed before the answer came');
+  }
+
+  /**
+   * Tells a legacy upstream that an aborted request's answer is no longer wanted, so it can stop
+   * the work (modern upstreams take the closed stream as that). Sent after the abort, so it has
+   * its own short deadline; a failure to send it changes nothing.
+   */
+  async #cancelled(id: number, reason: unknown): Promise<void> {
+    if (this.framing.era !== 'legacy') return;
+    const why = reason instanceof Error ? reason.message : 'the call was cancelled';
+    await this.notify('notifications/cancelled', { requestId: id, reason: why }, AbortSignal.timeout(CANCEL_NOTICE_MS)).catch(() => {});
+  }
+
+  /** Sends a notification (`notifications/initialized`, `notifications/cancelled`). */
+  async notify(method: string, params: JsonObject | undefined, signal: AbortSignal): Promise<void> {
+    await this.#post({ jsonrpc: '2.0', method, ...(params ? { params } : {}) }, signal);
+  }
+
+  #post(body: JsonObject, signal: AbortSignal): Promise<void> {
+    const method = typeof body.method === 'string' ? body.method : undefined;
+    return postNotice(this.endpoint, body, this.#headers(method, undefined), signal);
+  }
+
+  /** Params with the modern envelope merged into `_meta` (the caller's own keys, e.g. traceparent, kept). */
+  #params(params: JsonObject | undefined): JsonObject | undefined {
+    const framing = this.framing;
+    if (framing.era === 'legacy') return params;
+    const meta = params?._meta && typeof params._meta === 'object' && !Array.isArray(params._meta) ? params._meta : {};
+    const envelope: JsonObject = {
+      ...meta,
+      [META_PROTOCOL_VERSION]: framing.protocolVersion,
+      [META_CLIENT_INFO]: { ...CLIENT_INFO },
+      [META_CLIENT_CAPABILITIES]: framing.capabilities,
+      ...(framing.logLevel ? { [META_LOG_LEVEL]: framing.logLevel } : {}),
+    };
+    return { ...params, _meta: envelope };
+  }
+
+  #headers(method: string | undefined, params: JsonObject | undefined): Record<string, string> {
+    const framing = this.framing;
+    if (framing.era === 'legacy') {
+      return { ...(framing.protocolVersion ? { 'mcp-protocol-version': framing.protocolVersion } : {}), ...(framing.sessionId ? { 'mcp-session-id': framing.sessionId } : {}) };
+    }
+    return { 'mcp-protocol-version': framing.protocolVersion, ...(method ? { 'mcp-method': method, ...mcpNameHeader(method, params) } : {}) };
+  }
+}
