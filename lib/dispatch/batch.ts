@@ -17,9 +17,10 @@ export async function dispatchBatch(deps: DispatchDeps, batchCaller: CallerConte
   const runGroup = async (group: ToolCall[]): Promise<ToolResult[]> => {
     const results: ToolResult[] = [];
     for (const call of group) {
-      const result = await dispatchCall(deps, caller, call);
+      let output = '';
+      const result = await dispatchCall(deps, caller, call, { onOutput: (whole) => (output = whole) });
       results.push(result);
-      if (!letsTheNextRun(call, result)) break;
+      if (!letsTheNextRun(call, result, output)) break;
     }
     return results;
   };
@@ -30,7 +31,11 @@ export async function dispatchBatch(deps: DispatchDeps, batchCaller: CallerConte
   return results;
 }
 
-/** A shell_call's command must have exited (a timeout stops the rest too); any other call must have ended `ok`. */
-function letsTheNextRun(call: ToolCall, result: ToolResult): boolean {
-  return call.native?.type === 'shell_call' ? shellCommandExited(result) : result.status === 'ok';
+/**
+ * A shell_call's command must have exited (a timeout stops the rest too), as its whole output
+ * says: the tool's output limits (the tenant's to set) may have cut the timeout note or the
+ * header from the result the model reads. Any other call must have ended `ok`.
+ */
+function letsTheNextRun(call: ToolCall, result: ToolResult, output: string): boolean {
+  return call.native?.type === 'shell_call' ? shellCommandExited({ ...result, content: output }) : result.status === 'ok';
 }

@@ -25,6 +25,8 @@ export interface DispatchOptions {
   timeoutMs?: number;
   /** The call was answered before the pipeline (a native call's malformed input, bash restart): nothing runs; the answer is recorded (events, audit) like any result. */
   answer?: ToolResult;
+  /** Handed the call's whole output (before the tool's output limits cut it), as the end event gets it. */
+  onOutput?: (output: string) => void;
 }
 
 /**
@@ -51,6 +53,7 @@ export async function dispatchCall(deps: DispatchDeps, callCaller: CallerContext
     trace = { result, output: result.content, raw_arguments: call.arguments, decision: { decision: 'error', stage: 'internal' } };
   }
   const { result } = trace;
+  options.onOutput?.(trace.output);
   deps.events?.({ type: 'tool_call.end', ...base, result, output: trace.output });
   deps.metrics?.observe(result);
   deps.log(result.status === 'ok' ? 'tools.dispatch.completed' : 'tools.dispatch.failed', { ...base, status: result.status, duration_ms: result.duration_ms });

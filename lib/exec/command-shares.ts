@@ -1,4 +1,5 @@
-import type { Release } from './slots.ts';
+/** Gives back a slot; calling it again does nothing. */
+export type Release = () => void;
 
 /** Why a command got no slot, and when the wait ends at the latest. */
 export interface NoSlot {

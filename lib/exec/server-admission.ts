@@ -5,7 +5,8 @@ import { REFUSAL_CODES, TENANT_ID_PATTERN, type RpcRequestIdentity } from './rpc
 /**
  * Nonces held at once (about 100 bytes each). Each is kept for the signature window (300 s after
  * its timestamp), so this allows a sustained 800 requests a second, far above what coding tools
- * send; past it requests are refused (503), never forgotten early.
+ * send; past it requests are refused (503), never forgotten early. Each of the N tenants served
+ * has its own part (floor(max / N)): one tenant's flood of requests never refuses the others'.
  */
 export const DEFAULT_MAX_NONCES = 500_000;
 
@@ -33,11 +34,13 @@ export class RequestAdmission {
   readonly #tenants: ReadonlySet<string>;
   /** Requests signed before this second are refused: a restart must not reopen the replay window. */
   readonly #startedSeconds = Math.floor(Date.now() / 1000);
-  readonly #nonces: NonceRegistry;
+  /** Each tenant's nonces: a replayed request names the tenant it was signed for, so it is found there. */
+  readonly #nonces: ReadonlyMap<string, NonceRegistry>;
 
   constructor(tenants: readonly string[] | undefined, maxNonces = DEFAULT_MAX_NONCES) {
     this.#tenants = checkedTenants(tenants);
-    this.#nonces = new NonceRegistry(DEFAULT_TOLERANCE_SECONDS, maxNonces);
+    const share = Math.max(1, Math.floor(maxNonces / this.#tenants.size));
+    this.#nonces = new Map([...this.#tenants].map((tenant) => [tenant, new NonceRegistry(DEFAULT_TOLERANCE_SECONDS, share)]));
   }
 
   /**
@@ -71,11 +74,11 @@ export class RequestAdmission {
       // The served tenants are not listed: the message reaches the refused tenant's model.
       return refusal(403, REFUSAL_CODES.tenantNotServed, `this exec-server does not serve tenant "${identity.tenant}": nothing ran; its operator starts it with --tenant ${identity.tenant} to serve that tenant, or the tenant's manifest names its own exec-server`);
     }
-    const claim = this.#nonces.claim(identity.nonce, signedAt, nowSeconds);
+    const claim = this.#nonces.get(identity.tenant)!.claim(identity.nonce, signedAt, nowSeconds);
     if (claim === 'replayed') {
       return refusal(401, REFUSAL_CODES.replayed, 'this signed request was already received once (its nonce was used): nothing ran again; every request needs a fresh nonce');
     }
-    if (claim === 'full') return refusal(503, REFUSAL_CODES.tooManyRequests, 'too many requests within the signature window to remember them all: nothing ran; retry later');
+    if (claim === 'full') return refusal(503, REFUSAL_CODES.tooManyRequests, `too many requests of tenant "${identity.tenant}" within the signature window to remember them all (each tenant has its part): nothing ran; retry later`);
     return undefined;
   }
 }

@@ -5,14 +5,21 @@ const MAX_DISCARDED_BYTES = 64 * 1024 * 1024;
 
 /**
  * The body bytes all requests together may hold in memory at once. Each request's own limit
- * (maxBodyBytes) holds only for that request: without this, parallel bodies add up.
+ * (maxBodyBytes) holds only for that request: without this, parallel bodies add up. Once a body
+ * names its tenant, its bytes also count against that tenant's share (`tenantShare`): one
+ * tenant's large writes, waiting for a file operation slot with their bodies held, never take the
+ * room every other tenant's requests need.
  */
 export class BodyBudget {
   readonly max: number;
+  /** The bytes one tenant's requests may hold at once (all of them with one tenant). */
+  readonly tenantShare: number;
   #held = 0;
+  readonly #byTenant = new Map<string, number>();
 
-  constructor(max: number) {
+  constructor(max: number, tenantShare = max) {
     this.max = max;
+    this.tenantShare = tenantShare;
   }
 
   get held(): number {
@@ -28,6 +35,25 @@ export class BodyBudget {
 
   giveBack(bytes: number): void {
     this.#held -= bytes;
+  }
+
+  /**
+   * Counts `bytes`, already reserved, as `tenant`'s until the returned function is called; or
+   * counts nothing and answers undefined when the tenant's requests would then hold more than
+   * its share.
+   */
+  claimFor(tenant: string, bytes: number): (() => void) | undefined {
+    const before = this.#byTenant.get(tenant) ?? 0;
+    if (before + bytes > this.tenantShare) return undefined;
+    this.#byTenant.set(tenant, before + bytes);
+    let claimed = true;
+    return () => {
+      if (!claimed) return;
+      claimed = false;
+      const left = (this.#byTenant.get(tenant) ?? 0) - bytes;
+      if (left > 0) this.#byTenant.set(tenant, left);
+      else this.#byTenant.delete(tenant);
+    };
   }
 }
 

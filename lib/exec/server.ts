@@ -4,6 +4,7 @@ import { isHostEntry } from '../http/origin-policy.ts';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignedBody } from '../crypto/signed-request.ts';
 import type { CommandSandbox } from './command-sandbox.ts';
 import { ExecEnvironmentError, type ExecutionEnvironment } from './environment.ts';
+import { FileOperationShares } from './file-operation-shares.ts';
 import { LocalExecutionEnvironment } from './local.ts';
 import { nodeBase64 } from './server-base64.ts';
 import { isObject, parseRpcIdentity, parseRpcRequest, REFUSAL_CODES, RPC_PATH, RpcRequestError, type RpcCallControl, type RpcMethod, type RpcRequestIdentity, type RpcResponseBody } from './rpc-protocol.ts';
@@ -11,7 +12,6 @@ import { probeCommandSandbox } from './local-sandbox-probe.ts';
 import { RequestAdmission, signatureRefusal, type Refusal } from './server-admission.ts';
 import { BodyBudget, discardRest, readBody } from './server-body.ts';
 import { hostsServed, originRefusal } from './server-origins.ts';
-import { Slots } from './slots.ts';
 
 /** File writes travel base64-encoded, so 64 MiB of body carries files up to about 48 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -20,8 +20,9 @@ export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 const DEFAULT_BODIES_AT_ONCE = 2;
 
 /**
- * File operations (every method but execCommand, which CommandsAtOnce caps) worked on at once.
- * A readFile answer of 32 MiB is held about four times over while it is encoded and sent.
+ * File operations (every method but execCommand, which CommandsAtOnce caps) worked on at once,
+ * shared between the tenants like command slots (FileOperationShares). A readFile answer of
+ * 32 MiB is held about four times over while it is encoded and sent.
  */
 export const DEFAULT_FILE_OPERATIONS_AT_ONCE = 4;
 
@@ -50,7 +51,7 @@ export interface ExecServerOptions {
   maxBodyBytes?: number;
   /** Body bytes all requests together may hold at once; beyond it a request is refused (503). Default 2 × maxBodyBytes. */
   maxBufferedBodyBytes?: number;
-  /** File operations worked on at once; default DEFAULT_FILE_OPERATIONS_AT_ONCE. */
+  /** File operations worked on at once, shared between the tenants; default DEFAULT_FILE_OPERATIONS_AT_ONCE. */
   maxFileOperations?: number;
   /** How long a file operation waits for its turn before it is refused (unavailable); default 10 s. */
   fileOperationWaitMs?: number;
@@ -80,7 +81,7 @@ interface ServerContext {
   sandbox: CommandSandbox;
   maxBodyBytes: number;
   bodies: BodyBudget;
-  fileOperations: Slots;
+  fileOperations: FileOperationShares;
   fileOperationWaitMs: number;
   /** The Host values answered to; known once the server listens (port 0 picks one). */
   hostsServed: string[];
@@ -96,14 +97,15 @@ export async function startExecServer(options: ExecServerOptions): Promise<ExecS
   const maxBuffered = options.maxBufferedBodyBytes ?? DEFAULT_BODIES_AT_ONCE * maxBodyBytes;
   if (!(maxBuffered >= maxBodyBytes)) throw new Error(`the body bytes held at once (${maxBuffered}) must be at least one request's limit (${maxBodyBytes})`);
   const admission = new RequestAdmission(options.tenants, options.maxNonces);
-  const fileOperations = new Slots(options.maxFileOperations ?? DEFAULT_FILE_OPERATIONS_AT_ONCE);
+  const fileOperations = new FileOperationShares(options.maxFileOperations ?? DEFAULT_FILE_OPERATIONS_AT_ONCE, options.tenants);
   const sandbox = options.sandbox ?? (await probeCommandSandbox({ tenants: options.tenants }));
   const context: ServerContext = {
     secret: options.secret,
     admission,
     sandbox,
     maxBodyBytes,
-    bodies: new BodyBudget(maxBuffered),
+    // Each tenant may hold its part of the budget, and at least one request's limit.
+    bodies: new BodyBudget(maxBuffered, Math.max(maxBodyBytes, Math.floor(maxBuffered / Math.max(1, new Set(options.tenants).size)))),
     fileOperations,
     fileOperationWaitMs: options.fileOperationWaitMs ?? DEFAULT_FILE_OPERATION_WAIT_MS,
     hostsServed: [],
@@ -174,9 +176,22 @@ async function answerSigned(body: Uint8Array, signedAt: number, nowSeconds: numb
   if ('status' in parsed) return refuse(response, context, parsed);
   const refused = context.admission.admit(parsed, signedAt, nowSeconds);
   if (refused) return refuse(response, context, refused, parsed.tenant);
-  const answer = await runAndAnswer(parsed, response, context);
-  const outcome = 'error' in answer ? answer.error.code : 'ok';
-  context.log('exec.rpc.completed', { tenant: parsed.tenant, method: parsed.method, outcome, duration_ms: Math.round(performance.now() - started) });
+  const giveBack = context.bodies.claimFor(parsed.tenant, body.length);
+  if (!giveBack) return refuse(response, context, tenantBodiesRefusal(parsed.tenant, context), parsed.tenant);
+  try {
+    const answer = await runAndAnswer(parsed, response, context);
+    const outcome = 'error' in answer ? answer.error.code : 'ok';
+    context.log('exec.rpc.completed', { tenant: parsed.tenant, method: parsed.method, outcome, duration_ms: Math.round(performance.now() - started) });
+  } finally {
+    giveBack();
+  }
+}
+
+/** The tenant's requests already hold their share of the request-body bytes (BodyBudget). */
+function tenantBodiesRefusal(tenant: string, context: ServerContext): Refusal {
+  const { tenantShare, max } = context.bodies;
+  const message = `tenant "${tenant}" already has ${tenantShare} bytes of request bodies at the exec-server, as many as one tenant's requests may hold at once (its tenants share ${max}): nothing was run; retry shortly, or send fewer large files in parallel`;
+  return { status: 503, code: REFUSAL_CODES.serverBusy, message };
 }
 
 function bodyRefusal(refused: 'too_large' | 'no_room', context: ServerContext): Refusal {
@@ -212,9 +227,9 @@ function parseBody(body: Uint8Array): ParsedRequest | Refusal {
 async function runAndAnswer(parsed: ParsedRequest, response: ServerResponse, context: ServerContext): Promise<RpcResponseBody> {
   const clientGone = whenClientGone(response);
   try {
-    const release = parsed.method === 'execCommand' ? () => {} : await context.fileOperations.take(context.fileOperationWaitMs);
+    const release = parsed.method === 'execCommand' ? () => {} : await context.fileOperations.take(parsed.tenant, context.fileOperationWaitMs);
     if (!release) {
-      const message = `the exec-server is busy: ${context.fileOperations.max} file operations were under way all the ${context.fileOperationWaitMs} ms this ${parsed.method} waited, so it was not started; retry it shortly`;
+      const message = fileOperationsBusy(parsed, context);
       const busy: RpcResponseBody = { error: { code: 'unavailable', message } };
       send(response, 200, busy);
       return busy;
@@ -231,6 +246,13 @@ async function runAndAnswer(parsed: ParsedRequest, response: ServerResponse, con
   } finally {
     clientGone.stopWatching();
   }
+}
+
+/** Why a file operation was not started: every slot its tenant may take was in use all the time it waited. */
+function fileOperationsBusy(parsed: ParsedRequest, context: ServerContext): string {
+  const { fileOperations, fileOperationWaitMs } = context;
+  const shared = fileOperations.guaranteed < fileOperations.max ? `, shared between its tenants (each is guaranteed ${fileOperations.guaranteed}; tenant "${parsed.tenant}" was using what it may),` : '';
+  return `the exec-server is busy: ${fileOperations.max} file operations were under way${shared} all the ${fileOperationWaitMs} ms this ${parsed.method} waited, so it was not started; retry it shortly`;
 }
 
 /** What a call whose client went away is logged as; nobody reads it. */

@@ -6,7 +6,6 @@ import { CommandsAtOnce, defaultCommandsAtOnce } from '../../lib/exec/local-comm
 import { LocalExecutionEnvironment } from '../../lib/exec/local.ts';
 import { RemoteExecutionEnvironment } from '../../lib/exec/remote.ts';
 import { startExecServer } from '../../lib/exec/server.ts';
-import { Slots } from '../../lib/exec/slots.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';
 import { spawnNode } from '../helpers/processes.ts';
@@ -24,38 +23,6 @@ afterEach(() => sandbox.cleanup());
 
 /** Waits in the workspace until the test creates `release`, so commands overlap for as long as the test needs. */
 const heldUntilReleased = (marker: string) => `touch ${marker}; while [ ! -e release ]; do sleep 0.05; done; echo done`;
-
-describe('Slots', () => {
-  it('gives out at most its number at once, and a released slot only once', () => {
-    const slots = new Slots(2);
-    const first = slots.tryTake()!;
-    expect(slots.tryTake()).toBeDefined();
-    expect(slots.tryTake()).toBeUndefined();
-    first();
-    first();
-    expect(slots.taken).toBe(1);
-    expect(slots.tryTake()).toBeDefined();
-    expect(slots.tryTake()).toBeUndefined();
-  });
-
-  it('hands a released slot to the longest waiter, and gives up on a waiter after its time', async () => {
-    const slots = new Slots(1);
-    const release = slots.tryTake()!;
-    const order: string[] = [];
-    const a = slots.take(5_000).then((r) => (order.push('a'), r));
-    const b = slots.take(5_000).then((r) => (order.push('b'), r));
-    expect(await slots.take(20)).toBeUndefined();
-    release();
-    (await a)!();
-    (await b)!();
-    expect(order).toEqual(['a', 'b']);
-    expect(slots.taken).toBe(0);
-  });
-
-  it('refuses a limit below 1', () => {
-    expect(() => new Slots(0)).toThrow(/at least 1/);
-  });
-});
 
 describe('how many commands run at once by default', () => {
   it('as many as half the host memory holds at the per-call limit, from 1 to 8', () => {

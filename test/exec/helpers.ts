@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
@@ -116,4 +116,36 @@ export async function countingListener(): Promise<CountingListener> {
     connections: () => connections,
     close: () => new Promise<void>((resolve) => listener.close(() => resolve())),
   };
+}
+
+/**
+ * Text that keeps ripgrep's regex engine busy for seconds per file with SLOW_SEARCH_PATTERN (its
+ * lazy DFA keeps meeting new states): lines of 90 random letters, digits and spaces, 9 MB a file
+ * (grep skips files over 10 MB). Each file differs, so no state is reused from the one before.
+ */
+export function slowSearchText(seed: number): Buffer {
+  const alphabet = Buffer.from('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789      ');
+  const text = Buffer.alloc(9_000_000);
+  let state = seed * 2_654_435_761 + 1;
+  for (let i = 0; i < text.length; i++) {
+    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+    text[i] = i % 91 === 90 ? 0x0a : alphabet[(state >>> 16) % alphabet.length];
+  }
+  return text;
+}
+
+/** Keeps ripgrep busy for seconds on each slowSearchText file (and matches nothing there). */
+export const SLOW_SEARCH_PATTERN = '(\\w+\\s?){200}$';
+
+/** Live processes (not this one) whose command line mentions `marker`. */
+export function processesMentioning(marker: string): number[] {
+  return readdirSync('/proc').flatMap((name) => {
+    const pid = Number(name);
+    if (!Number.isSafeInteger(pid) || pid === process.pid) return [];
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(marker) && isRunning(pid) ? [pid] : [];
+    } catch {
+      return []; // gone meanwhile
+    }
+  });
 }

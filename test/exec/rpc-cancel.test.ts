@@ -1,43 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startExecServer } from '../../lib/exec/server.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';
-import { isRunning, makeSandbox, waitUntil, type Sandbox } from './helpers.ts';
+import { makeSandbox, processesMentioning, SLOW_SEARCH_PATTERN, slowSearchText, waitUntil, type Sandbox } from './helpers.ts';
 
 const SECRET = 'rpc-cancel-secret-0123456789abcdef0123456789';
-
-/** Live processes (not this one) whose command line mentions `marker`. */
-function processesMentioning(marker: string): number[] {
-  return readdirSync('/proc').flatMap((name) => {
-    const pid = Number(name);
-    if (!Number.isSafeInteger(pid) || pid === process.pid) return [];
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(marker) && isRunning(pid) ? [pid] : [];
-    } catch {
-      return []; // gone meanwhile
-    }
-  });
-}
-
-/**
- * Text that keeps ripgrep's regex engine busy for seconds per file with the pattern below (its
- * lazy DFA keeps meeting new states): lines of 90 random letters, digits and spaces, 9 MB a file
- * (grep skips files over 10 MB). Each file differs, so no state is reused from the one before.
- */
-function slowText(seed: number): Buffer {
-  const alphabet = Buffer.from('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789      ');
-  const text = Buffer.alloc(9_000_000);
-  let state = seed * 2_654_435_761 + 1;
-  for (let i = 0; i < text.length; i++) {
-    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
-    text[i] = i % 91 === 90 ? 0x0a : alphabet[(state >>> 16) % alphabet.length];
-  }
-  return text;
-}
 
 let sandbox: Sandbox;
 beforeEach(async () => {
@@ -86,12 +56,12 @@ describe('attack: the gateway stops waiting, the exec-server keeps working', () 
   }, 60_000);
 
   it('a grep: ripgrep is killed soon after the gateway gave up, long before its own 20 s limit', async () => {
-    await Promise.all([1, 2, 3].map((seed) => writeFile(join(sandbox.root, `big-${seed}.txt`), slowText(seed))));
+    await Promise.all([1, 2, 3].map((seed) => writeFile(join(sandbox.root, `big-${seed}.txt`), slowSearchText(seed))));
     const server = await startExecServer({ root: sandbox.root, secret: SECRET, tenants: ['acme'], port: 0 });
     try {
       const gw = await gatewayGivingUpAfter(1_500, server);
       const marker = `zq${randomBytes(8).toString('hex')}`;
-      const call = { name: 'grep', arguments: { pattern: `(\\w+\\s?){200}$|${marker}`, path: '.' } };
+      const call = { name: 'grep', arguments: { pattern: `${SLOW_SEARCH_PATTERN}|${marker}`, path: '.' } };
       expect(await dispatchWhileWatching(gw, call, marker)).toEqual({ seenRunning: true, status: 'timeout' });
       expect(await waitUntil(() => processesMentioning(marker).length === 0, 8_000)).toBe(true);
       // The file operation slot it held is free again: the next search answers.
