@@ -17,10 +17,9 @@ export async function dispatchBatch(deps: DispatchDeps, batchCaller: CallerConte
   const runGroup = async (group: ToolCall[]): Promise<ToolResult[]> => {
     const results: ToolResult[] = [];
     for (const call of group) {
-      let output = '';
-      const result = await dispatchCall(deps, caller, call, { onOutput: (whole) => (output = whole) });
+      const result = await dispatchCall(deps, caller, call);
       results.push(result);
-      if (!letsTheNextRun(call, result, output)) break;
+      if (!letsTheNextRun(call, result)) break;
     }
     return results;
   };
@@ -33,9 +32,9 @@ export async function dispatchBatch(deps: DispatchDeps, batchCaller: CallerConte
 
 /**
  * A shell_call's command must have exited (a timeout stops the rest too), as its whole output
- * says: the tool's output limits (the tenant's to set) may have cut the timeout note or the
- * header from the result the model reads. Any other call must have ended `ok`.
+ * says (command_outcome: the tool's output limits may have cut the timeout note or the header
+ * from the result the model reads). Any other call must have ended `ok`.
  */
-function letsTheNextRun(call: ToolCall, result: ToolResult, output: string): boolean {
-  return call.native?.type === 'shell_call' ? shellCommandExited({ ...result, content: output }) : result.status === 'ok';
+function letsTheNextRun(call: ToolCall, result: ToolResult): boolean {
+  return call.native?.type === 'shell_call' ? shellCommandExited(result) : result.status === 'ok';
 }

@@ -41,6 +41,9 @@ export function groupByNativeItem(calls: ToolCall[]): ToolCall[][] {
   return groups;
 }
 
+/** A command's end as a Responses shell_call_output entry states it. */
+export type CommandOutcome = { type: 'exit'; exit_code: number } | { type: 'timeout' };
+
 export interface CallFailure {
   code: ErrorCode;
   message: string;
@@ -69,6 +72,13 @@ export interface ToolResult {
   duration_ms: number;
   /** Set when the result was stored earlier and is being replayed (idempotency). */
   replayed?: boolean;
+  /**
+   * How a command of a Responses shell_call ended, read from its whole output: the tool's output
+   * limits may have cut the exit code or the timeout note from `content`. Set on such a command's
+   * `ok` result (stored with it, so a replay keeps it); its output entry and whether the next
+   * command runs follow it.
+   */
+  command_outcome?: CommandOutcome;
   /**
    * Set for a tool whose execution lives in the agent's client (executor kind `client`): the
    * call passed every check and governance, and the client is to run it; toolgate did not.

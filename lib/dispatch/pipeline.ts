@@ -4,6 +4,7 @@ import { failureResult, type CallFailure, type ToolCall, type ToolResult } from 
 import { withRequestBudgets, type CallerContext, type DispatchDeps } from './context.ts';
 import { leaseMsFor } from './lease.ts';
 import { executedResult } from './executed-result.ts';
+import { withCommandOutcome } from './formats/responses-output.ts';
 import { requestPatternBudgetSpent } from './pattern-budget.ts';
 import { authorizeStage } from './stages/authorize.ts';
 import { beginStage, type TraceBeforeRun } from './stages/begin.ts';
@@ -25,8 +26,6 @@ export interface DispatchOptions {
   timeoutMs?: number;
   /** The call was answered before the pipeline (a native call's malformed input, bash restart): nothing runs; the answer is recorded (events, audit) like any result. */
   answer?: ToolResult;
-  /** Handed the call's whole output (before the tool's output limits cut it), as the end event gets it. */
-  onOutput?: (output: string) => void;
 }
 
 /**
@@ -53,7 +52,6 @@ export async function dispatchCall(deps: DispatchDeps, callCaller: CallerContext
     trace = { result, output: result.content, raw_arguments: call.arguments, decision: { decision: 'error', stage: 'internal' } };
   }
   const { result } = trace;
-  options.onOutput?.(trace.output);
   deps.events?.({ type: 'tool_call.end', ...base, result, output: trace.output });
   deps.metrics?.observe(result);
   deps.log(result.status === 'ok' ? 'tools.dispatch.completed' : 'tools.dispatch.failed', { ...base, status: result.status, duration_ms: result.duration_ms });
@@ -136,7 +134,8 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
     const result = failureResult(call, executed.failure, startedAt);
     return { ...trace, result, output: result.content };
   }
-  const result = executedResult(call, executed.value, definition.output, startedAt);
+  // A shell_call command's outcome comes from its whole output, before the limits cut it.
+  const result = withCommandOutcome(call, executedResult(call, executed.value, definition.output, startedAt), executed.value.text);
   return { ...trace, result, output: executed.value.text, ...(executed.value.content ? { output_content: executed.value.content } : {}) };
 }
 

@@ -89,7 +89,7 @@ export interface ExecutionEnvironment {
   execCommand(command: string, options?: ExecOptions): Promise<ExecResult>;
   grep(pattern: string, path: string, options?: GrepOptions): Promise<GrepMatch[]>;
   /** Matching files, newest first. */
-  glob(pattern: string, path: string): Promise<GlobMatch[]>;
+  glob(pattern: string, path: string, options?: Cancellable): Promise<GlobMatch[]>;
   workingDirectory(): Promise<string>;
   platform(): Promise<string>;
 }

@@ -93,7 +93,7 @@ export function bubblewrapArguments(layout: BubblewrapLayout, call: SandboxedCal
   args.push('--size', tmpSize, '--tmpfs', '/dev/shm', '--size', tmpSize, '--tmpfs', '/tmp', '--symlink', '/tmp', '/var/tmp');
   for (const path of layout.readOnlyPaths) args.push('--ro-bind', path, path);
   args.push(call.readOnly ? '--ro-bind' : '--bind', call.workspace, call.workspace);
-  if (call.readOnly && layout.gitGuard) args.push(...gitGuardMounts(layout.gitGuard));
+  if (call.readOnly && layout.gitGuard) args.push(...gitGuardMounts(layout.gitGuard, call.workspace));
   args.push('--remount-ro', '/dev', '--remount-ro', '/');
   if (layout.seccompFilter) args.push('--seccomp', String(SECCOMP_FILTER_FD));
   args.push('--chdir', call.cwd, '--clearenv');

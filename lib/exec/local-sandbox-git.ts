@@ -26,7 +26,12 @@ import { removeFolder, removeStaleLeftovers } from './local-stale-leftovers.ts';
  *    gitdir, includes and worktree config exactly as the command would) and refuses, naming the
  *    setting and its file, unless every key is in SAFE_SETTINGS: settings that name no program,
  *    include no file and start no transport;
- * 4. runs the real git (mounted at REAL_GIT) with that environment, hooks, fsmonitor, the pager,
+ * 4. where `core.worktree` is set, asks git which work tree it makes of it and refuses unless
+ *    that folder (symlinks resolved) lies inside the workspace, which the sandbox names at
+ *    WORKSPACE_LINK: git reads the work tree's files (`git diff` prints them), and
+ *    `core.worktree = /` would make it read the sandbox's /; git then runs with the folder
+ *    checked as GIT_WORK_TREE;
+ * 5. runs the real git (mounted at REAL_GIT) with that environment, hooks, fsmonitor, the pager,
  *    signatures, external diff, textconv and every transport pinned off besides.
  * A submodule's git is started by git through its exec path, so it is checked the same way, in the
  * submodule. Calls that are not read-only (a human approved them) run git unchanged.
@@ -34,6 +39,13 @@ import { removeFolder, removeStaleLeftovers } from './local-stale-leftovers.ts';
 
 /** Where a read-only call's sandbox mounts the real git program, for the script to run. */
 export const REAL_GIT = '/run/toolgate/git';
+
+/**
+ * A symlink to the call's workspace, made by bwrap in the read-only root (so no command can
+ * change it), where the script finds the folder a work tree must lie in. The script is written
+ * once for every workspace; the environment would not do (the command sets git's).
+ */
+export const WORKSPACE_LINK = '/run/toolgate/workspace';
 
 /** Settings, as `section.variable` or `section.*.variable` (any subsection), that name no program, include no file and start no transport. */
 const SAFE_SETTINGS = [
@@ -131,9 +143,9 @@ export function writeGitGuard(): GitGuard | undefined {
   return { script, realGit, runFrom };
 }
 
-/** bwrap's arguments that put the guard in place (after the system folders are mounted). */
-export function gitGuardMounts(guard: GitGuard): string[] {
-  return ['--ro-bind', guard.realGit, REAL_GIT, ...guard.runFrom.flatMap((path) => ['--ro-bind', guard.script, path])];
+/** bwrap's arguments that put the guard in place for a call in `workspace` (after the system folders are mounted). */
+export function gitGuardMounts(guard: GitGuard, workspace: string): string[] {
+  return ['--ro-bind', guard.realGit, REAL_GIT, '--symlink', workspace, WORKSPACE_LINK, ...guard.runFrom.flatMap((path) => ['--ro-bind', guard.script, path])];
 }
 
 /** Where git runs its own commands from (a submodule's git among them). */
@@ -192,10 +204,22 @@ while IFS= read -r -d '' scope && IFS= read -r -d '' origin && IFS= read -r -d '
   variable=\${key##*.}
   middle=\${key#*.}
   if [[ $middle == *.* ]]; then shape="$section.*.$variable"; else shape="$section.$variable"; fi
+  [[ $key == core.worktree ]] && worktree_setting="the $scope setting core.worktree (\${origin#file:})"
   if [[ $section =~ ^[a-z0-9-]+$ && $variable =~ ^[a-z0-9-]+$ ]] && [[ -n \${safe_sections[$section]-} || -n \${safe[$shape]-} ]]; then continue; fi
   refuse "the $scope setting $key (\${origin#file:}) is not one git is known to use without running a program or reading another file, so a read-only grant does not run git here; remove the setting, or have the command approved"
 done < <(/usr/bin/env -i "\${environment[@]}" ${REAL_GIT} config --list --show-scope --show-origin --name-only -z)
 wait $! || refuse 'its settings could not be read (see the error above)'
+
+# git reads the files of the work tree core.worktree names (relative to the git dir): it must lie in the workspace.
+if [[ -n \${worktree_setting-} ]]; then
+  workspace=$(cd -P ${WORKSPACE_LINK} && pwd) || refuse "$worktree_setting cannot be checked: the sandbox does not name its workspace"
+  worktree=$(/usr/bin/env -i "\${environment[@]}" ${REAL_GIT} rev-parse --show-toplevel) && worktree=$(cd -P "$worktree" && pwd) ||
+    refuse "$worktree_setting names a work tree git cannot use (see the error above)"
+  [[ $worktree == "$workspace" || $worktree == "$workspace"/* ]] ||
+    refuse "$worktree_setting makes git read the folder $worktree, which lies outside the workspace $workspace; set it to a folder inside the workspace, or remove it"
+  # The work tree checked, whatever the setting says by the time git reads it again.
+  environment+=("GIT_WORK_TREE=$worktree")
+fi
 exec /usr/bin/env -i "\${environment[@]}" GIT_CONFIG_COUNT=${Object.keys(PINNED).length} ${pinned.join(' ')} ${REAL_GIT} --no-pager \${options[@]+"\${options[@]}"} "$@"
 `;
 }

@@ -1,5 +1,6 @@
 import {
   ExecEnvironmentError,
+  type Cancellable,
   type DirectoryEntry,
   type ExecOptions,
   type ExecResult,
@@ -130,11 +131,12 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
     return grepRooted(this.#paths, path, { search, filter, policy: this.#files });
   }
 
-  async glob(pattern: string, path: string): Promise<GlobMatch[]> {
+  async glob(pattern: string, path: string, options: Cancellable = {}): Promise<GlobMatch[]> {
     if (typeof pattern !== 'string' || pattern === '') throw new ExecEnvironmentError('invalid_request', 'glob needs a non-empty pattern such as "**/*.ts"');
     const glob = compileGlob(pattern);
     const relative = this.#paths.relative(path);
-    return this.#paths.use(path, {}, async (lookup) => globFiles(await findFiles(requireFolder(lookup, path), relative, skipUsualFolders(pattern)), glob));
+    const { signal } = options;
+    return this.#paths.use(path, {}, async (lookup) => globFiles(await findFiles(requireFolder(lookup, path), relative, skipUsualFolders(pattern), signal), glob, { signal }));
   }
 
   async workingDirectory(): Promise<string> {

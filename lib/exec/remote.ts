@@ -4,6 +4,7 @@ import { ToolError } from '../registry/errors.ts';
 import { decodeBase64, encodeBase64 } from './base64.ts';
 import {
   ExecEnvironmentError,
+  type Cancellable,
   type DirectoryEntry,
   type ExecOptions,
   type ExecResult,
@@ -122,8 +123,8 @@ export class RemoteExecutionEnvironment implements ExecutionEnvironment {
     return (await this.#call('grep', { pattern, path, options: sent }, this.#timeoutMs, signal)) as GrepMatch[];
   }
 
-  async glob(pattern: string, path: string): Promise<GlobMatch[]> {
-    return (await this.#call('glob', { pattern, path })) as GlobMatch[];
+  async glob(pattern: string, path: string, options: Cancellable = {}): Promise<GlobMatch[]> {
+    return (await this.#call('glob', { pattern, path }, this.#timeoutMs, options.signal)) as GlobMatch[];
   }
 
   async workingDirectory(): Promise<string> {

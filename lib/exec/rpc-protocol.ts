@@ -166,7 +166,7 @@ const BINDERS: Record<RpcMethod, (params: Params, method: string, codec: Base64C
   glob: (p, m) => {
     const pattern = text(p, 'pattern', m);
     const path = text(p, 'path', m);
-    return (env) => env.glob(pattern, path);
+    return (env, { signal } = {}) => env.glob(pattern, path, { signal });
   },
   workingDirectory: () => (env) => env.workingDirectory(),
   platform: () => (env) => env.platform(),

@@ -41,17 +41,46 @@ describe('attack: a shell_call goes on after a timeout whose note the output lim
     rmSync(root, { recursive: true, force: true });
   });
 
+  /** One shell_call through /v1/dispatch in the Responses format: the results' ids and the item's entries. */
+  async function dispatchShellCall(key: string, thread: string, commands: string[]) {
+    const output = [shellCall('s1', commands, { timeout_ms: 300 })];
+    const response = await gw.request('/v1/dispatch', { key, json: { thread_id: thread, format: 'responses', output } });
+    const answer = (await response.json()) as { results: Array<{ call_id: string; content: string }>; messages: ResponseInputItem[] };
+    return { results: answer.results, entries: (answer.messages[0] as ResponseInputItem.ShellCallOutput).output };
+  }
+
   for (const [key, first] of [['small', 'sleep 5'], ['tail', 'head -c 50000 /dev/zero | tr "\\0" x; sleep 5']] as const) {
-    it(`tenant "${key}": the first command timed out, the second never runs`, async () => {
+    it(`tenant "${key}": the first command timed out, the second never runs, and its entry says timeout`, async () => {
       const marker = `after-${key}.txt`;
-      const output = [shellCall('s1', [first, `echo AFTER > ${marker}`], { timeout_ms: 300 })];
-      const response = await gw.request('/v1/dispatch', { key, json: { thread_id: `t-${key}`, format: 'responses', output } });
-      const answer = (await response.json()) as { results: Array<{ call_id: string }>; messages: ResponseInputItem[] };
-      expect(answer.results.map((result) => result.call_id)).toEqual(['s1:0']);
-      const entries = (answer.messages[0] as ResponseInputItem.ShellCallOutput).output;
+      const { results, entries } = await dispatchShellCall(key, `t-${key}`, [first, `echo AFTER > ${marker}`]);
+      expect(results.map((result) => result.call_id)).toEqual(['s1:0']);
       expect(entries).toHaveLength(1);
       expect(entries[0].stderr).toMatch(/the 1 command\(s\) after this one in the shell_call were not run/);
+      expect(entries[0].outcome).toEqual({ type: 'timeout' });
+      // The entry shows the model no more than the tenant's limits let through.
+      expect(results[0].content).toContain(entries[0].stdout);
+      if (key === 'small') expect(`${entries[0].stdout}${entries[0].stderr}`).not.toContain('timed out');
       expect(existsSync(join(workspace, marker))).toBe(false);
     }, 30_000);
   }
+
+  it('the same shell_call sent again: the timed-out command is replayed, still as a timeout, and the second still never runs', async () => {
+    const commands = ['sleep 5', 'echo AFTER > after-retry.txt'];
+    await dispatchShellCall('small', 't-retry', commands);
+    const { results, entries } = await dispatchShellCall('small', 't-retry', commands);
+    expect(results.map((result) => result.call_id)).toEqual(['s1:0']);
+    expect(entries.map((entry) => entry.outcome)).toEqual([{ type: 'timeout' }]);
+    expect(existsSync(join(workspace, 'after-retry.txt'))).toBe(false);
+  }, 30_000);
+
+  it('tenant "tail": a command whose exit code the limits cut from the header still reports it', async () => {
+    const { results, entries } = await dispatchShellCall('tail', 't-exit', ['head -c 50000 /dev/zero | tr "\\0" x; exit 3', 'echo next']);
+    expect(entries.map((entry) => entry.outcome)).toEqual([
+      { type: 'exit', exit_code: 3 },
+      { type: 'exit', exit_code: 0 },
+    ]);
+    // The header is cut: the entry is the text the model reads, no more.
+    expect(entries[0]).toMatchObject({ stdout: results[0].content, stderr: '' });
+    expect(results[0].content).not.toContain('Exit code: 3');
+  }, 30_000);
 });

@@ -175,6 +175,13 @@ describe('LocalExecutionEnvironment: glob', () => {
     expect((await execError(env.glob('', '.'))).code).toBe('invalid_request');
     expect((await execError(env.glob('*', 'f.txt'))).code).toBe('not_directory');
   });
+
+  it('stops, walking nothing more, once nobody waits for its answer (its signal aborted)', async () => {
+    await files({ 'a/b/c.ts': '' });
+    const error = await execError(env.glob('**/*.ts', '.', { signal: AbortSignal.abort() }));
+    expect(error.code).toBe('unavailable');
+    expect(error.message).toContain('nobody waits for its answer');
+  });
 });
 
 describe('LocalExecutionEnvironment: commands and facts', () => {

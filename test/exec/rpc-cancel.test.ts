@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startExecServer } from '../../lib/exec/server.ts';
@@ -23,7 +23,7 @@ afterEach(() => sandbox.cleanup());
  */
 describe('attack: the gateway stops waiting, the exec-server keeps working', () => {
   async function gatewayGivingUpAfter(timeoutMs: number, server: { url: string }) {
-    const tools = ['shell', 'grep'].map((name) => ({ name, executor: { kind: 'builtin' }, timeout_ms: timeoutMs }));
+    const tools = ['shell', 'grep', 'glob'].map((name) => ({ name, executor: { kind: 'builtin' }, timeout_ms: timeoutMs }));
     const manifest = validManifest({ tenant: 'acme', profile: 'openai', policy: { read: 'grant', write: 'grant', execute: 'grant' }, execution_environment: { url: server.url, secret: 'env:EXEC_SECRET' }, tools });
     return testGateway([manifest], { k: { tenant: 'acme' } }, { env: { EXEC_SECRET: SECRET, TOOLGATE_TENANT_SECRETS: 'acme:EXEC_SECRET' } });
   }
@@ -71,4 +71,42 @@ describe('attack: the gateway stops waiting, the exec-server keeps working', () 
       await server.close();
     }
   }, 60_000);
+
+  it('a glob: its walk and matching stop soon after the gateway gave up, long before its own 10 s limit, and free the slot', async () => {
+    const folder = join(sandbox.root, 'deep', costlyName(1), costlyName(2));
+    await mkdir(folder, { recursive: true });
+    for (let start = 0; start < COSTLY_FILES; start += 1_000) {
+      await Promise.all(Array.from({ length: 1_000 }, (_, i) => writeFile(join(folder, costlyName(start + i + 3)), '')));
+    }
+    // One file operation at a time: the next glob gets the slot only once the abandoned one let go of it.
+    const server = await startExecServer({ root: sandbox.root, secret: SECRET, tenants: ['acme'], port: 0, maxFileOperations: 1, fileOperationWaitMs: 1_000 });
+    try {
+      const gw = await gatewayGivingUpAfter(1_500, server);
+      const dispatch = async (thread: string, pattern: string) => {
+        const response = await gw.request('/v1/dispatch', { key: 'k', json: { thread_id: thread, calls: [{ call_id: 'c1', name: 'glob', arguments: { pattern } }] } });
+        return ((await response.json()) as { results: Array<{ status: string; content: string }> }).results[0];
+      };
+      expect((await dispatch('costly', COSTLY_GLOB)).status).toBe('timeout');
+      const next = await dispatch('after', '*.md');
+      expect(next.content).not.toContain('busy');
+      expect(next.status).toBe('ok');
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 });
+
+/** Files whose paths (about 750 characters) each cost COSTLY_GLOB about a millisecond to check: some 16 s in all, past glob's 10 s limit. */
+const COSTLY_FILES = 16_000;
+
+/** 250 letters a and b, different for each seed: the matcher's threads never repeat, so its cache does not help. */
+function costlyName(seed: number): string {
+  let state = seed * 2_654_435_761 + 1;
+  return Array.from({ length: 250 }, () => {
+    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+    return (state >>> 16) & 1 ? 'a' : 'b';
+  }).join('');
+}
+
+/** An `a` followed by 200 more characters in the file's name: matches none of them, after following a thread from every `a`. */
+const COSTLY_GLOB = `**/*a${'?'.repeat(200)}x`;

@@ -1,3 +1,4 @@
+import type { CommandOutcome } from '../call.ts';
 import type { ResponsesContentItem } from './responses-content.ts';
 /**
  * The Responses API input items toolgate answers with, field for field as the `openai` package
@@ -22,7 +23,7 @@ export interface ApplyPatchCallOutputItem {
 export interface ShellCommandOutput {
   stdout: string;
   stderr: string;
-  outcome: { type: 'exit'; exit_code: number } | { type: 'timeout' };
+  outcome: CommandOutcome;
 }
 
 export interface ShellCallOutputItem {

@@ -1,5 +1,5 @@
 import { readShellResult } from '../../tools/coding/shell-output.ts';
-import { groupByNativeItem, type ToolCall, type ToolResult } from '../call.ts';
+import { groupByNativeItem, type CommandOutcome, type ToolCall, type ToolResult } from '../call.ts';
 import { responsesFunctionCallOutput } from './responses-content.ts';
 import type { ApplyPatchCallOutputItem, FunctionCallOutputItem, ResponsesOutputItem, ShellCallOutputItem, ShellCommandOutput } from './responses-items.ts';
 
@@ -22,6 +22,16 @@ export function resultText(result: ToolResult): string {
  */
 export function shellCommandExited(result: ToolResult): boolean {
   return result.status === 'ok' && commandOutput(result).outcome.type === 'exit';
+}
+
+/**
+ * A shell_call command's `ok` result with its outcome (command_outcome) read from `output`, its
+ * whole output: the content the model reads is cut to the tool's output limits (the tenant's to
+ * set), which may drop the header's exit code or the timeout note. Any other result as it is.
+ */
+export function withCommandOutcome(call: Pick<ToolCall, 'native'>, result: ToolResult, output: string): ToolResult {
+  if (call.native?.type !== 'shell_call' || result.status !== 'ok') return result;
+  return { ...result, command_outcome: outcomeOf(output) };
 }
 
 /**
@@ -67,16 +77,26 @@ function shellCallOutput(call_id: string, results: ToolResult[], commands: numbe
   };
 }
 
-/** A command's result as stdout, stderr and outcome; a result that is not the shell tool's layout is all stdout. */
+/**
+ * A command's result as stdout, stderr (from the text the model reads) and outcome (the one
+ * read from its whole output where the result carries it); a result that is not the shell
+ * tool's layout is all stdout.
+ */
 function commandOutput(result: ToolResult): ShellCommandOutput {
   const text = resultText(result);
   if (result.status === 'timeout') return { stdout: '', stderr: text, outcome: { type: 'timeout' } };
   if (result.status !== 'ok') return { stdout: '', stderr: text, outcome: { type: 'exit', exit_code: NOT_RUN_EXIT_CODE } };
   const parts = readShellResult(text);
-  if (!parts) return { stdout: text, stderr: '', outcome: { type: 'exit', exit_code: 0 } };
-  const { stdout, stderr } = parts;
-  if (parts.timed_out) return { stdout, stderr, outcome: { type: 'timeout' } };
-  return { stdout, stderr, outcome: { type: 'exit', exit_code: parts.exit_code ?? signalExitCode(parts.signal) } };
+  const outcome = result.command_outcome ?? outcomeOf(text);
+  return parts ? { stdout: parts.stdout, stderr: parts.stderr, outcome } : { stdout: text, stderr: '', outcome };
+}
+
+/** How a command ended, as the shell tool's text says: a text in another layout (a tenant's own `shell` tool) reads as exit 0. */
+function outcomeOf(text: string): CommandOutcome {
+  const parts = readShellResult(text);
+  if (!parts) return { type: 'exit', exit_code: 0 };
+  if (parts.timed_out) return { type: 'timeout' };
+  return { type: 'exit', exit_code: parts.exit_code ?? signalExitCode(parts.signal) };
 }
 
 const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGABRT: 6, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGTERM: 15 };

@@ -31,10 +31,11 @@ export function newestFirst(matches: readonly GlobMatch[]): GlobMatch[] {
   return [...matches].sort((a, b) => b.mtime_ms - a.mtime_ms);
 }
 
-async function glob(env: ExecutionEnvironment, args: JsonObject): Promise<string> {
+async function glob(env: ExecutionEnvironment, args: JsonObject, signal: AbortSignal): Promise<string> {
   const pattern = requiredString(args, 'pattern');
   const path = optionalString(args, 'path') ?? '.';
-  const matches = await inEnvironment(path, () => env.glob(pattern, path), { not_found: `Path not found: ${path}` });
+  // The call's signal stops the walk when the gateway stops waiting for it.
+  const matches = await inEnvironment(path, () => env.glob(pattern, path, { signal }), { not_found: `Path not found: ${path}` });
   if (matches.length === 0) return `No files found matching "${pattern}" in ${describeLocation(path)}.`;
   return newestFirst(matches)
     .map((match) => match.path)
@@ -52,6 +53,6 @@ export function globTool(env: ExecutionEnvironment): ToolExecutor {
       tags: ['coding'],
       output: outputLimitsFor('glob'),
     },
-    (args, context) => glob(environmentForCall(env, context), args),
+    (args, context) => glob(environmentForCall(env, context), args, context.signal),
   );
 }
