@@ -29,3 +29,12 @@ export function expiredFailure(approval: Approval): CallFailure {
     details: { approval_id: approval.id, expired_at: approval.expires_at },
   };
 }
+
+/** The requester took its call back before anyone decided (an MCP client cancelled the task it became). */
+export function withdrawnFailure(approval: Approval): CallFailure {
+  return {
+    code: 'denied',
+    message: `This call of \`${approval.tool}\` was withdrawn by its requester (${approval.decided_by ?? approval.requested_by}) before anyone approved it. It did not run.`,
+    details: { approval_id: approval.id, withdrawn: true },
+  };
+}

@@ -3,7 +3,7 @@ import { loadApproval } from '../governance/approvals.ts';
 import { failureResult, type CallFailure } from './call.ts';
 import type { DispatchDeps } from './context.ts';
 import { notifySettled } from './approval-notice.ts';
-import { expiredFailure, pendingApprovalFailure, rejectedFailure } from './approval-results.ts';
+import { expiredFailure, pendingApprovalFailure, rejectedFailure, withdrawnFailure } from './approval-results.ts';
 import { interruptedFailure, settleInterruptedApproval } from './interrupted-approval.ts';
 import { approvalEnvelope, resultEnvelope, settleParkedCall } from './settle.ts';
 
@@ -21,6 +21,11 @@ export async function settleExpired(deps: DispatchDeps, approval: Approval, defe
 export async function parkedCallFailure(deps: DispatchDeps, approvalId: string, defer?: (work: Promise<unknown>) => void): Promise<CallFailure> {
   const approval = deps.store ? await loadApproval(deps.store, approvalId, deps.now()) : undefined;
   if (!approval) return { code: 'error', message: `The approval ${approvalId} for this call is missing; send the call again under a new call_id.` };
+  return parkedCallState(deps, approval, defer);
+}
+
+/** The same, for an approval already read (an expired or interrupted one is settled on the way). */
+export async function parkedCallState(deps: DispatchDeps, approval: Approval, defer?: (work: Promise<unknown>) => void): Promise<CallFailure> {
   switch (approval.state) {
     case 'pending':
       return pendingApprovalFailure(approval);
@@ -29,6 +34,8 @@ export async function parkedCallFailure(deps: DispatchDeps, approvalId: string, 
       return expiredFailure(approval);
     case 'rejected':
       return rejectedFailure(approval);
+    case 'withdrawn':
+      return withdrawnFailure(approval);
     case 'approved': {
       const settled = await settleInterruptedApproval(deps, approval, defer);
       if (settled.result?.error) return settled.result.error;

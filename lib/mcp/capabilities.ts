@@ -1,10 +1,13 @@
 import type { TenantRuntime } from '../dispatch/tenant-runtime.ts';
 import type { ServerInfo } from '../mcp-wire/results.ts';
 import { MODERN_VERSIONS, negotiateLegacyVersion } from '../mcp-wire/versions.ts';
+import { tasksOffered } from './parking.ts';
+import { TASKS_EXTENSION } from './tasks/task-access.ts';
 
 /**
  * Who toolgate is to an MCP client, and what it offers, per tenant: the tenant's active
- * manifest names the server's version and instructions; its tools are the only capability.
+ * manifest names the server's version and instructions; its tools are its capability, with
+ * tasks for calls that wait for approval where a store keeps them.
  */
 
 export function mcpServerInfo(runtime: TenantRuntime): ServerInfo {
@@ -16,11 +19,19 @@ function instructions(runtime: TenantRuntime): { instructions?: string } {
   return text ? { instructions: text } : {};
 }
 
+/**
+ * What the legacy handshake declares: tools, and (where tasks are kept) 2025-11-25 tasks: tools
+ * calls as tasks (those whose `execution.taskSupport` allows it), listed and cancelled.
+ */
+export function legacyCapabilities(runtime: TenantRuntime) {
+  return { tools: {}, ...(tasksOffered(runtime) ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}) };
+}
+
 /** The legacy handshake's answer, stateless: nothing about the client is kept. */
 export function initializeResult(runtime: TenantRuntime, requestedVersion: string) {
   return {
     protocolVersion: negotiateLegacyVersion(requestedVersion),
-    capabilities: { tools: {} },
+    capabilities: legacyCapabilities(runtime),
     serverInfo: mcpServerInfo(runtime),
     ...instructions(runtime),
   };
@@ -28,5 +39,6 @@ export function initializeResult(runtime: TenantRuntime, requestedVersion: strin
 
 /** `server/discover`'s payload (the wire stamps resultType, cache hints and serverInfo). */
 export function discoverResult(runtime: TenantRuntime) {
-  return { supportedVersions: [...MODERN_VERSIONS], capabilities: { tools: {} }, ...instructions(runtime) };
+  const extensions = tasksOffered(runtime) ? { extensions: { [TASKS_EXTENSION]: {} } } : {};
+  return { supportedVersions: [...MODERN_VERSIONS], capabilities: { tools: {}, ...extensions }, ...instructions(runtime) };
 }

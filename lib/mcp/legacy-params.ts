@@ -1,4 +1,5 @@
 import { isPlainObject, type JsonObject } from '../mcp-wire/json-rpc.ts';
+import { MAX_IDEMPOTENCY_KEY } from '../idempotency/keys.ts';
 
 /**
  * The params checks of the legacy methods, reported as the official SDK v1 reports them (its
@@ -7,12 +8,10 @@ import { isPlainObject, type JsonObject } from '../mcp-wire/json-rpc.ts';
  * checked; members it ignores (most of a client's capabilities) are not.
  */
 
-export interface ParamsIssue {
-  expected: string;
-  code: 'invalid_type';
-  path: Array<string | number>;
-  message: string;
-}
+export type ParamsIssue =
+  | { expected: string; code: 'invalid_type'; path: Array<string | number>; message: string }
+  /** A value of the right type that is still unusable (as the schema library reports a refinement). */
+  | { code: 'custom'; path: Array<string | number>; message: string };
 
 type Expected = 'string' | 'number' | 'object' | 'record' | 'array';
 
@@ -27,8 +26,25 @@ export function toolsCallIssues(params: JsonObject | undefined): ParamsIssue[] {
   }
   expect(issues, params, ['params'], 'name', 'string');
   optional(issues, params, ['params'], 'arguments', 'record');
+  // toolgate's own: the client's key for the call (SEP-3182's shape).
+  optional(issues, params, ['params'], 'idempotencyKey', 'string');
+  const key = params.idempotencyKey;
+  if (typeof key === 'string' && (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY)) {
+    issues.push({ code: 'custom', path: ['params', 'idempotencyKey'], message: `idempotencyKey must be 1-${MAX_IDEMPOTENCY_KEY} characters, got ${key.length}` });
+  }
   return issues;
 }
+
+/** `tasks/get`, `tasks/result` and `tasks/cancel` params: the task's id. */
+export function taskIdIssues(params: JsonObject | undefined): ParamsIssue[] {
+  if (params === undefined) return [issue(['params'], 'object', params)];
+  const issues: ParamsIssue[] = [];
+  expect(issues, params, ['params'], 'taskId', 'string');
+  return issues;
+}
+
+/** `tasks/list` params: a cursor (when given) as a string, as for tools/list. */
+export const tasksListIssues = (params: JsonObject | undefined): ParamsIssue[] => toolsListIssues(params);
 
 /** `tools/list` params: a cursor (when given) as a string. */
 export function toolsListIssues(params: JsonObject | undefined): ParamsIssue[] {

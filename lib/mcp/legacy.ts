@@ -4,7 +4,10 @@ import { isLegacyVersion, isModernVersion, LEGACY_VERSIONS, SUPPORTED_VERSIONS }
 import { ACCEPTED, jsonAnswer, rejectionAnswer, type McpAnswer } from './answer.ts';
 import { initializeResult } from './capabilities.ts';
 import { initializeIssues, issuesMessage, toolsCallIssues, toolsListIssues, type ParamsIssue } from './legacy-params.ts';
+import { McpMethodError } from './method-error.ts';
 import { callMcpTool, listMcpTools, mcpRequestScope, type McpRequestContext, type McpRequestScope, type McpToolCall } from './methods.ts';
+import { tasksOffered } from './parking.ts';
+import { LEGACY_TASK_METHODS } from './tasks/legacy-task-methods.ts';
 
 /**
  * The legacy eras (2025-11-25 and earlier) as toolgate serves them: statelessly, a POST at a
@@ -50,7 +53,7 @@ function unsupportedVersion(requested: string) {
   return jsonRpcError(ErrorCode.UnsupportedProtocolVersion, `Bad Request: Unsupported protocol version: ${requested}${why} (supported versions: ${supported.join(', ')})`, { supported: [...supported], requested });
 }
 
-interface LegacyMethod {
+export interface LegacyMethod {
   issues(params: JsonObject | undefined): ParamsIssue[];
   answer(request: JsonRpcRequest, scope: McpRequestScope): unknown;
 }
@@ -59,20 +62,23 @@ const LEGACY_METHODS: Readonly<Record<string, LegacyMethod>> = {
   initialize: { issues: initializeIssues, answer: (request, scope) => initializeResult(scope.context.runtime, request.params!.protocolVersion as string) },
   ping: { issues: () => [], answer: () => ({}) },
   'tools/list': { issues: toolsListIssues, answer: (request, scope) => listMcpTools(scope, request.id, metaOf(request.params)) },
-  'tools/call': { issues: toolsCallIssues, answer: (request, scope) => callMcpTool(scope, request.id, request.params as unknown as McpToolCall) },
+  'tools/call': { issues: toolsCallIssues, answer: (request, scope) => callMcpTool(scope, request.id, request.params as unknown as McpToolCall, asksForTask(request.params) ? 'legacy' : undefined) },
+  ...LEGACY_TASK_METHODS,
 };
 
 async function answerRequest(request: JsonRpcRequest, scope: McpRequestScope) {
   const { id, method, params } = request;
   if (!Object.hasOwn(LEGACY_METHODS, method)) return errorMessage(id, jsonRpcError(ErrorCode.MethodNotFound, 'Method not found'));
-  // 2025-11-25 tasks are not offered (the capability is not declared); the SDK refuses them so.
-  if (asksForTask(params)) return errorMessage(id, jsonRpcError(ErrorCode.InternalError, `Server does not support task creation (required for ${method})`));
+  // Tasks are offered where a store keeps them (then only a tools/call becomes one, and a task
+  // asked on another method is ignored); elsewhere the SDK's refusal.
+  if (asksForTask(params) && !tasksOffered(scope.context.runtime)) return errorMessage(id, jsonRpcError(ErrorCode.InternalError, `Server does not support task creation (required for ${method})`));
   const handler = LEGACY_METHODS[method];
   const issues = handler.issues(params);
   if (issues.length > 0) return errorMessage(id, jsonRpcError(ErrorCode.InternalError, issuesMessage(issues)));
   try {
     return resultMessage(id, await handler.answer(request, scope));
   } catch (error) {
+    if (error instanceof McpMethodError) return errorMessage(id, error.error);
     // Dispatch answers tool failures as results; this is a fault in toolgate itself.
     return errorMessage(id, jsonRpcError(ErrorCode.InternalError, error instanceof Error ? error.message : 'Internal error'));
   }

@@ -1,13 +1,18 @@
 import type { ModernRoute } from '../mcp-wire/classify.ts';
-import { ErrorCode, errorMessage, isPlainObject, jsonRpcError, resultMessage, type JsonObject, type JsonRpcRequest } from '../mcp-wire/json-rpc.ts';
+import { ErrorCode, errorMessage, httpStatusOf, isPlainObject, jsonRpcError, resultMessage, type JsonObject, type JsonRpcRequest } from '../mcp-wire/json-rpc.ts';
 import { paramHeaderRejection } from '../mcp-wire/param-headers.ts';
 import { metaOf } from '../mcp-wire/envelope.ts';
-import { completeResult } from '../mcp-wire/results.ts';
+import { stampedResult } from '../mcp-wire/results.ts';
 import { standardHeaderRejection, type StandardHeaders } from '../mcp-wire/standard-headers.ts';
 import { MODERN_VERSIONS, SUPPORTED_VERSIONS } from '../mcp-wire/versions.ts';
 import { ACCEPTED, jsonAnswer, rejectionAnswer, wireRejectionAnswer, type McpAnswer } from './answer.ts';
 import { discoverResult, mcpServerInfo } from './capabilities.ts';
+import { MAX_IDEMPOTENCY_KEY } from '../idempotency/keys.ts';
+import { McpMethodError } from './method-error.ts';
 import { callMcpTool, listMcpTools, mcpRequestScope, type McpRequestContext, type McpRequestScope } from './methods.ts';
+import { tasksOffered } from './parking.ts';
+import { declaresTasks } from './tasks/task-access.ts';
+import { MODERN_TASK_METHODS } from './tasks/modern-task-methods.ts';
 import { toolParamHeaders } from './tool-param-headers.ts';
 
 /**
@@ -17,7 +22,7 @@ import { toolParamHeaders } from './tool-param-headers.ts';
  * identity. Tools go through the same pipeline as every other path.
  */
 
-interface ModernMethod {
+export interface ModernMethod {
   /** The params problem, answered in-band as -32602 (undefined: none). */
   invalid?(params: JsonObject | undefined): string | undefined;
   answer(request: JsonRpcRequest, scope: McpRequestScope): JsonObject | Promise<JsonObject>;
@@ -31,8 +36,13 @@ const MODERN_METHODS: Readonly<Record<string, ModernMethod>> = {
   },
   'tools/call': {
     invalid: toolsCallProblem,
-    answer: (request, scope) => callMcpTool(scope, request.id, { name: request.params!.name as string, arguments: request.params!.arguments as JsonObject | undefined, _meta: metaOf(request.params) }),
+    answer: (request, scope) => {
+      const params = request.params!;
+      const call = { name: params.name as string, arguments: params.arguments as JsonObject | undefined, _meta: metaOf(params), idempotencyKey: params.idempotencyKey as string | undefined };
+      return callMcpTool(scope, request.id, call, declaresTasks(params) && tasksOffered(scope.context.runtime) ? 'modern' : undefined);
+    },
   },
+  ...MODERN_TASK_METHODS,
 };
 
 export async function answerModern(route: ModernRoute, headers: StandardHeaders, httpHeaders: Headers, context: McpRequestContext): Promise<McpAnswer> {
@@ -61,8 +71,9 @@ async function answerMethod(request: JsonRpcRequest, method: ModernMethod, scope
   try {
     const result = await method.answer(request, scope);
     const stamp = { serverInfo: mcpServerInfo(runtime), cache: { ttlMs: manifestFreshMs ?? 0, cacheScope: 'private' as const }, meta: { 'toolgate/manifest_version': runtime.manifest.version } };
-    return jsonAnswer(200, resultMessage(request.id, completeResult(request.method, result, stamp)));
+    return jsonAnswer(200, resultMessage(request.id, stampedResult(request.method, result, stamp)));
   } catch (error) {
+    if (error instanceof McpMethodError) return jsonAnswer(httpStatusOf(error.error.code, 'handler'), errorMessage(request.id, error.error));
     // Dispatch answers tool failures as results; this is a fault in toolgate itself.
     return jsonAnswer(200, errorMessage(request.id, jsonRpcError(ErrorCode.InternalError, error instanceof Error ? error.message : 'Internal error')));
   }
@@ -82,5 +93,7 @@ function toolsCallProblem(params: JsonObject | undefined): string | undefined {
   if (params === undefined) return 'params must be an object {name, arguments?}';
   if (typeof params.name !== 'string') return `params.name must be a string (the tool's name), got ${params.name === undefined ? 'nothing' : JSON.stringify(params.name)?.slice(0, 60)}`;
   if (params.arguments !== undefined && !isPlainObject(params.arguments)) return 'params.arguments must be an object of the tool\'s arguments';
+  const key = params.idempotencyKey;
+  if (key !== undefined && !(typeof key === 'string' && key.length > 0 && key.length <= MAX_IDEMPOTENCY_KEY)) return `params.idempotencyKey must be a string of 1-${MAX_IDEMPOTENCY_KEY} characters (the client's key for this call)`;
   return undefined;
 }
