@@ -51,11 +51,17 @@ export async function mcpCallIdentity(input: McpCallIdentityInput): Promise<McpC
   return { thread_id, call_id: found?.call_id ?? freshCallId(), twin: { key, ...(found ? { found } : {}) } };
 }
 
+/**
+ * An explicit call id is taken as given (as /v1/dispatch takes one); a key is hashed with the
+ * principal, so another principal sharing the thread cannot replay this one's results by
+ * sending the same key.
+ */
 async function clientCallId(input: McpCallIdentityInput): Promise<string | undefined> {
   const explicit = input.meta?.['toolgate/call_id'];
   if (typeof explicit === 'string' && explicit.length > 0 && explicit.length <= MAX_CALL_ID) return explicit;
-  if (input.idempotencyKey !== undefined) return `mcp_key_${(await sha256Hex(input.idempotencyKey)).slice(0, 32)}`;
-  if (input.idempotencyHeader !== undefined) return `mcp_hdr_${(await sha256Hex(`${input.idempotencyHeader}\u0000${JSON.stringify(input.requestId)}`)).slice(0, 32)}`;
+  const keyed = (kind: string, ...parts: string[]) => sha256Hex([input.principal, ...parts].join('\u0000')).then((digest) => `mcp_${kind}_${digest.slice(0, 32)}`);
+  if (input.idempotencyKey !== undefined) return keyed('key', input.idempotencyKey);
+  if (input.idempotencyHeader !== undefined) return keyed('hdr', input.idempotencyHeader, JSON.stringify(input.requestId));
   return undefined;
 }
 

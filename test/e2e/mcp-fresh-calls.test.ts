@@ -50,7 +50,7 @@ async function v2(): Promise<ClientV2> {
   return client;
 }
 
-const text = (result: { content?: unknown }) => (result.content as Array<{ text: string }>).map((part) => part.text).join('');
+const text = (result: unknown) => (result as { content: Array<{ text: string }> }).content.map((part) => part.text).join('');
 
 describe('over MCP, a repeated command runs again', () => {
   it('write "first state", `cat` it, write "second state", `cat` again: the second answer says "second state" (SDK v1 and v2 clients)', async () => {

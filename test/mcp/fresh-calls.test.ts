@@ -137,6 +137,16 @@ describe("an id of the client's makes a retry a replay", () => {
     expect(runs.run_tests).toBe(2);
   });
 
+  it("another principal in the same thread sending the same key is a new call: it cannot replay this one's result", async () => {
+    const thread = { 'x-toolgate-thread': 'shared' };
+    await post(legacyCall(1, 'run_tests', { text: 'x' }, { idempotencyKey: 'guessable' }), thread);
+    const theirs = await post(legacyCall(1, 'run_tests', { text: 'x' }, { idempotencyKey: 'guessable' }), { ...thread, 'idempotency-key': 'k' }, 'mallory');
+    expect(theirs.body.result?._meta['toolgate/replayed']).toBeUndefined();
+    await post(legacyCall(2, 'run_tests', { text: 'y' }), { ...thread, 'idempotency-key': 'same-header' });
+    expect((await post(legacyCall(2, 'run_tests', { text: 'y' }), { ...thread, 'idempotency-key': 'same-header' }, 'mallory')).body.result?._meta['toolgate/replayed']).toBeUndefined();
+    expect(runs.run_tests).toBe(4);
+  });
+
   it('the Idempotency-Key header: the same POST re-sent replays; a new request under it is a new call', async () => {
     const headers = { 'idempotency-key': 'retry-1' };
     await post(legacyCall(1, 'run_tests', { text: 'x' }), headers);

@@ -25,7 +25,7 @@ export const LEGACY_TASK_METHODS: Readonly<Record<string, LegacyMethod>> = {
 /** How long tasks/result waits for a task still working (the spec has it block; platforms cut requests at about 30 s), and how often it looks. */
 const RESULT_WAIT_MS = 25_000;
 const RESULT_POLL_MS = 500;
-const LIST_PAGE = 50;
+const LIST_PAGE = 20;
 const CURSOR = /^\d{1,16}$/;
 
 async function getTask(request: JsonRpcRequest, scope: McpRequestScope): Promise<JsonObject> {
@@ -37,7 +37,7 @@ async function getTask(request: JsonRpcRequest, scope: McpRequestScope): Promise
 
 async function taskResult(request: JsonRpcRequest, scope: McpRequestScope): Promise<JsonObject> {
   const task = await callersTask(scope, request.params);
-  const state = await waitForEnd(scope, task);
+  const state = waiting.has(scope) ? await readTaskState(scope.context.runtime.deps, task, scope.context.defer) : await waitForEnd(scope, task);
   if (!isTerminal(state) || !state.result) {
     throw new McpMethodError(jsonRpcError(ErrorCode.InternalError, `Task ${task.id} is still working (${state.message ?? 'waiting'}); call tasks/result again, or poll tasks/get`));
   }
@@ -45,7 +45,14 @@ async function taskResult(request: JsonRpcRequest, scope: McpRequestScope): Prom
   return legacyTaskResult(task, { ...state, result: state.result });
 }
 
+/**
+ * The POSTs with a tasks/result already waiting: one waits per POST, so a batch of them cannot
+ * turn one request into thousands of store reads; the others answer at once.
+ */
+const waiting = new WeakSet<McpRequestScope>();
+
 async function waitForEnd(scope: McpRequestScope, task: McpTask): Promise<TaskState> {
+  waiting.add(scope);
   const { deps } = scope.context.runtime;
   const deadline = Date.now() + RESULT_WAIT_MS;
   for (;;) {

@@ -35,8 +35,8 @@ export async function cancelTask(deps: DispatchDeps, task: McpTask, vocabulary: 
     // Decided (or expired) meanwhile: an ended task stays as it ended.
     const now = await readTaskState(deps, task, defer);
     if (isTerminal(now)) return { task, state: now, refused: 'terminal' };
+    await auditLateCancel(deps, task, withdrawal.reason === 'not_requester' ? 'the approval is for another principal\'s call' : 'the call was already approved');
   }
-  await auditLateCancel(deps, task);
   if (vocabulary === 'modern') return { task, state: await readTaskState(deps, task, defer) };
   const note = `Cancelled after the call of \`${task.tool}\` was approved: it was already running, so it runs to its end and its outcome is recorded (GET /v1/calls/${task.call_id}), but this task does not return it.`;
   return cancelled(deps, await markTaskCancelled(store, task, note, deps.now()), defer);
@@ -49,7 +49,7 @@ async function cancelled(deps: DispatchDeps, task: McpTask, defer?: Defer): Prom
 }
 
 /** A cancel that could not withdraw anything is still on the record, in the call's thread. */
-async function auditLateCancel(deps: DispatchDeps, task: McpTask): Promise<void> {
+async function auditLateCancel(deps: DispatchDeps, task: McpTask, reason: string): Promise<void> {
   deps.log('tools.mcp.task_cancel_late', { tenant: task.tenant, task_id: task.id, call_id: task.call_id, approval_id: task.approval_id });
   if (!deps.audit) return;
   const draft: EnvelopeDraft = {
@@ -58,7 +58,7 @@ async function auditLateCancel(deps: DispatchDeps, task: McpTask): Promise<void>
     tool: task.tool,
     principal: task.principal,
     args_hash: null,
-    data: { task_id: task.id, via: 'mcp', ...(task.approval_id ? { approval_id: task.approval_id } : {}), outcome: 'not_withdrawn', reason: 'the call was already approved' },
+    data: { task_id: task.id, via: 'mcp', ...(task.approval_id ? { approval_id: task.approval_id } : {}), outcome: 'not_withdrawn', reason },
   };
   await deps.audit.record({ tenant: task.tenant, thread_id: task.thread_id }, [draft]);
 }

@@ -36,10 +36,19 @@ export async function readTaskState(deps: DispatchDeps, task: McpTask, defer?: (
   if (approval.state === 'withdrawn') return cancelledState(task, withdrawnFailure(approval).message, updated_at);
   const record = task.call_key ? await deps.store!.get(task.call_key) : undefined;
   if (record?.state === 'completed') return { status: 'completed', result: record.data.result as unknown as ToolResult, updated_at };
+  // The call's record outlived by its task: the approval keeps the outcome's excerpt.
+  if (!record && approval.result && (approval.state === 'executed' || approval.state === 'interrupted')) return { status: 'completed', result: keptOutcome(task, approval.result), updated_at };
   const failure = await parkedCallState(deps, approval, defer);
   if (failure.code === 'pending_approval') return { status: 'working', message: waitingMessage(approval), updated_at };
   if (failure.code === 'in_progress') return { status: 'working', message: failure.message, updated_at };
   return ended(failure, updated_at);
+}
+
+function keptOutcome(task: McpTask, kept: NonNullable<Approval['result']>): ToolResult {
+  const content = `${kept.content}\n[the call's full result is no longer stored; this is its approval's excerpt]`;
+  const status = kept.status as ToolResult['status'];
+  const error = kept.is_error && status !== 'ok' ? { error: { code: status, message: content } } : {};
+  return { call_id: task.call_id, name: task.tool, status, is_error: kept.is_error, content, truncated: true, duration_ms: 0, ...error };
 }
 
 function cancelledState(task: McpTask, message: string, updated_at: string): TaskState {
