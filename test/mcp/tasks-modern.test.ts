@@ -109,6 +109,16 @@ describe('a parked call becomes a task for a client that declares the extension'
     expect(runs).toBe(1);
   });
 
+  it("a task that outlives its call's stored result still completes, with the approval's excerpt of it", async () => {
+    const { taskId, approvalId } = await parkedTask('kept short');
+    await decide(approvalId, 'approve');
+    const { call_id, thread_id } = (await (await gw.request(`/v1/approvals/${approvalId}`, { key: 'alice' })).json()) as { call_id: string; thread_id: string };
+    expect(await gw.store.remove(`idem/acme/${encodeURIComponent(thread_id)}/call/${call_id}`, { state: 'completed' })).toBe(true);
+    const task = (await getTask(taskId)).body.result!;
+    expect(task).toMatchObject({ status: 'completed', result: { isError: false, _meta: { 'toolgate/status': 'ok' } } });
+    expect(task.result!.content[0].text).toContain('kept short');
+  });
+
   it('a rejected approval completes the task with an isError result saying so', async () => {
     const rejected = await parkedTask('no');
     await decide(rejected.approvalId, 'reject');
