@@ -7,8 +7,7 @@ import { toCallToolResult } from './call-result.ts';
 import type { McpCallIdentity } from './call-identity.ts';
 import { loadTask, newTaskId, saveNewTask, type McpTask, type TaskOwner } from './tasks/task-record.ts';
 import { readTaskState, type TaskState } from './tasks/task-status.ts';
-import type { TaskVocabulary } from './tasks/task-cancel.ts';
-import { legacyCreateTaskResult, modernTaskHandle } from './tasks/task-views.ts';
+import { legacyCreateTaskResult, modernTaskHandle, type TaskVocabulary } from './tasks/task-views.ts';
 import { attachTwinTask, forgetTwin, rememberTwin } from './twin-calls.ts';
 
 /**
@@ -26,7 +25,8 @@ export async function answerToolCall(deps: DispatchDeps, owner: TaskOwner, ident
     const { task, state } = await taskFor(deps, store, owner, identity, result, approvalId);
     return asked === 'modern' ? modernTaskHandle(task, state) : legacyCreateTaskResult(task, state);
   }
-  if (store && identity.twin) await keepTwin(deps, store, identity, result, approvalId);
+  // The pointer is bookkeeping: a store failing now must not turn a real outcome into an error.
+  if (store && identity.twin) await keepTwin(deps, store, identity, result, approvalId).catch((error: unknown) => deps.log('tools.mcp.twin_failed', { level: 'warn', call_id: identity.call_id, error: error instanceof Error ? error.message : String(error) }));
   return toCallToolResult(result);
 }
 

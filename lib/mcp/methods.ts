@@ -8,7 +8,7 @@ import { toMcpTools } from '../registry/formats/mcp.ts';
 import { answerToolCall } from './call-answer.ts';
 import { mcpCallIdentity } from './call-identity.ts';
 import { canPark, tasksOffered } from './parking.ts';
-import type { TaskVocabulary } from './tasks/task-cancel.ts';
+import type { TaskVocabulary } from './tasks/task-views.ts';
 import type { Span } from '../telemetry/span.ts';
 import { endMcpServerSpan, startMcpServerSpan } from './mcp-span.ts';
 import { isTracedFailure } from '../dispatch/tool-span.ts';

@@ -39,7 +39,10 @@ export async function callersTask(scope: McpRequestScope, params: JsonObject | u
 
 /** A task that reached its end has delivered the call's outcome: identical calls are new calls from now on (twin-calls.ts). */
 export async function deliveredOnce(scope: McpRequestScope, task: McpTask, state: TaskState): Promise<void> {
-  if (isTerminal(state) && task.twin_key) await forgetTwin(scope.context.runtime.deps.store!, task.twin_key, task.call_id);
+  if (!isTerminal(state) || !task.twin_key) return;
+  const { deps } = scope.context.runtime;
+  // Bookkeeping: a store failing now must not hide the outcome being delivered.
+  await forgetTwin(deps.store!, task.twin_key, task.call_id).catch((error: unknown) => deps.log('tools.mcp.twin_failed', { level: 'warn', task_id: task.id, error: error instanceof Error ? error.message : String(error) }));
 }
 
 /** The params check shared by tasks/get, tasks/result and tasks/cancel. */

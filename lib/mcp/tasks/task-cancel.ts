@@ -5,8 +5,7 @@ import { withdrawnFailure } from '../../dispatch/approval-results.ts';
 import { forgetTwin } from '../twin-calls.ts';
 import { markTaskCancelled, type McpTask } from './task-record.ts';
 import { isTerminal, readTaskState, type TaskState } from './task-status.ts';
-
-export type TaskVocabulary = 'modern' | 'legacy';
+import type { TaskVocabulary } from './task-views.ts';
 
 export interface CancelOutcome {
   task: McpTask;

@@ -9,6 +9,9 @@ import type { TaskState } from './task-status.ts';
  * `pollInterval`, the result fetched by tasks/result).
  */
 
+/** Which vocabulary a client takes tasks in: the 2026-07-28 extension's (`modern`) or 2025-11-25's (`legacy`). */
+export type TaskVocabulary = 'modern' | 'legacy';
+
 /** Approvals take minutes: polling more often than this only costs store reads. */
 export const TASK_POLL_INTERVAL_MS = 5000;
 
