@@ -152,6 +152,11 @@ describe('a parked call becomes a task for a client that declares the extension'
     expect((await getTask(taskId)).body.result).toMatchObject({ status: 'working' });
   });
 
+  it('lists tools without the 2025-11-25 execution.taskSupport (the revision deleted it)', async () => {
+    const list = await rpc('tools/list', {});
+    expect((list.body.result!.tools as Array<Record<string, unknown>>).map((tool) => 'execution' in tool)).toEqual([false, false]);
+  });
+
   it('a read tool answers its result directly, even to a client with the extension (no task)', async () => {
     const answer = await rpc('tools/call', { name: 'echo', arguments: { text: 'now' } });
     expect(answer.body.result).toMatchObject({ resultType: 'complete', isError: false, content: [{ text: 'now' }] });
