@@ -14,7 +14,7 @@ import type { NativeItem, ToolCall } from './call.ts';
 export interface CallNaming {
   /** The tool, ready for a sentence: "`write_file`", "`str_replace_based_edit_tool` (command "create")". */
   tool: string;
-  /** The field the call's id is sent in: "call_id", or a tool_use's "id". */
+  /** The field the call's id is sent in: "call_id", "tool_use id". */
   callId: string;
   /** The call's arguments as a whole: "arguments", a tool_use's "input", an apply_patch_call's "operation". */
   input: string;
@@ -74,7 +74,7 @@ function nativeNaming(names: NativeNames): CallNaming {
     callId: terms.callId,
     input: terms.input,
     violation: (v) => nativeViolation(v, names.parameters),
-    inText: (text) => (standsFor ? text.replace(standsFor, names.tool) : text),
+    inText: (text) => (standsFor ? text.replace(standsFor, () => names.tool) : text),
   };
 }
 
@@ -87,18 +87,16 @@ function nativeArgument(pointer: string, parameters: Readonly<Record<string, str
   return parameters[first] + below;
 }
 
-/** "`old_str` must be ...": the violation's rule, said of the model's parameter (and of the one a dependentRequired names). */
+/** describeViolation's detail of a property required because another one is given. */
+const REQUIRED_WHEN = /^is required when `([A-Za-z_$][\w$-]*)[^`]*` is given$/;
+
+/** "`old_str` must be ...": the violation's rule, said of the model's parameter. */
 function nativeViolation(violation: Violation, parameters: Readonly<Record<string, string>>): string | undefined {
   const name = nativeArgument(violation.pointer, parameters);
   if (name === undefined) return undefined;
-  let detail = violation.detail;
-  if (violation.keyword === 'dependentRequired') {
-    // "is required when `insert_line` is given": the other argument's name is the model's too, or the rule concerns a value it cannot set.
-    const trigger = /`([^`]+)`/.exec(detail)?.[1];
-    const [, property] = /^([A-Za-z_$][\w$-]*)/.exec(trigger ?? '') ?? [];
-    const named = property === undefined ? undefined : nativeArgument(`/${property}`, parameters);
-    if (named === undefined) return undefined;
-    detail = detail.replace(`\`${trigger}\``, `\`${named}${trigger!.slice(property!.length)}\``);
-  }
-  return `\`${name}\` ${detail}`;
+  const when = REQUIRED_WHEN.exec(violation.detail);
+  if (!when) return `\`${name}\` ${violation.detail}`;
+  // Required because another argument is given: that one by the model's name too, or unnamed when the gateway set it.
+  const given = nativeArgument(appendPointer('', when[1]), parameters);
+  return given === undefined ? `\`${name}\` is required here` : `\`${name}\` is required when \`${given}\` is given`;
 }
