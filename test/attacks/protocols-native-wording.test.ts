@@ -8,6 +8,7 @@ import { nodeEgressTransport } from '../../lib/cli/node-egress.ts';
 import type { ToolResult } from '../../lib/dispatch/call.ts';
 import { toAnthropicToolResultMessages } from '../../lib/dispatch/formats/anthropic.ts';
 import { planAnthropicNativeCalls } from '../../lib/dispatch/formats/anthropic-native.ts';
+import { responsesFormat } from '../../lib/dispatch/formats/responses.ts';
 import { ToolRouter } from '../../lib/dispatch/router.ts';
 import { MAX_LISTED_ENTRIES } from '../../lib/exec/limits.ts';
 import { startExecServer } from '../../lib/exec/server.ts';
@@ -21,6 +22,7 @@ import { shellTool } from '../../lib/tools/coding/shell.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';
 import { MemoryEnvironment } from '../helpers/memory-environment.ts';
+import { mortalStore } from '../helpers/mortal-store.ts';
 
 const SECRET = 'native-wording-exec-secret-0123456789abcdef';
 
@@ -118,7 +120,8 @@ function expectNativeWording(tool: NativeTool, text: string, suggests: readonly 
  * Every error path of each native tool (Claude's text editor and bash, the Responses API's
  * apply_patch and shell) is driven through /v1/dispatch in the native format, against a real
  * exec-server over a temporary workspace, and what the model reads is checked for names it does
- * not hold.
+ * not hold: the tools' own answers, and the gateway's (policy, scopes, approvals, idempotency,
+ * timeouts, stores, the validation of the arguments it translated).
  */
 describe('attacks: a native tool is answered in its own terms', () => {
   const root = mkdtempSync(join(tmpdir(), 'toolgate-native-wording-'));
@@ -583,6 +586,30 @@ describe('attacks: a native tool is answered in its own terms', () => {
       const { text, result } = await claude('oa', 'str_replace_based_edit_tool', { command: 'str_replace', path: 'notes.txt', old_str: 'one', new_str: '1' });
       expect(result.status).toBe('unknown_tool');
       expectNativeWording('str_replace_based_edit_tool', text, ['"str_replace" command of str_replace_based_edit_tool is not available here']);
+    });
+
+    it('bash and a shell_call: a command whose process died mid-run, settled indeterminate when sent again (library pipeline)', async () => {
+      const [bash] = planAnthropicNativeCalls([{ call_id: 'toolu_died', name: 'bash', arguments: { command: 'make' } }], { isRegistered: (name) => name === 'shell' });
+      const [command] = await responsesFormat.readCalls({ output: [{ type: 'shell_call', call_id: 'call_died', action: { commands: ['make'] } }] }, 'died');
+      for (const [tool, call] of [['bash', bash!.call], ['shell', command!]] as const) {
+        // Two processes on one store: the first dies while its command runs (nothing it does is stored after that), then a restarted one.
+        const store = new MemoryStore();
+        const dying = mortalStore(store);
+        const environment = new MemoryEnvironment();
+        environment.script = () => (dying.die(), new Promise(() => {}));
+        const [first, restarted] = [dying.store, store].map((view) => {
+          const router = new ToolRouter(undefined, 5000, { policy: { execute: 'grant' }, store: view, leaseGraceMs: 50 });
+          router.register(shellTool(environment));
+          return router;
+        });
+        const context = { tenant: 'acme', principal: 'agent', thread_id: `died-${tool}` };
+        await first!.execute(call, context, 100);
+        // Past the call's deadline (its timeout and the lease grace), the restarted process settles it.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const settled = await restarted!.execute(call, context, 100);
+        expect(settled.status).toBe('indeterminate');
+        expectNativeWording(tool, settled.content, [`This call of \`${tool}\` started`, `under a new ${tool === 'bash' ? 'tool_use id' : 'call_id'}`]);
+      }
     });
 
     it('bash: review without approvals (library use, no store)', async () => {
