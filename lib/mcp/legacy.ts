@@ -32,9 +32,11 @@ export async function answerLegacy(body: unknown, protocolVersion: string | null
   if (!initializing && protocolVersion !== null && !isLegacyVersion(protocolVersion)) return rejectionAnswer(400, unsupportedVersion(protocolVersion));
   const requests = messages.flatMap((read) => (read.kind === 'request' ? [read.message] : []));
   if (requests.length === 0) return ACCEPTED;
-  // One scope for the POST: a batch's calls spend its budgets together.
+  // One scope for the POST: a batch's calls spend its budgets together, in the batch's order (one
+  // after another, as a sequential /v1/dispatch), so where the budget runs out is not up to timing.
   const scope = mcpRequestScope(context);
-  const answers = await Promise.all(requests.map((request) => answerRequest(request, scope)));
+  const answers = [];
+  for (const request of requests) answers.push(await answerRequest(request, scope));
   // As the SDK's transport: a lone answer goes bare, even for a batch of one.
   return jsonAnswer(200, answers.length === 1 ? answers[0] : answers);
 }
