@@ -30,6 +30,8 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 interface FixtureTool {
   tool: Tool;
+  /** Offered (listed and callable) only in sessions whose client declared this capability. */
+  needs?: 'sampling';
   run(args: Record<string, unknown>, extra: Extra, session: SessionState): Promise<CallToolResult>;
 }
 
@@ -186,16 +188,36 @@ const TOOLS: FixtureTool[] = [
   {
     tool: {
       name: 'json_schema_2020_12_tool',
-      description: 'Takes arguments described with JSON Schema 2020-12 ($schema, $defs, additionalProperties).',
+      description: 'Takes arguments described with JSON Schema 2020-12 ($schema, $defs with an $anchor, allOf/anyOf, if/then/else, additionalProperties).',
+      // SEP-1613's keywords (0.1.16 checks them) and SEP-2106's (the 2026 prerelease checks those too).
       inputSchema: {
         $schema: 'https://json-schema.org/draft/2020-12/schema',
         type: 'object',
-        $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-        properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+        $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+        properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' }, contactMethod: { type: 'string', enum: ['phone', 'email'] }, phone: { type: 'string' }, email: { type: 'string' } },
+        allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+        if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+        then: { required: ['phone'] },
+        else: { required: ['email'] },
         additionalProperties: false,
       },
     },
     run: async (args) => text(`json_schema_2020_12_tool called with ${JSON.stringify(args)}`),
+  },
+  {
+    // The 2026 prerelease calls it without declaring sampling: a gateway must refuse with -32021, not run it.
+    tool: { name: 'test_missing_capability', description: 'Asks the client\'s model for a word; offered only to clients that can sample.', inputSchema: NO_ARGUMENTS },
+    needs: 'sampling',
+    run: (_args, extra) =>
+      askClient(async () => {
+        const answer = await extra.sendRequest({ method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'Say a word.' } }], maxTokens: 10 } } as ServerRequest, CreateMessageResultSchema);
+        return `LLM response: ${answer.content.type === 'text' ? answer.content.text : answer.content.type}`;
+      }, 'sampling'),
+  },
+  {
+    // A 2026-07-28 client mirrors `region` into an Mcp-Param-Region header (SEP-2243; the 2026 prerelease checks the server's validation of it).
+    tool: { name: 'test_custom_header', description: 'Echoes a region that 2026-07-28 clients also send as the Mcp-Param-Region header.', inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } }, required: ['region'] } },
+    run: async (args) => text(`region: ${String(args.region)}`),
   },
   {
     tool: { name: 'test_reconnection', description: 'Closes its event stream mid-call and answers once the client has reconnected (SEP-1699).', inputSchema: NO_ARGUMENTS },
@@ -262,9 +284,10 @@ function conformanceServer(): McpServer {
     { capabilities: { tools: {}, resources: { subscribe: true }, prompts: {}, logging: {}, completions: {} } },
   );
   const session: SessionState = { subscriptions: new Set() };
-  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS.map((t) => t.tool) }));
+  const offered = () => TOOLS.filter((t) => !t.needs || server.server.getClientCapabilities()?.[t.needs] !== undefined);
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: offered().map((t) => t.tool) }));
   server.server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-    const found = TOOLS.find((t) => t.tool.name === request.params.name);
+    const found = offered().find((t) => t.tool.name === request.params.name);
     if (!found) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
     return found.run(request.params.arguments ?? {}, extra, session);
   });
