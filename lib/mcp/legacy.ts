@@ -3,7 +3,7 @@ import { metaOf } from '../mcp-wire/envelope.ts';
 import { isLegacyVersion, isModernVersion, LEGACY_VERSIONS, SUPPORTED_VERSIONS } from '../mcp-wire/versions.ts';
 import { ACCEPTED, jsonAnswer, rejectionAnswer, type McpAnswer } from './answer.ts';
 import { initializeResult } from './capabilities.ts';
-import { initializeIssues, issuesMessage, toolsCallIssues, toolsListIssues, type ParamsIssue } from './legacy-params.ts';
+import { initializeIssues, issuesMessage, resourceUriIssues, setLevelIssues, toolsCallIssues, toolsListIssues, type ParamsIssue } from './legacy-params.ts';
 import { callMcpTool, listMcpTools, mcpRequestScope, type McpRequestContext, type McpRequestScope, type McpToolCall } from './methods.ts';
 
 /**
@@ -62,6 +62,11 @@ const LEGACY_METHODS: Readonly<Record<string, LegacyMethod>> = {
   ping: { issues: () => [], answer: () => ({}) },
   'tools/list': { issues: toolsListIssues, answer: (request, scope) => listMcpTools(scope, request.id, metaOf(request.params)) },
   'tools/call': { issues: toolsCallIssues, answer: (request, scope) => callMcpTool(scope, request.id, request.params as unknown as McpToolCall) },
+  // Taken, and nothing kept: a stateless server has no session to hold a level or a subscription
+  // in (so no resources/updated notification ever follows; the capability does not claim one).
+  'logging/setLevel': { issues: setLevelIssues, answer: () => ({}) },
+  'resources/subscribe': { issues: resourceUriIssues, answer: () => ({}) },
+  'resources/unsubscribe': { issues: resourceUriIssues, answer: () => ({}) },
 };
 
 async function answerRequest(request: JsonRpcRequest, scope: McpRequestScope) {
