@@ -20,7 +20,7 @@ function instructions(runtime: TenantRuntime): { instructions?: string } {
 export function initializeResult(runtime: TenantRuntime, requestedVersion: string) {
   return {
     protocolVersion: negotiateLegacyVersion(requestedVersion),
-    capabilities: { tools: {} },
+    capabilities: { tools: {}, logging: {} },
     serverInfo: mcpServerInfo(runtime),
     ...instructions(runtime),
   };

@@ -1,3 +1,4 @@
+import { LOG_LEVELS } from '../mcp-wire/envelope.ts';
 import { isPlainObject, type JsonObject } from '../mcp-wire/json-rpc.ts';
 
 /**
@@ -7,9 +8,19 @@ import { isPlainObject, type JsonObject } from '../mcp-wire/json-rpc.ts';
  * checked; members it ignores (most of a client's capabilities) are not.
  */
 
-export interface ParamsIssue {
+export type ParamsIssue = TypeIssue | OptionIssue;
+
+interface TypeIssue {
   expected: string;
   code: 'invalid_type';
+  path: Array<string | number>;
+  message: string;
+}
+
+/** A value outside an enumeration (the keys in the order the SDK's schema library writes them). */
+interface OptionIssue {
+  code: 'invalid_value';
+  values: string[];
   path: Array<string | number>;
   message: string;
 }
@@ -51,6 +62,21 @@ export function initializeIssues(params: JsonObject | undefined): ParamsIssue[] 
   return issues;
 }
 
+/** `logging/setLevel` params: one of the log levels. */
+export function setLevelIssues(params: JsonObject | undefined): ParamsIssue[] {
+  if (params === undefined) return [issue(['params'], 'object', params)];
+  if (typeof params.level === 'string' && LOG_LEVELS.includes(params.level)) return [];
+  return [{ code: 'invalid_value', values: [...LOG_LEVELS], path: ['params', 'level'], message: `Invalid option: expected one of ${LOG_LEVELS.map((level) => `"${level}"`).join('|')}` }];
+}
+
+/** `resources/subscribe` and `resources/unsubscribe` params: a uri as a string. */
+export function resourceUriIssues(params: JsonObject | undefined): ParamsIssue[] {
+  if (params === undefined) return [issue(['params'], 'object', params)];
+  const issues: ParamsIssue[] = [];
+  expect(issues, params, ['params'], 'uri', 'string');
+  return issues;
+}
+
 /** The SDK's error message for a params failure: its issue list as indented JSON. */
 export function issuesMessage(issues: ParamsIssue[]): string {
   return JSON.stringify(issues, null, 2);
@@ -76,7 +102,7 @@ function hasType(value: unknown, expected: Expected): boolean {
   return typeof value === expected;
 }
 
-function issue(path: Array<string | number>, expected: Expected, got: unknown): ParamsIssue {
+function issue(path: Array<string | number>, expected: Expected, got: unknown): TypeIssue {
   return { expected, code: 'invalid_type', path, message: `Invalid input: expected ${expected}, received ${typeName(got)}` };
 }
 
