@@ -61,6 +61,10 @@ export interface Approval {
   target?: ExecutorTarget;
   /** The provider's native tool the call was made through (ToolExecutionContext.native_tool): the approved call's messages name it. */
   native_tool?: string;
+  /** The text editor's command the native call was made with (lib/dispatch/call.ts NativeItem.command). */
+  native_command?: string;
+  /** The model's name for each argument of the native call (NativeItem.parameters): the approved call's messages use them. */
+  native_parameters?: Record<string, string>;
   created_at: string;
   expires_at: string;
   state: ApprovalState;

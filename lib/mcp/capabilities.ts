@@ -20,11 +20,12 @@ function instructions(runtime: TenantRuntime): { instructions?: string } {
 }
 
 /**
- * What the legacy handshake declares: tools, and (where tasks are kept) 2025-11-25 tasks: tools
- * calls as tasks (those whose `execution.taskSupport` allows it), listed and cancelled.
+ * What the legacy handshake declares: tools, logging (setLevel taken, nothing kept), and (where
+ * tasks are kept) 2025-11-25 tasks: tools calls as tasks (those whose `execution.taskSupport`
+ * allows it), listed and cancelled.
  */
 export function legacyCapabilities(runtime: TenantRuntime) {
-  return { tools: {}, ...(tasksOffered(runtime) ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}) };
+  return { tools: {}, logging: {}, ...(tasksOffered(runtime) ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}) };
 }
 
 /** The legacy handshake's answer, stateless: nothing about the client is kept. */

@@ -1,3 +1,4 @@
+import { LOG_LEVELS } from '../mcp-wire/envelope.ts';
 import { isPlainObject, type JsonObject } from '../mcp-wire/json-rpc.ts';
 import { MAX_IDEMPOTENCY_KEY } from '../idempotency/keys.ts';
 
@@ -8,10 +9,29 @@ import { MAX_IDEMPOTENCY_KEY } from '../idempotency/keys.ts';
  * checked; members it ignores (most of a client's capabilities) are not.
  */
 
-export type ParamsIssue =
-  | { expected: string; code: 'invalid_type'; path: Array<string | number>; message: string }
-  /** A value of the right type that is still unusable (as the schema library reports a refinement). */
-  | { code: 'custom'; path: Array<string | number>; message: string };
+export type ParamsIssue = TypeIssue | OptionIssue | CustomIssue;
+
+interface TypeIssue {
+  expected: string;
+  code: 'invalid_type';
+  path: Array<string | number>;
+  message: string;
+}
+
+/** A value of the right type that is still unusable (as the schema library reports a refinement). */
+interface CustomIssue {
+  code: 'custom';
+  path: Array<string | number>;
+  message: string;
+}
+
+/** A value outside an enumeration (the keys in the order the SDK's schema library writes them). */
+interface OptionIssue {
+  code: 'invalid_value';
+  values: string[];
+  path: Array<string | number>;
+  message: string;
+}
 
 type Expected = 'string' | 'number' | 'object' | 'record' | 'array';
 
@@ -67,6 +87,21 @@ export function initializeIssues(params: JsonObject | undefined): ParamsIssue[] 
   return issues;
 }
 
+/** `logging/setLevel` params: one of the log levels. */
+export function setLevelIssues(params: JsonObject | undefined): ParamsIssue[] {
+  if (params === undefined) return [issue(['params'], 'object', params)];
+  if (typeof params.level === 'string' && LOG_LEVELS.includes(params.level)) return [];
+  return [{ code: 'invalid_value', values: [...LOG_LEVELS], path: ['params', 'level'], message: `Invalid option: expected one of ${LOG_LEVELS.map((level) => `"${level}"`).join('|')}` }];
+}
+
+/** `resources/subscribe` and `resources/unsubscribe` params: a uri as a string. */
+export function resourceUriIssues(params: JsonObject | undefined): ParamsIssue[] {
+  if (params === undefined) return [issue(['params'], 'object', params)];
+  const issues: ParamsIssue[] = [];
+  expect(issues, params, ['params'], 'uri', 'string');
+  return issues;
+}
+
 /** The SDK's error message for a params failure: its issue list as indented JSON. */
 export function issuesMessage(issues: ParamsIssue[]): string {
   return JSON.stringify(issues, null, 2);
@@ -92,7 +127,7 @@ function hasType(value: unknown, expected: Expected): boolean {
   return typeof value === expected;
 }
 
-function issue(path: Array<string | number>, expected: Expected, got: unknown): ParamsIssue {
+function issue(path: Array<string | number>, expected: Expected, got: unknown): TypeIssue {
   return { expected, code: 'invalid_type', path, message: `Invalid input: expected ${expected}, received ${typeName(got)}` };
 }
 

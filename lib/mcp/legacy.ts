@@ -3,7 +3,7 @@ import { metaOf } from '../mcp-wire/envelope.ts';
 import { isLegacyVersion, isModernVersion, LEGACY_VERSIONS, SUPPORTED_VERSIONS } from '../mcp-wire/versions.ts';
 import { ACCEPTED, jsonAnswer, rejectionAnswer, type McpAnswer } from './answer.ts';
 import { initializeResult } from './capabilities.ts';
-import { initializeIssues, issuesMessage, toolsCallIssues, toolsListIssues, type ParamsIssue } from './legacy-params.ts';
+import { initializeIssues, issuesMessage, resourceUriIssues, setLevelIssues, toolsCallIssues, toolsListIssues, type ParamsIssue } from './legacy-params.ts';
 import { McpMethodError } from './method-error.ts';
 import { callMcpTool, listMcpTools, mcpRequestScope, type McpRequestContext, type McpRequestScope, type McpToolCall } from './methods.ts';
 import { tasksOffered } from './parking.ts';
@@ -35,9 +35,11 @@ export async function answerLegacy(body: unknown, protocolVersion: string | null
   if (!initializing && protocolVersion !== null && !isLegacyVersion(protocolVersion)) return rejectionAnswer(400, unsupportedVersion(protocolVersion));
   const requests = messages.flatMap((read) => (read.kind === 'request' ? [read.message] : []));
   if (requests.length === 0) return ACCEPTED;
-  // One scope for the POST: a batch's calls spend its budgets together.
+  // One scope for the POST: a batch's calls spend its budgets together, in the batch's order (one
+  // after another, as a sequential /v1/dispatch), so where the budget runs out is not up to timing.
   const scope = mcpRequestScope(context);
-  const answers = await Promise.all(requests.map((request) => answerRequest(request, scope)));
+  const answers = [];
+  for (const request of requests) answers.push(await answerRequest(request, scope));
   // As the SDK's transport: a lone answer goes bare, even for a batch of one.
   return jsonAnswer(200, answers.length === 1 ? answers[0] : answers);
 }
@@ -63,6 +65,11 @@ const LEGACY_METHODS: Readonly<Record<string, LegacyMethod>> = {
   ping: { issues: () => [], answer: () => ({}) },
   'tools/list': { issues: toolsListIssues, answer: (request, scope) => listMcpTools(scope, request.id, metaOf(request.params)) },
   'tools/call': { issues: toolsCallIssues, answer: (request, scope) => callMcpTool(scope, request.id, request.params as unknown as McpToolCall, asksForTask(request.params) ? 'legacy' : undefined) },
+  // Taken, and nothing kept: a stateless server has no session to hold a level or a subscription
+  // in (so no resources/updated notification ever follows; the capability does not claim one).
+  'logging/setLevel': { issues: setLevelIssues, answer: () => ({}) },
+  'resources/subscribe': { issues: resourceUriIssues, answer: () => ({}) },
+  'resources/unsubscribe': { issues: resourceUriIssues, answer: () => ({}) },
   ...LEGACY_TASK_METHODS,
 };
 

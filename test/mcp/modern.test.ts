@@ -302,7 +302,7 @@ describe('legacy clients are unchanged beside the modern ones', () => {
   it('answers initialize with the client\'s legacy revision (never a modern one) and no session', async () => {
     const answer = await send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }, JSON_HEADERS);
     expect(answer.headers.get('mcp-session-id')).toBeNull();
-    expect(await answer.json()).toEqual({ result: { protocolVersion: '2025-06-18', capabilities: { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }, serverInfo: { name: 'toolgate', version: '1', title: 'toolgate: acme' }, instructions: 'Acme tools' }, jsonrpc: '2.0', id: 1 });
+    expect(await answer.json()).toEqual({ result: { protocolVersion: '2025-06-18', capabilities: { tools: {}, logging: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }, serverInfo: { name: 'toolgate', version: '1', title: 'toolgate: acme' }, instructions: 'Acme tools' }, jsonrpc: '2.0', id: 1 });
     const never = await send({ jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: MODERN, capabilities: {}, clientInfo: { name: 'c', version: '1' } } }, JSON_HEADERS);
     expect(((await never.json()) as { result: { protocolVersion: string } }).result.protocolVersion).toBe('2025-11-25');
   });
