@@ -54,7 +54,7 @@ function navigation(principal: Principal, current: PageId | undefined) {
 }
 
 function whoAmI(c: Context<ConsoleEnv>, principal: Principal) {
-  return html`<div class="who"><span>Signed in as <strong>${principal.principal}</strong> · tenant <strong>${principal.tenant}</strong></span>
+  return html`<div class="who"><span>Signed in as <strong>${principal.principal}</strong> · tenant <strong>${principal.tenant}</strong></span><a href="/console/confirm">Your confirmations</a>
 <form class="inline" method="post" action="/console/sign-out">${csrfField(c)}<button class="link" type="submit">Sign out</button></form></div>`;
 }
 

@@ -8,6 +8,7 @@ import { messagePage, renderPage } from './layout.ts';
 import type { ConsoleOptions } from './options.ts';
 import { approvalPages } from './pages/approvals.ts';
 import { auditPages } from './pages/audit.ts';
+import { confirmPages } from './pages/confirm.ts';
 import { keyPages } from './pages/keys.ts';
 import { manifestPages } from './pages/manifests.ts';
 import { signInPages, signOutRoute } from './pages/sign-in.ts';
@@ -33,9 +34,10 @@ export function consoleRoutes(options: ConsoleOptions) {
   routes.get('/', (c) => {
     const first = openablePages(c.get('principal'))[0];
     if (first) return c.redirect(first.path, 303);
-    return renderPage(c, { title: 'Nothing to show', body: html`<p class="notice bad">Your key holds none of the scopes the console's pages need (<code>approvals:read</code>, <code>approvals:decide</code>, <code>audit:read</code>, <code>admin</code>). Ask an admin for a key with one of them.</p>` });
+    return renderPage(c, { title: 'Nothing to show', body: html`<p class="notice bad">Your key holds none of the scopes the console's pages need (<code>approvals:read</code>, <code>approvals:decide</code>, <code>audit:read</code>, <code>admin</code>). Ask an admin for a key with one of them.</p><p>Calls your agents made that wait for your own confirmation are on <a href="/console/confirm">Your confirmations</a>.</p>` });
   });
   approvalPages(routes, options);
+  confirmPages(routes, options);
   auditPages(routes, options);
   manifestPages(routes, options);
   keyPages(routes, options);

@@ -4,6 +4,7 @@ import { sha256Hex } from '../crypto/sha256.ts';
 import type { Authenticator } from '../http/authenticator.ts';
 import { isTenantId } from '../http/routes/protected-resource.ts';
 import type { ConsoleEnv } from './env.ts';
+import { signInPathFor } from './return-path.ts';
 
 /**
  * The console's session is the credential itself (an API key or a token), in a cookie the page's
@@ -73,7 +74,7 @@ export function sameToken(a: string, b: string): boolean {
 export function requireSession(authenticator: Authenticator, unavailable: (c: Context<ConsoleEnv>, message: string) => Response | Promise<Response>): MiddlewareHandler<ConsoleEnv> {
   return async (c, next) => {
     const session = sessionCredential(c);
-    if (!session) return c.redirect(`${CONSOLE_PATH}/sign-in`, 303);
+    if (!session) return c.redirect(signInPathFor(c), 303);
     const outcome = await authenticator.authenticate(session.credential, session.tenant);
     if (!outcome.ok) {
       if (outcome.status === 503) return unavailable(c, outcome.message);

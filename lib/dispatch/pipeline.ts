@@ -109,7 +109,7 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
   const claimTraced = deps.store && idempotencyModeOf(definition) !== 'none' ? traced : undefined;
   const verdict = governed.value;
   const claimed =
-    verdict.action === 'review'
+    verdict.action === 'review' || verdict.action === 'confirm'
       ? await inStageSpan(traced, 'park', async () => parkStage(deps, caller, call, definition, args, args_hash ?? (await hashJson(args)), verdict), storeAttributes(deps))
       : await inStageSpan(claimTraced, 'claim', () => claimStage(deps, caller, call.call_id, definition, args, args_hash, timeoutMs, naming), storeAttributes(deps));
   if (!claimed.ok) return { ...stopped('claim', claimed.failure, known), decision };

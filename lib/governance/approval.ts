@@ -12,8 +12,19 @@ import type { JsonObject } from '../registry/json.ts';
  */
 export type ApprovalState = 'pending' | 'approved' | 'rejected' | 'expired' | 'executed' | 'interrupted' | 'withdrawn';
 
-/** Where a decision (or a withdrawal: `mcp`) came from. */
-export type DecisionChannel = 'api' | 'slack' | 'console' | 'mcp';
+/**
+ * Where a decision (or a withdrawal: `mcp`) came from. `confirm`: the requester deciding its own
+ * call of a confirm approval (the console's confirm page, or the API with its own credential): a
+ * self-confirmation, never a second person's approval.
+ */
+export type DecisionChannel = 'api' | 'slack' | 'console' | 'mcp' | 'confirm';
+
+/**
+ * Who decides an approval: `review` (the default), people other than the requester (four-eyes,
+ * a quorum); `confirm`, the requester alone (the policy's `confirm` action: a single-user agent's
+ * user confirming their own call). Anyone who may decide approvals may still reject either.
+ */
+export type ApprovalKind = 'review' | 'confirm';
 
 /** One approver's decision on an approval that needs several (four-eyes). */
 export interface ApproverDecision {
@@ -41,8 +52,10 @@ export interface Approval {
   /** The arguments to run with once approved (the approval is bound to their hash). */
   arguments: JsonObject;
   args_hash: string;
-  /** The API principal whose call was parked; it may not approve its own call. */
+  /** The API principal whose call was parked; it may not approve its own call (unless the approval is a confirm). */
   requested_by: string;
+  /** Absent: `review`. */
+  kind?: ApprovalKind;
   /** The principals the requester's key was minted under: they may not approve its call either (four-eyes.ts). */
   requested_by_lineage?: string[];
   /** How people are told apart for this approval, fixed when it was parked (absent: the defaults). */

@@ -81,7 +81,7 @@ export async function loadApproval(store: Store, id: string, now = Date.now()): 
 
 export type DecisionOutcome =
   | { ok: true; approval: Approval }
-  | { ok: false; reason: 'not_found' | 'not_pending' | 'expired' | 'self_approval' | 'already_decided' | 'confusable_name'; approval?: Approval };
+  | { ok: false; reason: 'not_found' | 'not_pending' | 'expired' | 'self_approval' | 'already_decided' | 'confusable_name' | 'not_requester'; approval?: Approval };
 
 export interface Decision {
   decision: 'approve' | 'reject';
@@ -95,8 +95,16 @@ export interface Decision {
   slack_user?: string;
 }
 
-/** How many distinct approvers an approval needs. */
-export const quorumOf = (approval: Approval) => approval.quorum ?? 1;
+/** How many distinct approvers an approval needs (a confirm: its requester, once). */
+export const quorumOf = (approval: Approval) => (isConfirm(approval) ? 1 : approval.quorum ?? 1);
+
+/** Whether only the requester may approve it (the policy's `confirm`). */
+export const isConfirm = (approval: Pick<Approval, 'kind'>) => approval.kind === 'confirm';
+
+/** Whether `decider` is, for this approval, the principal whose call it is (four-eyes' rules tell people apart). */
+export function isRequester(approval: Approval, decider: Person): boolean {
+  return samePerson(decider, { name: approval.requested_by, lineage: approval.requested_by_lineage }, approval.four_eyes);
+}
 
 /** The approvals counted so far (a rejection ends the approval, so only approvals collect). */
 export const approvalsOf = (approval: Approval) => (approval.decisions ?? []).filter((d) => d.decision === 'approve');
@@ -104,7 +112,9 @@ export const approvalsOf = (approval: Approval) => (approval.decisions ?? []).fi
 /**
  * Records one approver's decision on a pending approval. A rejection by anyone ends it; approvals
  * collect until `quorum` distinct approvers approved, then it is `approved`. The principal that
- * asked never counts (whatever the channel), and nobody counts twice. Every write is a
+ * asked never counts (whatever the channel), and nobody counts twice. A confirm approval is the
+ * other way round: only its requester approves it (once, which decides it), recorded with the
+ * channel `confirm`; anyone else may only reject it. Every write is a
  * compare-and-set on the approval's revision, so racing decisions are all counted or refused,
  * never lost, and exactly one of them completes the quorum.
  */
@@ -125,6 +135,7 @@ function refusalOf(approval: Approval, decision: Decision): Extract<DecisionOutc
   if (decision.decision === 'reject') return undefined;
   const rules = approval.four_eyes;
   if (refusedName(decision.by, rules)) return 'confusable_name';
+  if (isConfirm(approval)) return isRequester(approval, { name: decision.by, lineage: decision.lineage }) ? undefined : 'not_requester';
   // Compared as people, not strings: "Alice" and "alice " are one approver, and so are a key and
   // the keys it minted (four-eyes.ts).
   const decider: Person = { name: decision.by, lineage: decision.lineage };
@@ -135,10 +146,12 @@ function refusalOf(approval: Approval, decision: Decision): Extract<DecisionOutc
 
 function withDecision(approval: Approval, decision: Decision, now: number): Approval {
   const at = new Date(now).toISOString();
+  // The requester deciding its own confirm approval says so, whatever surface it used.
+  const via = isConfirm(approval) && isRequester(approval, { name: decision.by, lineage: decision.lineage }) ? 'confirm' : decision.via;
   const entry: ApproverDecision = {
     decision: decision.decision,
     by: decision.by,
-    via: decision.via,
+    via,
     at,
     ...(decision.reason ? { reason: decision.reason } : {}),
     ...(decision.lineage?.length ? { lineage: decision.lineage } : {}),
@@ -148,7 +161,7 @@ function withDecision(approval: Approval, decision: Decision, now: number): Appr
   const next: Approval = { ...approval, decisions };
   const state = decision.decision === 'reject' ? 'rejected' : approvalsOf(next).length >= quorumOf(approval) ? 'approved' : 'pending';
   if (state === 'pending') return next;
-  return { ...next, state, decided_by: decision.by, decided_via: decision.via, decided_at: at, ...(decision.reason ? { decision_reason: decision.reason } : {}) };
+  return { ...next, state, decided_by: decision.by, decided_via: via, decided_at: at, ...(decision.reason ? { decision_reason: decision.reason } : {}) };
 }
 
 export type WithdrawalOutcome =
@@ -185,9 +198,10 @@ const MAX_PAGES_PER_LISTING = 20;
  * state happens after reading, so a listing reads index pages until its page is full, but at
  * most MAX_PAGES_PER_LISTING: then it answers a short page with `next`, so no request scans a
  * tenant's whole history. `limit` must be a whole number of at least 1. `refresh` brings each
- * approval up to date before it is filtered (an interrupted approved call settles when seen).
+ * approval up to date before it is filtered (an interrupted approved call settles when seen);
+ * `match` filters further (one principal's confirmations).
  */
-export async function listApprovals(store: Store, tenant: string, options: { state?: ApprovalState; after?: number; limit: number; refresh?: (approval: Approval) => Promise<Approval> }): Promise<{ approvals: Approval[]; next?: number }> {
+export async function listApprovals(store: Store, tenant: string, options: { state?: ApprovalState; match?: (approval: Approval) => boolean; after?: number; limit: number; refresh?: (approval: Approval) => Promise<Approval> }): Promise<{ approvals: Approval[]; next?: number }> {
   checkPageLimit(options.limit, 'listApprovals');
   const approvals: Approval[] = [];
   let after = options.after;
@@ -199,7 +213,7 @@ export async function listApprovals(store: Store, tenant: string, options: { sta
       return approval && options.refresh ? options.refresh(approval) : approval;
     }));
     for (const [i, approval] of loaded.entries()) {
-      if (approval && (!options.state || approval.state === options.state)) approvals.push(approval);
+      if (approval && (!options.state || approval.state === options.state) && (!options.match || options.match(approval))) approvals.push(approval);
       after = page[i].score;
       if (approvals.length === options.limit) return { approvals, next: after };
     }

@@ -4,12 +4,19 @@ import type { JsonObject } from '../registry/json.ts';
 import { grantConstraints, type GrantConstraints } from './argument-classes.ts';
 import { compileRules, firstMatchingRule, type CompiledRule, type PolicyRule } from './rules.ts';
 
-/** What a tenant's policy says about a call: run it, ask a human, or refuse. */
-export type PolicyAction = 'grant' | 'review' | 'deny';
+/**
+ * What a tenant's policy says about a call: run it, ask another person (`review`), ask the
+ * calling user to confirm their own call (`confirm`: for single-user agents such as a
+ * developer's own IDE), or refuse.
+ */
+export type PolicyAction = 'grant' | 'review' | 'confirm' | 'deny';
 export type TierPolicy = Record<ToolTier, PolicyAction>;
 
-/** A tool's own say in the manifest: always ask a human, never ask, or follow the policy. */
-export type ApprovalOverride = 'always' | 'never' | 'policy';
+/**
+ * A tool's own say in the manifest: always ask a human, never ask, ask the calling user to
+ * confirm (where the policy would not deny it or ask another person), or follow the policy.
+ */
+export type ApprovalOverride = 'always' | 'never' | 'confirm' | 'policy';
 
 /** Deny by default: reads run, anything with a side effect waits for a human. */
 export const DEFAULT_TIER_POLICY: Readonly<TierPolicy> = { read: 'grant', write: 'review', execute: 'review' };
@@ -35,7 +42,12 @@ export type GovernanceDecision =
       max_timeout_ms?: number;
     }
   | { action: 'review'; reason: string; /** An approval id chosen by a custom handler. */ request_id?: string; /** Distinct approvers needed (default 1). */ quorum?: number }
+  /** Parked like review, but only the requesting principal decides (quorum 1, no four-eyes). */
+  | { action: 'confirm'; reason: string }
   | { action: 'deny'; reason: string };
+
+/** The decisions that park a call until someone decides: another person (review) or the caller itself (confirm). */
+export type ParkingDecision = Extract<GovernanceDecision, { action: 'review' | 'confirm' }>;
 
 export interface GovernanceRequest {
   definition: ToolDefinition;
@@ -50,8 +62,8 @@ export interface Governor {
   decide(request: GovernanceRequest): GovernanceDecision | Promise<GovernanceDecision>;
   /**
    * Whether any call of this tool could be parked for a human: false only when no arguments and
-   * no caller can make the policy say review. Lets a caller skip work that only parked calls
-   * need (MCP looks a re-sent parked call up only for tools that can park). Without it, assume yes.
+   * no caller can make the policy say review or confirm. Lets a caller skip work that only parked
+   * calls need (MCP looks a re-sent parked call up only for tools that can park). Without it, assume yes.
    */
   mayReview?(definition: ToolDefinition): boolean;
 }
@@ -76,8 +88,10 @@ export function tierGovernor(policy: Partial<TierPolicy> = {}): Governor {
  * 1. the tool's `approval`: "always" → review, "never" → grant;
  * 2. the first rule whose tool and argument patterns match;
  * 3. the tier's action (default read grant, write review, execute review).
+ * A tool's `approval: "confirm"` turns what 2 and 3 grant or confirm into confirm; a deny or
+ * review they decide stands (the caller's own word never replaces a refusal or another person).
  * A review needs the largest quorum that applies (the tenant's default, the tool's, the matching
- * rule's): no setting can lower another's four-eyes.
+ * rule's): no setting can lower another's four-eyes. A confirm needs the requester alone.
  */
 export function policyGovernor(policy: PolicyConfig = {}, overrides: ReadonlyMap<string, ApprovalOverride> = new Map(), quorums: QuorumSettings = {}): Governor {
   const { rules = [], ...tiers } = policy;
@@ -88,11 +102,11 @@ export function policyGovernor(policy: PolicyConfig = {}, overrides: ReadonlyMap
     const quorum = Math.max(1, quorums.default ?? 1, quorums.tools?.get(tool) ?? 1, rule?.rule.approvals?.quorum ?? 1);
     return quorum > 1 ? { ...decision, quorum } : decision;
   };
-  const anyReview = (definition: ToolDefinition): boolean => {
+  const anyParking = (definition: ToolDefinition): boolean => {
     const override = overrides.get(definition.name);
-    if (override === 'always' || override === 'never') return override === 'always';
-    // Some arguments may match a review rule for the tool, or miss every rule and fall to the tier.
-    return table[definition.tier] === 'review' || compiled.some(({ rule }) => rule.action === 'review' && (rule.tool === '*' || rule.tool === definition.name));
+    if (override === 'always' || override === 'never' || override === 'confirm') return override !== 'never';
+    // Some arguments may match a review or confirm rule for the tool, or miss every rule and fall to the tier.
+    return parks(table[definition.tier]) || compiled.some(({ rule }) => parks(rule.action) && (rule.tool === '*' || rule.tool === definition.name));
   };
   const mayReviewByTool = new WeakMap<ToolDefinition, boolean>();
   return {
@@ -101,16 +115,24 @@ export function policyGovernor(policy: PolicyConfig = {}, overrides: ReadonlyMap
       if (override === 'always') return withQuorum({ action: 'review', reason: `tool "${definition.name}" always needs approval` }, definition.name);
       if (override === 'never') return { action: 'grant', reason: `tool "${definition.name}" never needs approval` };
       const rule = firstMatchingRule(compiled, definition.name, args, patternBudget);
-      if (rule) return withQuorum(ruleDecision(rule), definition.name, rule);
       const action = table[definition.tier];
-      return withQuorum({ action, reason: `policy for tier "${definition.tier}" is ${action}` }, definition.name);
+      const decided = rule ? withQuorum(ruleDecision(rule), definition.name, rule) : withQuorum({ action, reason: `policy for tier "${definition.tier}" is ${action}` }, definition.name);
+      return override === 'confirm' ? confirmedByTool(decided, definition.name) : decided;
     },
     mayReview(definition): boolean {
       let known = mayReviewByTool.get(definition);
-      if (known === undefined) mayReviewByTool.set(definition, (known = anyReview(definition)));
+      if (known === undefined) mayReviewByTool.set(definition, (known = anyParking(definition)));
       return known;
     },
   };
+}
+
+const parks = (action: PolicyAction) => action === 'review' || action === 'confirm';
+
+/** A tool whose `approval` is "confirm": what the policy would grant waits for the caller's confirmation; a deny or a review stands. */
+function confirmedByTool(decision: GovernanceDecision, tool: string): GovernanceDecision {
+  if (decision.action === 'deny' || decision.action === 'review' || decision.action === 'confirm') return decision;
+  return { action: 'confirm', reason: `tool "${tool}" needs its caller's confirmation` };
 }
 
 /**

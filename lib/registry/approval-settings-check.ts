@@ -5,7 +5,7 @@ import { isJsonObject, type JsonObject } from './json.ts';
 /**
  * What the schema cannot say about approval settings (it bounds each number on its own): a
  * reminder must come before expiry, an escalation needs a reminder to go with, and a quorum
- * only means something where a human reviews.
+ * only means something where other people review (a `confirm` is its caller's alone).
  */
 export function checkApprovalSettings(manifest: JsonObject): ManifestProblem[] {
   return [...checkTenantSettings(manifest.approvals), ...checkRuleQuorums(manifest.policy), ...checkToolQuorums(manifest.tools)];
@@ -29,7 +29,7 @@ function checkRuleQuorums(policy: unknown): ManifestProblem[] {
   if (!isJsonObject(policy) || !Array.isArray(policy.rules)) return [];
   return policy.rules.flatMap((rule, index) =>
     isJsonObject(rule) && rule.approvals !== undefined && rule.action !== 'review'
-      ? [{ path: `$.policy.rules[${index}].approvals`, message: `only a "review" rule can ask for approvers (this rule's action is ${JSON.stringify(rule.action)}); remove it or make the rule review` }]
+      ? [{ path: `$.policy.rules[${index}].approvals`, message: `only a "review" rule can ask for approvers (this rule's action is ${JSON.stringify(rule.action)}${rule.action === 'confirm' ? ', which the calling user alone decides' : ''}); remove it or make the rule review` }]
       : [],
   );
 }

@@ -31,7 +31,7 @@ describe('manifest loader', () => {
         { path: '$.version', message: 'is required' },
         { path: '$.format', message: 'must be exactly "toolgate.manifest/v1", got "v0"' },
         { path: '$.tenant', message: expect.stringContaining('must match the pattern') },
-        { path: '$.policy.write', message: 'must be one of "grant", "review", "deny", got "maybe"' },
+        { path: '$.policy.write', message: 'must be one of "grant", "review", "confirm", "deny", got "maybe"' },
         { path: '$.tools[0].tier', message: 'must be one of "read", "write", "execute", got "admin"' },
       ]),
     );

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { html } from 'hono/html';
 import type { Approval } from '../../governance/approval.ts';
-import { approvalsOf, quorumOf } from '../../governance/approvals.ts';
+import { approvalsOf, isConfirm, isRequester, quorumOf } from '../../governance/approvals.ts';
 import { isConfusableName, shownName } from '../../governance/confusable-names.ts';
 import type { JsonObject } from '../../registry/json.ts';
 import type { ConsoleEnv } from '../env.ts';
@@ -25,13 +25,13 @@ export interface CardOptions {
 /** One approval: what was asked, by whom, until when, how far its quorum got, and (while pending) the decision form. */
 export function approvalCard(c: Context<ConsoleEnv>, approval: Approval, options: CardOptions) {
   const tool = html`<code>${approval.tool}</code>`;
-  const title = html`${options.linked ? html`<a href="/console/approvals/${approval.id}">${tool}</a>` : tool} <span class="badge">${approval.tier}</span> ${stateBadge(approval)}`;
+  const title = html`${options.linked ? html`<a href="/console/approvals/${approval.id}">${tool}</a>` : tool} <span class="badge">${approval.tier}</span>${isConfirm(approval) ? html` <span class="badge" data-role="kind">confirm</span>` : ''} ${stateBadge(approval)}`;
   const thread = options.mayReadAudit ? html`<a href="/console/audit?thread_id=${encodeURIComponent(approval.thread_id)}"><code>${approval.thread_id}</code></a>` : html`<code>${approval.thread_id}</code>`;
   return html`<article class="card" id="${approval.id}" data-approval="${approval.id}" data-state="${approval.state}">
 <h2>${title}</h2>
 <dl>
 <dt>Requested by</dt><dd>${person(approval.requested_by)}</dd>
-<dt>Why review</dt><dd>${approval.reason || 'the policy gave no reason'}</dd>
+<dt>${isConfirm(approval) ? 'Why confirm' : 'Why review'}</dt><dd>${approval.reason || 'the policy gave no reason'}</dd>
 <dt>Thread</dt><dd>${thread}</dd>
 <dt>Call</dt><dd><code>${approval.call_id}</code></dd>
 <dt>Requested</dt><dd>${shortTime(approval.created_at)}</dd>
@@ -91,6 +91,7 @@ function outcome(approval: Approval) {
 }
 
 function decisionForm(c: Context<ConsoleEnv>, approval: Approval) {
+  if (isConfirm(approval)) return confirmApprovalForm(c, approval);
   const mine = approvalsOf(approval).some((d) => d.by === c.get('principal').principal);
   return html`<form method="post" action="/console/approvals/${approval.id}" data-role="decide">
 ${csrfField(c)}
@@ -102,3 +103,18 @@ ${mine ? html`<span class="muted">You approved this call; it waits for other app
 </form>`;
 }
 
+
+/**
+ * A confirm approval on the approvals pages: its requester confirms it on its own page (confirm.ts);
+ * anyone else who decides approvals may only reject it.
+ */
+function confirmApprovalForm(c: Context<ConsoleEnv>, approval: Approval) {
+  const { principal, lineage } = c.get('principal');
+  if (isRequester(approval, { name: principal, lineage })) return html`<p data-role="confirm-link">This call waits for your own confirmation: <a href="/console/confirm/${approval.id}">confirm or decline it</a>.</p>`;
+  return html`<form method="post" action="/console/approvals/${approval.id}" data-role="decide">
+${csrfField(c)}
+<p class="muted">Only its requester can confirm this call (the policy says confirm); you may reject it.</p>
+<label>Reason (optional; the model sees it)<textarea name="reason" rows="2" maxlength="${MAX_REASON_CHARS}"></textarea></label>
+<div class="actions"><button class="reject" type="submit" name="decision" value="reject">Reject</button></div>
+</form>`;
+}

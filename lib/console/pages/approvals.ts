@@ -68,6 +68,8 @@ export function approvalPages(routes: Hono<ConsoleEnv>, options: ConsoleOptions)
         return showApproval(c, options, runtime, current, { status: 403, message: 'you requested this call, so you cannot approve it (nor can a key its requester minted, or that minted it); ask another approver' });
       case 'confusable_name':
         return showApproval(c, options, runtime, current, { status: 403, message: confusableRefusal(by) });
+      case 'not_requester':
+        return showApproval(c, options, runtime, current, { status: 403, message: 'this call waits for its requester\'s own confirmation: only they can confirm it; you may reject it' });
       case 'expired':
         return showApproval(c, options, runtime, current, { status: 409, message: `this approval expired at ${current.expires_at}; the call did not run` });
       default:
@@ -82,12 +84,12 @@ function refusalMessage(reason: string, approval: Approval): string {
   return `this approval is already ${approval.state}${approval.decided_by ? ` (by ${approval.decided_by})` : ''}`;
 }
 
-async function activeRuntime(c: Context<ConsoleEnv>, options: ConsoleOptions) {
+export async function activeRuntime(c: Context<ConsoleEnv>, options: ConsoleOptions) {
   return options.tenants.runtime(c.get('principal').tenant);
 }
 
-function noManifest(c: Context<ConsoleEnv>) {
-  return messagePage(c, 409, 'Pending approvals', `tenant "${c.get('principal').tenant}" has no active manifest, so it has no calls to approve; publish and activate one first`);
+export function noManifest(c: Context<ConsoleEnv>, title = 'Pending approvals') {
+  return messagePage(c, 409, title, `tenant "${c.get('principal').tenant}" has no active manifest, so it has no calls to approve; publish and activate one first`);
 }
 
 function notFound(c: Context<ConsoleEnv>) {
@@ -95,7 +97,7 @@ function notFound(c: Context<ConsoleEnv>) {
 }
 
 /** The approval named in the path, if it is this tenant's (another tenant's does not exist here), brought up to date. */
-async function ownApproval(c: Context<ConsoleEnv>, options: ConsoleOptions, runtime: TenantRuntime): Promise<Approval | undefined> {
+export async function ownApproval(c: Context<ConsoleEnv>, options: ConsoleOptions, runtime: TenantRuntime): Promise<Approval | undefined> {
   const id = c.req.param('id') ?? '';
   if (!APPROVAL_ID.pattern.test(id)) return undefined;
   const approval = await loadApproval(options.store, id);

@@ -1,6 +1,6 @@
 import type { Approval } from '../../governance/approval.ts';
 import { newApprovalId, saveNewApproval, attachSlackMessage } from '../../governance/approvals.ts';
-import type { GovernanceDecision } from '../../governance/policy.ts';
+import type { ParkingDecision } from '../../governance/policy.ts';
 import { describeWarnings } from '../../governance/confusable-names.ts';
 import { refusedName } from '../../governance/four-eyes.ts';
 import { maskSensitive } from '../../audit/redact.ts';
@@ -23,6 +23,8 @@ import type { ClaimStageValue } from './claim.ts';
  * idempotency mode, so polls by call id find it) holds a `parked` record pointing at a new
  * approval; the Slack request goes out; the caller learns the approval id. A call already
  * parked, decided or run under that key gets its current state instead of a second approval.
+ * `confirm`: parked the same way, as an approval only its requester decides (quorum 1); nobody
+ * else is asked, so no Slack request and no reminder go out.
  */
 export async function parkStage(
   deps: DispatchDeps,
@@ -31,18 +33,19 @@ export async function parkStage(
   definition: ToolDefinition,
   args: JsonObject,
   args_hash: string,
-  decision: Extract<GovernanceDecision, { action: 'review' }>,
+  decision: ParkingDecision,
 ): Promise<StageResult<ClaimStageValue>> {
   const { store, approvals } = deps;
   const naming = callNaming(call);
   if (!store || !approvals) {
     return fail({
       code: 'denied',
-      message: `Tool ${naming.tool} needs human approval (approval required: ${naming.inText(decision.reason)}), and approvals are not enabled for this tenant.`,
+      message: `Tool ${naming.tool} needs ${decision.action === 'confirm' ? 'its caller\'s confirmation' : 'human approval'} (approval required: ${naming.inText(decision.reason)}), and approvals are not enabled for this tenant.`,
       details: { reason: decision.reason, approval_required: true },
     });
   }
   const fourEyes = approvals.fourEyes ?? {};
+  const confirm = decision.action === 'confirm';
   if (refusedName(caller.principal, fourEyes)) {
     return fail({ code: 'denied', message: `Tool ${naming.tool} needs approval, and this tenant approves no call of a confusable name: ${JSON.stringify(caller.principal)} ${describeWarnings(caller.principal)}.`, details: { confusable_name: true } });
   }
@@ -53,7 +56,7 @@ export async function parkStage(
   const binding = await bindingFor(deps, definition);
   const manifestVersion = binding.manifest_version ?? caller.manifest_version;
   const approval: Approval = {
-    id: decision.request_id || newApprovalId(),
+    id: (decision.action === 'review' && decision.request_id) || newApprovalId(),
     tenant: caller.tenant,
     thread_id: caller.thread_id,
     call_id: call.call_id,
@@ -63,6 +66,7 @@ export async function parkStage(
     arguments: args,
     args_hash,
     requested_by: caller.principal,
+    ...(confirm ? { kind: 'confirm' as const } : {}),
     ...(caller.lineage?.length ? { requested_by_lineage: [...caller.lineage] } : {}),
     ...(Object.keys(fourEyes).length > 0 ? { four_eyes: fourEyes } : {}),
     reason: decision.reason,
@@ -72,9 +76,9 @@ export async function parkStage(
     ...nativeNamesOfApproval(call),
     created_at: new Date(now).toISOString(),
     expires_at: new Date(now + approvals.ttlMs).toISOString(),
-    ...(approvals.remindBeforeMs && approvals.remindBeforeMs < approvals.ttlMs ? { remind_at: new Date(now + approvals.ttlMs - approvals.remindBeforeMs).toISOString() } : {}),
+    ...(!confirm && approvals.remindBeforeMs && approvals.remindBeforeMs < approvals.ttlMs ? { remind_at: new Date(now + approvals.ttlMs - approvals.remindBeforeMs).toISOString() } : {}),
     state: 'pending',
-    quorum: decision.quorum ?? 1,
+    quorum: decision.action === 'review' ? decision.quorum ?? 1 : 1,
     decisions: [],
   };
   try {
@@ -89,8 +93,8 @@ export async function parkStage(
     const cause = error instanceof Error ? error.message : String(error);
     return fail({ code: 'unavailable', message: `Tool ${naming.tool} was not run or parked: the ${store.name} store is unavailable (${cause}). Retry later.`, details: { store: store.name, cause } });
   }
-  deps.log('tools.dispatch.parked', { tenant: caller.tenant, call_id: call.call_id, tool: definition.name, approval_id: approval.id });
-  const notifier = approvals.notifier;
+  deps.log('tools.dispatch.parked', { tenant: caller.tenant, call_id: call.call_id, tool: definition.name, approval_id: approval.id, ...(confirm ? { kind: 'confirm' } : {}) });
+  const notifier = confirm ? undefined : approvals.notifier;
   if (notifier) {
     await deferOrAwait(caller.defer, async () => {
       const posted = await notifier.requested(approval, await maskSensitive(args, definition.input_schema));

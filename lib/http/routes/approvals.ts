@@ -4,7 +4,7 @@ import type { DispatchDeps } from '../../dispatch/context.ts';
 import { settleInterruptedApproval } from '../../dispatch/interrupted-approval.ts';
 import type { Approval, ApprovalState } from '../../governance/approval.ts';
 import { confusableRefusal } from '../../governance/confusable-names.ts';
-import { approvalsOf, listApprovals, loadApproval, quorumOf } from '../../governance/approvals.ts';
+import { approvalsOf, isConfirm, isRequester, listApprovals, loadApproval, quorumOf } from '../../governance/approvals.ts';
 import type { Store } from '../../stores/store.ts';
 import { approvalView } from '../approval-view.ts';
 import { requireScope } from '../auth.ts';
@@ -47,11 +47,17 @@ export function approvalRoutes(store: Store, env: Readonly<Record<string, string
     return c.json(await approvalView(c.get('runtime'), await currentApproval(c.get('runtime').deps, deferFor(c))(approval), store));
   });
 
-  routes.post('/:id', requireScope('approvals:decide'), async (c) => {
+  routes.post('/:id', async (c) => {
     const principal = c.get('principal');
     const id = identifierParam(c, 'id', APPROVAL_ID, 'approval id');
-    const existing = await loadApproval(store, id);
-    if (!existing || existing.tenant !== principal.tenant) return errorResponse(c, 404, 'not_found', `approval "${id}" not found`);
+    const found = await loadApproval(store, id);
+    const existing = found?.tenant === principal.tenant ? found : undefined;
+    // Without the scope, a principal decides only its own calls waiting for its confirmation;
+    // anything else is refused as before (for the scope, so nothing is learnt of other approvals).
+    if (!principal.scopes.includes('approvals:decide') && !(existing && isConfirm(existing) && isRequester(existing, { name: principal.principal, lineage: principal.lineage }))) {
+      return errorResponse(c, 403, 'forbidden', 'this API key lacks the scope "approvals:decide" (without it, a key decides only its own calls that wait for its confirmation)');
+    }
+    if (!existing) return errorResponse(c, 404, 'not_found', `approval "${id}" not found`);
     // An interrupted approved call settles first, so a late decision is told what became of it.
     await currentApproval(c.get('runtime').deps, deferFor(c))(existing);
     const read = await readKnownObject(c, DECISION_FIELDS);
@@ -70,6 +76,8 @@ export function approvalRoutes(store: Store, env: Readonly<Record<string, string
         return errorResponse(c, 404, 'not_found', `approval "${id}" not found`);
       case 'self_approval':
         return errorResponse(c, 403, 'forbidden', SELF_APPROVAL);
+      case 'not_requester':
+        return errorResponse(c, 403, 'forbidden', NOT_REQUESTER);
       case 'confusable_name':
         return errorResponse(c, 403, 'forbidden', confusableRefusal(principal.principal));
       case 'already_decided':
@@ -86,6 +94,9 @@ export function approvalRoutes(store: Store, env: Readonly<Record<string, string
 
 /** Said to a requester trying to approve its own call, under its name or through a key it minted or was minted by. */
 const SELF_APPROVAL = 'the principal that requested a call cannot approve it (nor can a key it minted or that minted its key); ask another approver';
+
+/** Said to anyone but the requester trying to approve a confirm approval. */
+const NOT_REQUESTER = 'this call waits for its requester\'s own confirmation (the policy says confirm): only the principal that made it (or a key of the same person) can confirm it; you may reject it';
 
 /** Why a second approval by the same principal does not count, and what the approval still needs. */
 function alreadyDecided(principal: string, approval: Approval | undefined): string {
