@@ -103,7 +103,7 @@ export function createApp(options: AppOptions) {
   const withCors = mcpCors(origins);
   app.use('/mcp', withCors, withOrigins, requestBodyLimit(maxSize), withCredential, withRuntime);
   app.use('/mcp/:tenant', withCors, withOrigins, requestBodyLimit(maxSize), requireCredential(authenticator, { tenantParam: 'tenant', resourceMetadata: metadataUrl }), withRuntime);
-  app.route('/mcp', mcpRoutes(options.env, { resourceMetadata: metadataUrl, tenants: options.tenants }));
+  app.route('/mcp', mcpRoutes(options.env, { resourceMetadata: metadataUrl, tenants: options.tenants, publicOrigin: (c) => publicOrigin(pinnedOrigin, c.req.url) }));
   app.use(`${RESOURCE_METADATA_PATH}/*`, withCors, withOrigins);
   app.route(RESOURCE_METADATA_PATH, protectedResourceRoutes(options.tenants, pinnedOrigin));
   app.route('/v1/tools', toolRoutes());

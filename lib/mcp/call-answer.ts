@@ -9,24 +9,34 @@ import { loadTask, newTaskId, saveNewTask, type McpTask, type TaskOwner } from '
 import { readTaskState, type TaskState } from './tasks/task-status.ts';
 import { legacyCreateTaskResult, modernTaskHandle, type TaskVocabulary } from './tasks/task-views.ts';
 import { attachTwinTask, forgetTwin, rememberTwin } from './twin-calls.ts';
+import { askToConfirm, awaitsConfirmation, type ConfirmOptions } from './confirm/confirm-round.ts';
 
 /**
  * What a `tools/call` answers once dispatched: its result, or, for a client that can take one, a
  * task. A 2026-07-28 client declaring the Tasks extension gets a task for a call that waits for
  * approval (and the result itself otherwise); a 2025-11-25 client asking for a task gets one
  * whatever happened (a call that already ended gives a task holding its result). Everyone else
- * gets the result, a waiting call's included. On the way, the call's twin pointer is kept
+ * gets the result, a waiting call's included. A call waiting for its user's confirmation is
+ * first asked through a client that can take the request (`confirm.round`: an `input_required`
+ * answer, confirm/confirm-round.ts). On the way, the call's twin pointer is kept
  * (twin-calls.ts): written when a call parks, forgotten once its outcome is delivered.
  */
-export async function answerToolCall(deps: DispatchDeps, owner: TaskOwner, identity: McpCallIdentity, result: ToolResult, asked?: TaskVocabulary): Promise<JsonObject> {
+export async function answerToolCall(deps: DispatchDeps, owner: TaskOwner, identity: McpCallIdentity, result: ToolResult, asked?: TaskVocabulary, confirm?: ConfirmOptions): Promise<JsonObject> {
   const store = deps.store;
   const approvalId = waitingApproval(result);
-  if (store && asked && (approvalId !== undefined || asked === 'legacy')) {
+  // A call waiting for its user's confirmation asks the client first (MRTR), before any task.
+  const round = store && approvalId !== undefined && awaitsConfirmation(result) ? confirm?.round : undefined;
+  if (store && asked && !round && (approvalId !== undefined || asked === 'legacy')) {
     const { task, state } = await taskFor(deps, store, owner, identity, result, approvalId);
-    return asked === 'modern' ? modernTaskHandle(task, state) : legacyCreateTaskResult(task, state);
+    return asked === 'modern' ? modernTaskHandle(task, state, confirm !== undefined) : legacyCreateTaskResult(task, state);
   }
   // The pointer is bookkeeping: a store failing now must not turn a real outcome into an error.
   if (store && identity.twin) await keepTwin(deps, store, identity, result, approvalId).catch((error: unknown) => deps.log('tools.mcp.twin_failed', { level: 'warn', call_id: identity.call_id, error: error instanceof Error ? error.message : String(error) }));
+  // Asking needs a record in the store: without one the call is answered as it stands (its text names the console).
+  if (round) return askToConfirm(deps, owner, identity, result, approvalId!, { ...confirm!, round }).catch((error: unknown) => {
+    deps.log('tools.mcp.confirm_ask_failed', { level: 'warn', call_id: identity.call_id, error: error instanceof Error ? error.message : String(error) });
+    return toCallToolResult(result);
+  });
   return toCallToolResult(result);
 }
 

@@ -1,4 +1,5 @@
 import { dispatchCall } from '../dispatch/pipeline.ts';
+import type { ToolResult } from '../dispatch/call.ts';
 import type { CallerContext } from '../dispatch/context.ts';
 import type { TenantRuntime } from '../dispatch/tenant-runtime.ts';
 import type { Principal } from '../governance/api-keys.ts';
@@ -6,7 +7,7 @@ import { requestPatternBudget, type PatternBudget } from '../patterns/index.ts';
 import { ValidationBudget } from '../validation/work-budget.ts';
 import { toMcpTools } from '../registry/formats/mcp.ts';
 import { answerToolCall } from './call-answer.ts';
-import { mcpCallIdentity } from './call-identity.ts';
+import { mcpCallIdentity, type McpCallIdentity } from './call-identity.ts';
 import { canPark, tasksOffered } from './parking.ts';
 import type { TaskVocabulary } from './tasks/task-views.ts';
 import type { Span } from '../telemetry/span.ts';
@@ -29,6 +30,8 @@ export interface McpRequestContext {
   span?: Span;
   /** The request's MCP-Protocol-Version header, for the spans. */
   protocolVersion?: string;
+  /** Where browsers reach this gateway's console (its public origin): a call waiting for its caller's confirmation links its confirm page there. */
+  consoleOrigin?: string;
   /**
    * How much longer this isolate serves the tenant's active manifest without reading its pointer
    * again (ms): modern list results tell clients to cache them for that long, so a client lists
@@ -81,25 +84,40 @@ export interface McpToolCall {
  * client can take a task in, when it can (call-answer.ts).
  */
 export async function callMcpTool(scope: McpRequestScope, requestId: string | number, params: McpToolCall, asked?: TaskVocabulary) {
+  const identity = await mcpToolIdentity(scope, requestId, params);
+  const result = await dispatchMcpTool(scope, requestId, params, identity);
+  return answerToolCall(scope.context.runtime.deps, scope.context.principal, identity, result, asked);
+}
+
+/** The arguments a call names, as the tool gets them (an object, when given). */
+export const mcpToolArguments = (params: McpToolCall) => (params.arguments === undefined ? undefined : withoutProtoKey(params.arguments));
+
+/** The thread and call id a `tools/call` runs under (call-identity.ts). */
+export function mcpToolIdentity(scope: McpRequestScope, requestId: string | number, params: McpToolCall): Promise<McpCallIdentity> {
+  const { runtime, principal, threadHeader, idempotencyHeader } = scope.context;
+  return mcpCallIdentity({
+    tenant: principal.tenant,
+    principal: principal.principal,
+    tool: params.name,
+    args: mcpToolArguments(params),
+    meta: params._meta,
+    idempotencyKey: params.idempotencyKey,
+    threadHeader,
+    idempotencyHeader,
+    requestId,
+    canPark: canPark(runtime, params.name),
+    store: runtime.deps.store,
+  });
+}
+
+/** Runs a `tools/call` under `identity` through the pipeline; its result, whatever happened. */
+export async function dispatchMcpTool(scope: McpRequestScope, requestId: string | number, params: McpToolCall, identity: McpCallIdentity): Promise<ToolResult> {
   const { context } = scope;
   const { runtime, principal } = context;
   const { name, _meta: meta } = params;
-  const args = params.arguments === undefined ? undefined : withoutProtoKey(params.arguments);
+  const args = mcpToolArguments(params);
   const tracer = runtime.deps.tracer;
   const span = tracer ? startMcpServerSpan(tracer, { method: 'tools/call', tool: name, requestId, meta, protocolVersion: context.protocolVersion }, context.span) : undefined;
-  const identity = await mcpCallIdentity({
-    tenant: principal.tenant,
-    principal: principal.principal,
-    tool: name,
-    args,
-    meta,
-    idempotencyKey: params.idempotencyKey,
-    threadHeader: context.threadHeader,
-    idempotencyHeader: context.idempotencyHeader,
-    requestId,
-    canPark: canPark(runtime, name),
-    store: runtime.deps.store,
-  });
   const caller: CallerContext = {
     tenant: principal.tenant,
     principal: principal.principal,
@@ -117,7 +135,7 @@ export async function callMcpTool(scope: McpRequestScope, requestId: string | nu
   if (span) endMcpServerSpan(span, isTracedFailure(result), result.status === 'unknown_tool');
   const required = result.status === 'forbidden' ? result.error?.details?.required_scopes : undefined;
   if (Array.isArray(required)) context.onMissingScope?.(required.map(String));
-  return answerToolCall(runtime.deps, principal, identity, result, asked);
+  return result;
 }
 
 /**

@@ -9,9 +9,8 @@ import { ACCEPTED, jsonAnswer, rejectionAnswer, wireRejectionAnswer, type McpAns
 import { discoverResult, mcpServerInfo } from './capabilities.ts';
 import { MAX_IDEMPOTENCY_KEY } from '../idempotency/keys.ts';
 import { McpMethodError } from './method-error.ts';
-import { callMcpTool, listMcpTools, mcpRequestScope, type McpRequestContext, type McpRequestScope } from './methods.ts';
-import { tasksOffered } from './parking.ts';
-import { declaresTasks } from './tasks/task-access.ts';
+import { answerModernToolCall } from './confirm/confirm-call.ts';
+import { listMcpTools, mcpRequestScope, type McpRequestContext, type McpRequestScope } from './methods.ts';
 import { MODERN_TASK_METHODS } from './tasks/modern-task-methods.ts';
 import { toolParamHeaders } from './tool-param-headers.ts';
 
@@ -34,14 +33,7 @@ const MODERN_METHODS: Readonly<Record<string, ModernMethod>> = {
     invalid: (params) => (params?.cursor !== undefined && typeof params.cursor !== 'string' ? 'params.cursor must be a string (a cursor from an earlier tools/list)' : undefined),
     answer: (request, scope) => listMcpTools(scope, request.id, metaOf(request.params)),
   },
-  'tools/call': {
-    invalid: toolsCallProblem,
-    answer: (request, scope) => {
-      const params = request.params!;
-      const call = { name: params.name as string, arguments: params.arguments as JsonObject | undefined, _meta: metaOf(params), idempotencyKey: params.idempotencyKey as string | undefined };
-      return callMcpTool(scope, request.id, call, declaresTasks(params) && tasksOffered(scope.context.runtime) ? 'modern' : undefined);
-    },
-  },
+  'tools/call': { invalid: toolsCallProblem, answer: answerModernToolCall },
   ...MODERN_TASK_METHODS,
 };
 
@@ -89,11 +81,17 @@ function paramHeaderMismatch(request: JsonRpcRequest, httpHeaders: Headers, cont
   return refused ? wireRejectionAnswer(refused, request.id) : undefined;
 }
 
+/** Longer than any requestState toolgate hands out; bounds what a retry makes it look at. */
+const MAX_REQUEST_STATE = 200;
+
 function toolsCallProblem(params: JsonObject | undefined): string | undefined {
   if (params === undefined) return 'params must be an object {name, arguments?}';
   if (typeof params.name !== 'string') return `params.name must be a string (the tool's name), got ${params.name === undefined ? 'nothing' : JSON.stringify(params.name)?.slice(0, 60)}`;
   if (params.arguments !== undefined && !isPlainObject(params.arguments)) return 'params.arguments must be an object of the tool\'s arguments';
   const key = params.idempotencyKey;
   if (key !== undefined && !(typeof key === 'string' && key.length > 0 && key.length <= MAX_IDEMPOTENCY_KEY)) return `params.idempotencyKey must be a string of 1-${MAX_IDEMPOTENCY_KEY} characters (the client's key for this call)`;
+  const state = params.requestState;
+  if (state !== undefined && !(typeof state === 'string' && state.length <= MAX_REQUEST_STATE)) return `params.requestState must be a string of at most ${MAX_REQUEST_STATE} characters (the requestState of the input_required answer, echoed unchanged)`;
+  if (params.inputResponses !== undefined && !isPlainObject(params.inputResponses)) return 'params.inputResponses must be an object (responses keyed as the inputRequests were)';
   return undefined;
 }

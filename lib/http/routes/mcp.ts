@@ -12,6 +12,8 @@ export interface McpRouteOptions {
   resourceMetadata?: (c: Context, tenant: string) => string | undefined;
   /** The tenants: how much longer this isolate trusts a tenant's active manifest (cache hints on modern list results). */
   tenants?: TenantDirectory;
+  /** Where browsers reach this gateway (TOOLGATE_PUBLIC_URL, else the request's origin): confirm links point at its console. */
+  publicOrigin?: (c: Context) => string;
 }
 
 /**
@@ -40,6 +42,7 @@ export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, opt
       span: c.get('span'),
       protocolVersion: c.req.header('mcp-protocol-version'),
       manifestFreshMs: options.tenants?.freshForMs?.(principal.tenant),
+      consoleOrigin: options.publicOrigin?.(c),
       onMissingScope: (required) => (missing ??= required),
     };
     // Sent through Hono's own response (as c.json does): a foreign Response would be merged with

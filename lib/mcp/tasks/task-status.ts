@@ -1,9 +1,9 @@
 import { failureResult, type CallFailure, type ToolResult } from '../../dispatch/call.ts';
 import type { DispatchDeps } from '../../dispatch/context.ts';
 import { parkedCallState } from '../../dispatch/parked-call.ts';
-import { withdrawnFailure } from '../../dispatch/approval-results.ts';
+import { CONFIRM_PAGE_WORDS, withdrawnFailure } from '../../dispatch/approval-results.ts';
 import type { Approval } from '../../governance/approval.ts';
-import { approvalsOf, loadApproval, quorumOf } from '../../governance/approvals.ts';
+import { approvalsOf, isConfirm, loadApproval, quorumOf } from '../../governance/approvals.ts';
 import type { McpTask } from './task-record.ts';
 
 /**
@@ -12,12 +12,15 @@ import type { McpTask } from './task-record.ts';
  * - the approval pending, or approved and the call running: `working`;
  * - the call's record holding its outcome (run, rejected, expired, interrupted): `completed`
  *   with that result, an error result included (a tool outcome, not a protocol failure);
- * - withdrawn, or a cancel accepted: `cancelled`, with a result saying so.
+ * - withdrawn, or a cancel accepted: `cancelled`, with a result saying so (a confirm call its
+ *   user declined through the client: `completed`, with the result saying they declined).
  */
 export interface TaskState {
   status: 'working' | 'completed' | 'cancelled';
   /** The task's statusMessage. */
   message?: string;
+  /** Set while the call waits for its requester's own confirmation (a confirm approval): a client that can be asked is (task-views.ts). */
+  confirming?: Approval;
   /** The call's result (completed), or one saying why there is none (cancelled). */
   result?: ToolResult;
   updated_at: string;
@@ -33,13 +36,14 @@ export async function readTaskState(deps: DispatchDeps, task: McpTask, defer?: (
   const approval = task.approval_id && deps.store ? await loadApproval(deps.store, task.approval_id, deps.now()) : undefined;
   if (!approval) return ended({ code: 'error', message: `The approval for this call of \`${task.tool}\` is gone, so its outcome is unknown; check GET /v1/calls/${task.call_id} before calling it again.` }, task.created_at);
   const updated_at = lastChange(approval);
-  if (approval.state === 'withdrawn') return cancelledState(task, withdrawnFailure(approval).message, updated_at);
+  // A confirm call the user declined through the client ended with that answer; any other withdrawal cancelled the call.
+  if (approval.state === 'withdrawn') return isConfirm(approval) ? ended(withdrawnFailure(approval), updated_at) : cancelledState(task, withdrawnFailure(approval).message, updated_at);
   const record = task.call_key ? await deps.store!.get(task.call_key) : undefined;
   if (record?.state === 'completed') return { status: 'completed', result: record.data.result as unknown as ToolResult, updated_at };
   // The call's record outlived by its task: the approval keeps the outcome's excerpt.
   if (!record && approval.result && (approval.state === 'executed' || approval.state === 'interrupted')) return { status: 'completed', result: keptOutcome(task, approval.result), updated_at };
   const failure = await parkedCallState(deps, approval, defer);
-  if (failure.code === 'pending_approval') return { status: 'working', message: waitingMessage(approval), updated_at };
+  if (failure.code === 'pending_approval') return { status: 'working', message: waitingMessage(approval), updated_at, ...(isConfirm(approval) ? { confirming: approval } : {}) };
   if (failure.code === 'in_progress') return { status: 'working', message: failure.message, updated_at };
   return ended(failure, updated_at);
 }
@@ -57,6 +61,7 @@ function cancelledState(task: McpTask, message: string, updated_at: string): Tas
 }
 
 function waitingMessage(approval: Approval): string {
+  if (isConfirm(approval)) return `Waiting for the user to confirm \`${approval.tool}\` in ${CONFIRM_PAGE_WORDS} (approval ${approval.id}, expires ${approval.expires_at}); toolgate runs the call once it is confirmed.`;
   return `Waiting for a human's approval of \`${approval.tool}\` (approval ${approval.id}, ${approvalsOf(approval).length} of ${quorumOf(approval)} approvals, expires ${approval.expires_at}); toolgate runs the call once it is approved.`;
 }
 

@@ -22,15 +22,20 @@ function common(task: McpTask, state: TaskState) {
   return { taskId: task.id, status: state.status, ...(state.message !== undefined ? { statusMessage: state.message } : {}), createdAt: task.created_at, lastUpdatedAt: state.updated_at };
 }
 
-/** 2026-07-28 `tasks/get`: the DetailedTask (a completed one carries the call's result). */
-export function modernTask(task: McpTask, state: TaskState): JsonObject {
+/**
+ * 2026-07-28 `tasks/get`: the DetailedTask (a completed one carries the call's result). A call
+ * waiting for its user's confirmation is `input_required`, with the request to ask them, for a
+ * client that can be asked (`inputRequests`: confirm/confirm-input.ts); `working` otherwise.
+ */
+export function modernTask(task: McpTask, state: TaskState, inputRequests?: JsonObject): JsonObject {
   const result = state.status === 'completed' && state.result ? { result: toCallToolResult(state.result) } : {};
-  return { ...common(task, state), ttlMs: task.ttl_ms, pollIntervalMs: TASK_POLL_INTERVAL_MS, ...result };
+  const asking = state.confirming && inputRequests ? { status: 'input_required', inputRequests } : {};
+  return { ...common(task, state), ttlMs: task.ttl_ms, pollIntervalMs: TASK_POLL_INTERVAL_MS, ...result, ...asking };
 }
 
-/** 2026-07-28 `tools/call` answered with a task: the handle (CreateTaskResult, flat). */
-export function modernTaskHandle(task: McpTask, state: TaskState): JsonObject {
-  return { resultType: 'task', ...common(task, state), ttlMs: task.ttl_ms, pollIntervalMs: TASK_POLL_INTERVAL_MS };
+/** 2026-07-28 `tools/call` answered with a task: the handle (CreateTaskResult, flat); `input_required` as tasks/get will say. */
+export function modernTaskHandle(task: McpTask, state: TaskState, canAsk = false): JsonObject {
+  return { resultType: 'task', ...common(task, state), ...(state.confirming && canAsk ? { status: 'input_required' } : {}), ttlMs: task.ttl_ms, pollIntervalMs: TASK_POLL_INTERVAL_MS };
 }
 
 /** 2025-11-25 `tasks/get`, `tasks/list` entries and `tasks/cancel`: the Task. */
