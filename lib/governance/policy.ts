@@ -88,8 +88,9 @@ export function tierGovernor(policy: Partial<TierPolicy> = {}): Governor {
  * 1. the tool's `approval`: "always" → review, "never" → grant;
  * 2. the first rule whose tool and argument patterns match;
  * 3. the tier's action (default read grant, write review, execute review).
- * A tool's `approval: "confirm"` turns what 2 and 3 grant or confirm into confirm; a deny or
- * review they decide stands (the caller's own word never replaces a refusal or another person).
+ * A tool's `approval: "confirm"` replaces the tier's action and turns a grant rule into confirm;
+ * a rule that denies or asks for review stands (the caller's own word never replaces a refusal
+ * or another person's review that the tenant wrote for those arguments).
  * A review needs the largest quorum that applies (the tenant's default, the tool's, the matching
  * rule's): no setting can lower another's four-eyes. A confirm needs the requester alone.
  */
@@ -115,9 +116,10 @@ export function policyGovernor(policy: PolicyConfig = {}, overrides: ReadonlyMap
       if (override === 'always') return withQuorum({ action: 'review', reason: `tool "${definition.name}" always needs approval` }, definition.name);
       if (override === 'never') return { action: 'grant', reason: `tool "${definition.name}" never needs approval` };
       const rule = firstMatchingRule(compiled, definition.name, args, patternBudget);
+      if (override === 'confirm') return confirmedByTool(rule && withQuorum(ruleDecision(rule), definition.name, rule), definition.name);
+      if (rule) return withQuorum(ruleDecision(rule), definition.name, rule);
       const action = table[definition.tier];
-      const decided = rule ? withQuorum(ruleDecision(rule), definition.name, rule) : withQuorum({ action, reason: `policy for tier "${definition.tier}" is ${action}` }, definition.name);
-      return override === 'confirm' ? confirmedByTool(decided, definition.name) : decided;
+      return withQuorum({ action, reason: `policy for tier "${definition.tier}" is ${action}` }, definition.name);
     },
     mayReview(definition): boolean {
       let known = mayReviewByTool.get(definition);
@@ -129,9 +131,9 @@ export function policyGovernor(policy: PolicyConfig = {}, overrides: ReadonlyMap
 
 const parks = (action: PolicyAction) => action === 'review' || action === 'confirm';
 
-/** A tool whose `approval` is "confirm": what the policy would grant waits for the caller's confirmation; a deny or a review stands. */
-function confirmedByTool(decision: GovernanceDecision, tool: string): GovernanceDecision {
-  if (decision.action === 'deny' || decision.action === 'review' || decision.action === 'confirm') return decision;
+/** A tool whose `approval` is "confirm": its calls wait for the caller's confirmation, unless a matching rule denies them or asks another person. */
+function confirmedByTool(ruled: GovernanceDecision | undefined, tool: string): GovernanceDecision {
+  if (ruled && ruled.action !== 'grant') return ruled;
   return { action: 'confirm', reason: `tool "${tool}" needs its caller's confirmation` };
 }
 
