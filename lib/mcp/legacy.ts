@@ -2,6 +2,7 @@ import { ErrorCode, errorMessage, isPlainObject, jsonRpcError, readJsonRpcMessag
 import { metaOf } from '../mcp-wire/envelope.ts';
 import { isLegacyVersion, isModernVersion, LEGACY_VERSIONS, SUPPORTED_VERSIONS } from '../mcp-wire/versions.ts';
 import { ACCEPTED, jsonAnswer, rejectionAnswer, type McpAnswer } from './answer.ts';
+import { streamedAnswer, streamsNotifications } from './call-relay.ts';
 import { initializeResult } from './capabilities.ts';
 import { initializeIssues, issuesMessage, toolsCallIssues, toolsListIssues, type ParamsIssue } from './legacy-params.ts';
 import { callMcpTool, listMcpTools, mcpRequestScope, type McpRequestContext, type McpRequestScope, type McpToolCall } from './methods.ts';
@@ -34,7 +35,10 @@ export async function answerLegacy(body: unknown, protocolVersion: string | null
   if (requests.length === 0) return ACCEPTED;
   // One scope for the POST: a batch's calls spend its budgets together.
   const scope = mcpRequestScope(context);
-  const answers = await Promise.all(requests.map((request) => answerRequest(request, scope)));
+  const answerAll = (within: McpRequestScope) => Promise.all(requests.map((request) => answerRequest(request, within)));
+  // An upstream tool's notifications go out on the POST's event stream (every legacy client takes one).
+  if (requests.some((request) => streamsNotifications(request, context, 'legacy'))) return streamedAnswer('legacy', scope, answerAll);
+  const answers = await answerAll(scope);
   // As the SDK's transport: a lone answer goes bare, even for a batch of one.
   return jsonAnswer(200, answers.length === 1 ? answers[0] : answers);
 }

@@ -1,5 +1,6 @@
 import { dispatchCall } from '../dispatch/pipeline.ts';
 import type { CallerContext } from '../dispatch/context.ts';
+import type { CallRelay } from '../registry/executor.ts';
 import type { TenantRuntime } from '../dispatch/tenant-runtime.ts';
 import type { Principal } from '../governance/api-keys.ts';
 import { requestPatternBudget, type PatternBudget } from '../patterns/index.ts';
@@ -38,6 +39,8 @@ export interface McpRequestScope {
   context: McpRequestContext;
   patternBudget: PatternBudget;
   validationBudget: ValidationBudget;
+  /** When the answer is an event stream: where a call's upstream notifications go (call-relay.ts). */
+  relay?: (params: McpToolCall) => CallRelay;
 }
 
 export function mcpRequestScope(context: McpRequestContext): McpRequestScope {
@@ -82,6 +85,7 @@ export async function callMcpTool(scope: McpRequestScope, requestId: string | nu
     patternBudget: scope.patternBudget,
     validationBudget: scope.validationBudget,
     trace: span?.context,
+    ...(scope.relay ? { relay: scope.relay(params) } : {}),
   };
   const result = await dispatchCall(runtime.deps, caller, { call_id: identity.call_id, name, arguments: args ?? {} });
   if (span) endMcpServerSpan(span, isTracedFailure(result), result.status === 'unknown_tool');

@@ -6,6 +6,7 @@ import { completeResult } from '../mcp-wire/results.ts';
 import { standardHeaderRejection, type StandardHeaders } from '../mcp-wire/standard-headers.ts';
 import { MODERN_VERSIONS, SUPPORTED_VERSIONS } from '../mcp-wire/versions.ts';
 import { ACCEPTED, jsonAnswer, rejectionAnswer, wireRejectionAnswer, type McpAnswer } from './answer.ts';
+import { streamedAnswer, streamsNotifications } from './call-relay.ts';
 import { discoverResult, mcpServerInfo } from './capabilities.ts';
 import { callMcpTool, listMcpTools, mcpRequestScope, type McpRequestContext, type McpRequestScope } from './methods.ts';
 import { toolParamHeaders } from './tool-param-headers.ts';
@@ -53,18 +54,21 @@ export async function answerModern(route: ModernRoute, headers: StandardHeaders,
   const method = MODERN_METHODS[request.method];
   const problem = method.invalid?.(request.params);
   if (problem) return jsonAnswer(200, errorMessage(request.id, jsonRpcError(ErrorCode.InvalidParams, `Invalid params for ${request.method}: ${problem}`)));
-  return answerMethod(request, method, mcpRequestScope(context));
+  const scope = mcpRequestScope(context);
+  // An upstream tool's notifications go out on an event stream when the request asks for them.
+  if (streamsNotifications(request, context, 'modern')) return streamedAnswer('modern', scope, async (within) => [await methodAnswer(request, method, within)]);
+  return jsonAnswer(200, await methodAnswer(request, method, scope));
 }
 
-async function answerMethod(request: JsonRpcRequest, method: ModernMethod, scope: McpRequestScope): Promise<McpAnswer> {
+async function methodAnswer(request: JsonRpcRequest, method: ModernMethod, scope: McpRequestScope) {
   const { runtime, manifestFreshMs } = scope.context;
   try {
     const result = await method.answer(request, scope);
     const stamp = { serverInfo: mcpServerInfo(runtime), cache: { ttlMs: manifestFreshMs ?? 0, cacheScope: 'private' as const }, meta: { 'toolgate/manifest_version': runtime.manifest.version } };
-    return jsonAnswer(200, resultMessage(request.id, completeResult(request.method, result, stamp)));
+    return resultMessage(request.id, completeResult(request.method, result, stamp));
   } catch (error) {
     // Dispatch answers tool failures as results; this is a fault in toolgate itself.
-    return jsonAnswer(200, errorMessage(request.id, jsonRpcError(ErrorCode.InternalError, error instanceof Error ? error.message : 'Internal error')));
+    return errorMessage(request.id, jsonRpcError(ErrorCode.InternalError, error instanceof Error ? error.message : 'Internal error'));
   }
 }
 

@@ -1,3 +1,4 @@
+import { LOG_LEVELS } from '../../mcp-wire/envelope.ts';
 import type { ToolExecutionContext } from '../executor.ts';
 import type { ExchangeHooks } from '../mcp-client/connection.ts';
 import { BrokenAnswerError } from '../mcp-client/errors.ts';
@@ -13,9 +14,16 @@ interface CallLabel {
   upstream: string;
 }
 
+/** Whether a log message is at least as severe as the level the caller asked for (an unknown level is kept: the caller asked for logs). */
+function severeEnough(params: Record<string, unknown>, wanted: string): boolean {
+  const level = LOG_LEVELS.indexOf(String(params.level));
+  return level < 0 || level >= LOG_LEVELS.indexOf(wanted);
+}
+
 /**
  * What one upstream call says besides its answer, and where it goes: progress about this call
- * (under the token toolgate sent) and log messages reach the caller's `notify`; requests of the
+ * (under the token toolgate sent) and log messages at the caller's log level or above reach the
+ * caller's `notify` (no level: no log messages, as 2026-07-28 says); requests of the
  * client reach `ask_client`, or are refused at once. Whatever nobody listens for is dropped and
  * counted in one `mcp.notifications.dropped` log line when the call ends.
  */
@@ -43,12 +51,12 @@ export class McpCallRelay {
   }
 
   #notification({ method, params = {} }: RpcNotification): void {
-    const { notify, progress_token } = this.#context;
+    const { notify, progress_token, log_level } = this.#context;
     if (notify && method === 'notifications/progress' && this.progressToken !== undefined && params.progressToken === this.progressToken && progress_token !== undefined) {
       notify({ method, params: { ...params, progressToken: progress_token } });
       return;
     }
-    if (notify && method === 'notifications/message') {
+    if (notify && method === 'notifications/message' && log_level !== undefined && severeEnough(params, log_level)) {
       notify({ method, params });
       return;
     }

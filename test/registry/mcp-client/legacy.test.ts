@@ -160,13 +160,23 @@ describe("an upstream's requests of the client", () => {
 });
 
 describe('notifications during a call', () => {
-  it('progress (under the caller\'s own token) and log messages reach a listener', async () => {
+  it('progress (under the caller\'s own token) and log messages at the caller\'s level reach a listener', async () => {
     const heard: ToolNotification[] = [];
-    await (await executorFor('report')).execute({}, context({ notify: (n) => heard.push(n), progress_token: 42 }));
+    await (await executorFor('report')).execute({}, context({ notify: (n) => heard.push(n), progress_token: 42, log_level: 'info' }));
     expect(heard).toEqual([
       ...[1, 2, 3].map((progress) => ({ method: 'notifications/progress', params: { progressToken: 42, progress, total: 3 } })),
       { method: 'notifications/message', params: { level: 'info', logger: 'crm', data: 'indexed 3 contacts' } },
     ]);
+  });
+
+  it('log messages below the caller\'s level, or when it asked for none, do not reach the listener: they are dropped and counted', async () => {
+    for (const log_level of ['warning', undefined]) {
+      const heard: ToolNotification[] = [];
+      const logged: Array<[string, Record<string, unknown>]> = [];
+      await (await executorFor('report')).execute({}, context({ notify: (n) => heard.push(n), progress_token: 7, ...(log_level ? { log_level } : {}), log: (event, fields) => logged.push([event, fields]) }));
+      expect(heard.map((n) => n.method)).toEqual(['notifications/progress', 'notifications/progress', 'notifications/progress']);
+      expect(logged).toEqual([['mcp.notifications.dropped', expect.objectContaining({ count: 1, by_method: { 'notifications/message': 1 } })]]);
+    }
   });
 
   it('without a listener nothing asks for progress, and what comes anyway is dropped and counted in the log', async () => {
