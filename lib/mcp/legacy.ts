@@ -1,9 +1,11 @@
 import { ErrorCode, errorMessage, isPlainObject, jsonRpcError, readJsonRpcMessage, resultMessage, type JsonObject, type JsonRpcMessage, type JsonRpcRequest } from '../mcp-wire/json-rpc.ts';
 import { metaOf } from '../mcp-wire/envelope.ts';
 import { isLegacyVersion, isModernVersion, LEGACY_VERSIONS, SUPPORTED_VERSIONS } from '../mcp-wire/versions.ts';
+import { methodFailure } from './method-error.ts';
 import { ACCEPTED, jsonAnswer, rejectionAnswer, type McpAnswer } from './answer.ts';
 import { streamedAnswer, streamsNotifications } from './call-relay.ts';
 import { initializeResult } from './capabilities.ts';
+import { featureMethod } from './feature-methods.ts';
 import { initializeIssues, issuesMessage, toolsCallIssues, toolsListIssues, type ParamsIssue } from './legacy-params.ts';
 import { callMcpTool, listMcpTools, mcpRequestScope, type McpRequestContext, type McpRequestScope, type McpToolCall } from './methods.ts';
 
@@ -68,18 +70,24 @@ const LEGACY_METHODS: Readonly<Record<string, LegacyMethod>> = {
 
 async function answerRequest(request: JsonRpcRequest, scope: McpRequestScope) {
   const { id, method, params } = request;
-  if (!Object.hasOwn(LEGACY_METHODS, method)) return errorMessage(id, jsonRpcError(ErrorCode.MethodNotFound, 'Method not found'));
+  const handler = Object.hasOwn(LEGACY_METHODS, method) ? LEGACY_METHODS[method] : legacyFeature(method, scope);
+  if (!handler) return errorMessage(id, jsonRpcError(ErrorCode.MethodNotFound, 'Method not found'));
   // 2025-11-25 tasks are not offered (the capability is not declared); the SDK refuses them so.
   if (asksForTask(params)) return errorMessage(id, jsonRpcError(ErrorCode.InternalError, `Server does not support task creation (required for ${method})`));
-  const handler = LEGACY_METHODS[method];
   const issues = handler.issues(params);
   if (issues.length > 0) return errorMessage(id, jsonRpcError(ErrorCode.InternalError, issuesMessage(issues)));
   try {
     return resultMessage(id, await handler.answer(request, scope));
   } catch (error) {
-    // Dispatch answers tool failures as results; this is a fault in toolgate itself.
-    return errorMessage(id, jsonRpcError(ErrorCode.InternalError, error instanceof Error ? error.message : 'Internal error'));
+    // Dispatch answers tool failures as results; a method's own error (a resource not found), or a fault in toolgate itself.
+    return errorMessage(id, methodFailure(error));
   }
+}
+
+/** A method of what else the tenant offers (resources, prompts, logging: feature-methods.ts), served on this era. */
+function legacyFeature(method: string, scope: McpRequestScope): LegacyMethod | undefined {
+  const found = featureMethod(method, scope.context.runtime, 'legacy');
+  return found && { issues: found.issues, answer: (request, within) => found.answer(request, within, 'legacy') };
 }
 
 /** A valid `initialize` (request or not: the SDK's transport counts either) in a POST. */

@@ -5,9 +5,11 @@ import { metaOf } from '../mcp-wire/envelope.ts';
 import { completeResult } from '../mcp-wire/results.ts';
 import { standardHeaderRejection, type StandardHeaders } from '../mcp-wire/standard-headers.ts';
 import { MODERN_VERSIONS, SUPPORTED_VERSIONS } from '../mcp-wire/versions.ts';
+import { methodFailure } from './method-error.ts';
 import { ACCEPTED, jsonAnswer, rejectionAnswer, wireRejectionAnswer, type McpAnswer } from './answer.ts';
 import { streamedAnswer, streamsNotifications } from './call-relay.ts';
 import { discoverResult, mcpServerInfo } from './capabilities.ts';
+import { featureMethod, issuesText } from './feature-methods.ts';
 import { callMcpTool, listMcpTools, mcpRequestScope, type McpRequestContext, type McpRequestScope } from './methods.ts';
 import { toolParamHeaders } from './tool-param-headers.ts';
 
@@ -48,10 +50,10 @@ export async function answerModern(route: ModernRoute, headers: StandardHeaders,
   const request = route.message;
   const missing = standardHeaderRejection(headers, { method: request.method, params: request.params, version });
   if (missing) return wireRejectionAnswer(missing, request.id);
-  if (!Object.hasOwn(MODERN_METHODS, request.method)) return jsonAnswer(404, errorMessage(request.id, jsonRpcError(ErrorCode.MethodNotFound, 'Method not found')));
+  const method = Object.hasOwn(MODERN_METHODS, request.method) ? MODERN_METHODS[request.method] : modernFeature(request.method, context);
+  if (!method) return jsonAnswer(404, errorMessage(request.id, jsonRpcError(ErrorCode.MethodNotFound, 'Method not found')));
   const mismatch = request.method === 'tools/call' ? paramHeaderMismatch(request, httpHeaders, context) : undefined;
   if (mismatch) return mismatch;
-  const method = MODERN_METHODS[request.method];
   const problem = method.invalid?.(request.params);
   if (problem) return jsonAnswer(200, errorMessage(request.id, jsonRpcError(ErrorCode.InvalidParams, `Invalid params for ${request.method}: ${problem}`)));
   const scope = mcpRequestScope(context);
@@ -67,9 +69,15 @@ async function methodAnswer(request: JsonRpcRequest, method: ModernMethod, scope
     const stamp = { serverInfo: mcpServerInfo(runtime), cache: { ttlMs: manifestFreshMs ?? 0, cacheScope: 'private' as const }, meta: { 'toolgate/manifest_version': runtime.manifest.version } };
     return resultMessage(request.id, completeResult(request.method, result, stamp));
   } catch (error) {
-    // Dispatch answers tool failures as results; this is a fault in toolgate itself.
-    return errorMessage(request.id, jsonRpcError(ErrorCode.InternalError, error instanceof Error ? error.message : 'Internal error'));
+    // Dispatch answers tool failures as results; a method's own error (a resource not found), or a fault in toolgate itself.
+    return errorMessage(request.id, methodFailure(error));
   }
+}
+
+/** A method of what else the tenant offers (resources, prompts: feature-methods.ts), served on this era. */
+function modernFeature(method: string, context: McpRequestContext): ModernMethod | undefined {
+  const found = featureMethod(method, context.runtime, 'modern');
+  return found && { invalid: (params) => issuesText(found.issues(params)), answer: (request, scope) => found.answer(request, scope, 'modern') as Promise<JsonObject> | JsonObject };
 }
 
 /** A `tools/call` whose `Mcp-Param-*` headers disagree with the arguments the tool declares them for. */
