@@ -15,6 +15,7 @@ import type { PolicyConfig } from '../../lib/governance/policy.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';
 import { startFeatureUpstream, type FeatureUpstream } from '../helpers/mcp-feature-upstream.ts';
+import { startModernUpstream } from '../helpers/mcp-modern-upstream.ts';
 
 const MODERN = '2026-07-28';
 const ACCEPT = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
@@ -152,6 +153,29 @@ describe('served on 2026-07-28', () => {
     expect(prompt.result).toMatchObject({ resultType: 'complete', messages: [{ role: 'user', content: { type: 'text', text: 'Plain.' } }] });
     const subscribe = await post(gw, 6, 'resources/subscribe', { uri: 'docs://readme' });
     expect(subscribe.status).toBe(404);
+  });
+});
+
+describe('from an upstream at 2026-07-28', () => {
+  it('reads and gets statelessly, with the envelope and Mcp-Name; the upstream\'s own stamps (resultType, cache hints, serverInfo) stay upstream', async () => {
+    const modern = await startModernUpstream();
+    try {
+      const manifest = validManifest(await importMcpTools(validManifest({ mcp_imports: [{ server: 'crm', url: modern.url, resources: 'all', prompts: 'all' }] }), {}));
+      expect(manifest.resources?.map((r) => [r.uri, r.source.protocol])).toEqual([['crm://contacts/1', MODERN]]);
+      const gw = await gateway(manifest);
+      const client = await connect('', gw);
+      try {
+        expect(await client.readResource({ uri: 'crm://contacts/1' })).toEqual({ contents: [{ uri: 'crm://contacts/1', mimeType: 'application/json', text: '{"name":"Ada"}' }] });
+        expect(await client.getPrompt({ name: 'brief' })).toEqual({ description: 'Briefing', messages: [{ role: 'user', content: { type: 'text', text: 'Brief me on Ada.' } }] });
+      } finally {
+        await client.close();
+      }
+      const read = modern.requests.find((r) => r.method === 'resources/read')!;
+      expect(read.headers).toMatchObject({ 'mcp-protocol-version': MODERN, 'mcp-method': 'resources/read', 'mcp-name': 'crm://contacts/1' });
+      expect(read.meta).toMatchObject({ 'io.modelcontextprotocol/protocolVersion': MODERN });
+    } finally {
+      await modern.close();
+    }
   });
 });
 
