@@ -60,15 +60,31 @@ export class McpCallRelay {
       notify({ method, params });
       return;
     }
+    this.#drop(method);
+  }
+
+  /**
+   * For what the upstream sends on its session's own stream while the call runs: it belongs to
+   * no call (another client's call may share the session), so requests are refused at once and
+   * never relayed, and notifications are dropped and counted.
+   */
+  get sessionHooks(): ExchangeHooks {
+    return {
+      onNotification: ({ method }) => this.#drop(method),
+      onRequest: (request, signal) => this.#request(request, signal, false),
+    };
+  }
+
+  #drop(method: string): void {
     this.#dropped.set(method, (this.#dropped.get(method) ?? 0) + 1);
   }
 
-  async #request(request: RpcRequest, signal: AbortSignal): Promise<RpcResponse> {
+  async #request(request: RpcRequest, signal: AbortSignal, relayable = true): Promise<RpcResponse> {
     // Each is answered with a request of toolgate's own: an upstream may not make it send without end.
     if (++this.#requests > MAX_UPSTREAM_REQUESTS) throw new BrokenAnswerError(`it sent more than ${MAX_UPSTREAM_REQUESTS} requests of the client during one call`);
-    const ask = this.#context.ask_client;
+    const ask = relayable ? this.#context.ask_client : undefined;
     if (!ask && isClientRequest(request.method)) {
-      this.#context.log?.('mcp.upstream_request.refused', { call_id: this.#context.call_id, tenant: this.#context.tenant, ...this.#label, method: request.method });
+      this.#context.log?.('mcp.upstream_request.refused', { call_id: this.#context.call_id, tenant: this.#context.tenant, ...this.#label, method: request.method, ...(relayable ? {} : { outside_call: true }) });
     }
     return answerUpstreamRequest(request, ask, signal);
   }

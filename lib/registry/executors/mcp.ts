@@ -6,6 +6,7 @@ import type { ToolDefinition } from '../definition.ts';
 import { ToolError } from '../errors.ts';
 import type { ToolExecutionContext, ToolExecutor, ToolOutput } from '../executor.ts';
 import type { JsonObject } from '../json.ts';
+import type { McpConnection } from '../mcp-client/connection.ts';
 import { headerDeclarations, paramHeaders } from '../mcp-client/header-values.ts';
 import { ASKING_CAPABILITIES, isModernVersion } from '../mcp-client/protocol.ts';
 import { callUpstreamTool } from '../mcp-client/tool-call.ts';
@@ -110,15 +111,35 @@ export class McpToolExecutor implements ToolExecutor {
     const capabilities = { ...this.#config.client_capabilities, ...(context.ask_client ? ASKING_CAPABILITIES : {}) };
     const request = { label: { method: 'tools/call', name: tool }, capabilities };
     return onUpstream(this.#config, this.#access, context, request, (connection) =>
-      callUpstreamTool(connection, tool, args, {
-        signal: context.signal,
-        hooks: { ...relay.hooks, headers: paramHeaders(this.#paramHeaders, args) },
-        // The call's traceparent in params._meta too, where the MCP semantic conventions carry it.
-        meta: { ...relay.meta, ...(context.traceparent ? { traceparent: context.traceparent } : {}) },
-        ...(this.#config.task_support === 'required' && !isModernVersion(protocol) ? { taskTtlMs: TASK_TTL_MS } : {}),
-        ...(context.ask_client ? { ask: context.ask_client } : {}),
-      }),
+      whileListening(connection, capabilities, context.signal, relay, () =>
+        callUpstreamTool(connection, tool, args, {
+          signal: context.signal,
+          hooks: { ...relay.hooks, headers: paramHeaders(this.#paramHeaders, args) },
+          // The call's traceparent in params._meta too, where the MCP semantic conventions carry it.
+          meta: { ...relay.meta, ...(context.traceparent ? { traceparent: context.traceparent } : {}) },
+          ...(this.#config.task_support === 'required' && !isModernVersion(protocol) ? { taskTtlMs: TASK_TTL_MS } : {}),
+          ...(context.ask_client ? { ask: context.ask_client } : {}),
+        }),
+      ),
     );
+  }
+}
+
+/**
+ * Runs a call on a legacy session that declared what an upstream may ask of its client while
+ * listening on the session's own stream: some servers ask there, outside the call (the reference
+ * server's roots/list), and without a listener such a request is lost and the call waits out its
+ * timeout; heard, it is refused at once (relay.sessionHooks). Sessions that declared nothing to
+ * ask, and modern upstreams (which have no such stream), are called directly.
+ */
+async function whileListening<T>(connection: McpConnection, capabilities: JsonObject, signal: AbortSignal, relay: McpCallRelay, run: () => Promise<T>): Promise<T> {
+  if (!Object.keys(ASKING_CAPABILITIES).some((name) => name in capabilities)) return run();
+  const done = new AbortController();
+  await connection.listenToSession(AbortSignal.any([signal, done.signal]), relay.sessionHooks);
+  try {
+    return await run();
+  } finally {
+    done.abort();
   }
 }
 

@@ -64,6 +64,17 @@ const richTools: UpstreamTool[] = [
     },
   },
   {
+    tool: { name: 'ask_roots_outside', description: 'Asks for roots outside the call, as some servers do.', inputSchema: NO_ARGS },
+    needs: 'roots',
+    async run(_args, { askOutside }) {
+      try {
+        return { content: [{ type: 'text', text: `roots: ${JSON.stringify(await askOutside('roots/list', {}))}` }] };
+      } catch (error) {
+        return { isError: true, content: [{ type: 'text', text: `no roots: ${(error as Error).message}` }] };
+      }
+    },
+  },
+  {
     tool: { name: 'ask_user', description: 'Asks the user.', inputSchema: NO_ARGS },
     needs: 'elicitation',
     async run(_args, { ask }) {
@@ -149,6 +160,15 @@ describe("an upstream's requests of the client", () => {
     const result = await dispatch(await imported(), 'chatty');
     expect(result).toMatchObject({ status: 'error', content: expect.stringContaining('(it sent more than 32 requests of the client during one call); it may have run') });
     expect(upstream.messages.filter((m) => m.result !== undefined)).toHaveLength(32);
+  });
+
+  it('made outside the call, on the session\'s own stream, are heard while the call runs and refused at once, never relayed', async () => {
+    const logged: Array<[string, Record<string, unknown>]> = [];
+    const asked: unknown[] = [];
+    const output = await (await executorFor('ask_roots_outside')).execute({}, context({ log: (event, fields) => logged.push([event, fields]), ask_client: async (request) => { asked.push(request); return { roots: [] }; } }));
+    expect((output as ContentOutput).content[0]).toMatchObject({ type: 'text', text: expect.stringContaining('toolgate cannot relay roots/list to the client that made this call') });
+    expect(asked).toEqual([]);
+    expect(logged).toContainEqual(['mcp.upstream_request.refused', expect.objectContaining({ method: 'roots/list', outside_call: true })]);
   });
 
   it('go to the caller\'s client when it can answer (the hook the MCP face sets)', async () => {
