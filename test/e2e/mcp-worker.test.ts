@@ -4,6 +4,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseManifest } from '../helpers/manifests.ts';
+import { startFeatureUpstream } from '../helpers/mcp-feature-upstream.ts';
 import { startMcpUpstream, type McpUpstream } from '../helpers/mcp-upstream.ts';
 import { REPO_ROOT, runNode } from '../helpers/processes.ts';
 
@@ -104,5 +105,24 @@ describe('MCP executor in workerd', () => {
       { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'indexed' } },
       expect.objectContaining({ id: 1, result: expect.objectContaining({ isError: false, content: [{ type: 'text', text: 'report done' }] }) }),
     ]);
+  });
+
+  it('reads a pinned upstream resource and gets a pinned prompt through the Worker', async () => {
+    const docs = await startFeatureUpstream();
+    try {
+      const source = { kind: 'mcp', server: 'docs', url: docs.url, protocol: '2025-11-25' };
+      const manifest = { ...baseManifest({ tenant: 'demo', version: 'mcp-3', tools: [searchTool()] }), resources: [{ uri: 'docs://readme', name: 'readme', source }], prompts: [{ name: 'plain', source: { ...source, prompt: 'plain' } }] };
+      expect((await send('/v1/admin/manifests', manifest)).status).toBe(201);
+      expect((await send('/v1/admin/manifests/mcp-3/activate')).status).toBe(200);
+      const ask = async (method: string, params: Record<string, unknown>) => {
+        const response = await mf.dispatchFetch('http://worker/mcp', { method: 'POST', headers: { authorization: 'Bearer mcp-worker-agent-key', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+        return (await response.json()) as { result?: unknown; error?: unknown };
+      };
+      expect(await ask('resources/read', { uri: 'docs://readme' })).toMatchObject({ result: { contents: [{ uri: 'docs://readme', mimeType: 'text/markdown', text: '# Docs\nHello.' }] } });
+      expect(await ask('prompts/get', { name: 'plain' })).toMatchObject({ result: { messages: [{ role: 'user', content: { type: 'text', text: 'Plain.' } }] } });
+      expect(docs.reads).toEqual(['docs://readme']);
+    } finally {
+      await docs.close();
+    }
   });
 });
