@@ -32,7 +32,7 @@ const toolsCall = (id: number, meta?: Record<string, string>) =>
  * both from `_meta` (MCP has neither); the SDK server ignores them, so both get the same bytes.
  */
 const threadedCall = (connection: number, sequence: number) => toolsCall(sequence, { 'toolgate/thread_id': `bench-${connection}`, 'toolgate/call_id': `call_${sequence}` });
-/** What a plain MCP client sends: toolgate puts every call in the principal's one thread and hashes the arguments for a call id. */
+/** What a plain MCP client sends: toolgate puts every call in the principal's one thread, under a fresh call id (each call is its own). */
 const plainCall = (_connection: number, sequence: number) => toolsCall(sequence);
 /** The same call as a 2026-07-28 client sends it: the `_meta` envelope on the request, the standard headers (MODERN_HEADERS) beside it. */
 const MODERN_ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };

@@ -7,6 +7,8 @@ export type EnvelopeType =
   | 'tool.call.decision'
   | 'tool.call.result'
   | 'tool.call.approval'
+  /** A cancel of a call's MCP task that came too late to withdraw its approval (a withdrawal is a `tool.call.approval`). */
+  | 'tool.call.cancel'
   | 'manifest.published'
   | 'manifest.activated'
   | 'key.created'

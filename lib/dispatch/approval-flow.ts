@@ -4,6 +4,7 @@ import { approvalsOf, decideApproval, quorumOf, type Decision, type DecisionOutc
 import { executingChange } from '../idempotency/execution.ts';
 import type { ToolResult } from './call.ts';
 import { failureResult } from './call.ts';
+import { approvalNaming } from './call-naming.ts';
 import type { CheckedContent } from './content-check.ts';
 import { executedResult } from './executed-result.ts';
 import type { DispatchDeps } from './context.ts';
@@ -103,7 +104,7 @@ async function runApproved(deps: DispatchDeps, approval: Approval, tool: Approve
   const started = await inStageSpan(traced, 'begin', () => startApprovedCall(deps, approval, by, owner, timeoutMs), store);
   if (!started.ok) {
     const stored = started.current?.state === 'completed' ? (started.current.data.result as unknown as ToolResult) : undefined;
-    const result = stored ?? failureResult(call, { code: 'in_progress', message: `This call of \`${approval.tool}\` is already running.` }, startedAt);
+    const result = stored ?? failureResult(call, { code: 'in_progress', message: `This call of ${approvalNaming(approval).tool} is already running.` }, startedAt);
     return { result, output: result.content };
   }
   deps.events?.({ type: 'tool_call.start', ...call, thread_id: approval.thread_id, tenant: approval.tenant, arguments: approval.arguments });
@@ -141,11 +142,12 @@ async function executeApproved(approval: Approval, tool: ApprovedTool, env: Read
   };
   if (!tool.ok) return failed(tool.failure);
   const { executor } = tool;
-  const validated = validateStage(tool.schemas, executor.definition, approval.arguments);
+  const naming = approvalNaming(approval);
+  const validated = validateStage(tool.schemas, executor.definition, approval.arguments, undefined, undefined, naming);
   if (!validated.ok) return failed(validated.failure);
   const native = approval.native_tool === undefined ? {} : { native_tool: approval.native_tool };
   const context = { call_id: approval.call_id, thread_id: approval.thread_id, tenant: approval.tenant, principal: approval.requested_by, env, ...native, ...(traceparent ? { traceparent } : {}) };
-  const executed = await executeStage(executor, validated.value, context, timeoutMs);
+  const executed = await executeStage(executor, validated.value, context, timeoutMs, naming);
   if (!executed.ok) return failed(executed.failure);
   return { result: executedResult(call, executed.value, executor.definition.output, startedAt), output: executed.value.text, content: executed.value.content };
 }

@@ -6,6 +6,7 @@ import type { ToolExecutor } from '../registry/executor.ts';
 import { executorTarget, type ExecutorTarget } from '../registry/executor-target.ts';
 import { builtinTools } from '../tools/builtins.ts';
 import type { CallFailure } from './call.ts';
+import { approvalNaming } from './call-naming.ts';
 import type { DispatchDeps } from './context.ts';
 import { UnusableVersionError, type ManifestVersions, type VersionTools } from './manifest-versions.ts';
 import type { SchemaCache } from './schema-cache.ts';
@@ -82,13 +83,14 @@ async function approvedInRegistry(deps: DispatchDeps, approval: Approval): Promi
 }
 
 function refused(approval: Approval, reason: string, why: string): ApprovedTool {
+  const naming = approvalNaming(approval);
   return {
     ok: false,
     failure: {
       code: 'expired',
       message:
-        `This call of \`${approval.tool}\` was approved but did not run: ${why}. An approval runs only the tool definition it was parked under. ` +
-        'To run it, send the call again under a new call_id, to be reviewed as the tool is defined now.',
+        `This call of ${naming.tool} was approved but did not run: ${why}. An approval runs only the tool definition it was parked under. ` +
+        `To run it, send the call again under a new ${naming.callId}, to be reviewed as the tool is defined now.`,
       details: { approval_id: approval.id, reason, ...(approval.manifest_version ? { manifest_version: approval.manifest_version } : {}), ...(approval.definition_hash ? { definition_hash: approval.definition_hash } : {}) },
     },
   };

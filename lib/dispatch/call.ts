@@ -22,6 +22,14 @@ export interface NativeItem {
   type: string;
   /** The native tool as the model holds it (e.g. "str_replace_based_edit_tool"): the tool's messages name it, not the tool the call runs as. */
   tool: string;
+  /** The text editor's command the call stands for ("create"): messages name it with the tool. */
+  command?: string;
+  /**
+   * The model's name for each argument the call runs with (edit_file's old_string is the text
+   * editor's old_str, shell's command a shell_call's commands[0]). An argument missing here was
+   * set by the gateway (bash's timeout_ms): no message names it (lib/dispatch/call-naming.ts).
+   */
+  parameters: Readonly<Record<string, string>>;
   /** The item's own call id (the call's own id may add a suffix to it). */
   call_id: string;
   /** The most characters of output the item asked for (a shell_call's max_output_length). */

@@ -3,6 +3,7 @@ import { loadApproval } from '../governance/approvals.ts';
 import { EXECUTING, isAbandonedExecution } from '../idempotency/execution.ts';
 import { leaseMsFor } from './lease.ts';
 import { failureResult, type CallFailure, type ToolResult } from './call.ts';
+import { approvalNaming } from './call-naming.ts';
 import type { DispatchDeps } from './context.ts';
 import { concludeApproval } from './approval-conclusion.ts';
 import { settleAbandonedCall } from './indeterminate.ts';
@@ -28,7 +29,7 @@ export async function settleInterruptedApproval(deps: DispatchDeps, approval: Ap
   const thread = { tenant: approval.tenant, thread_id: approval.thread_id };
   if (record?.state === EXECUTING) {
     if (!isAbandonedExecution(record, deps.now())) return { approval };
-    const result = await settleAbandonedCall(deps, approval.call_key, record, thread, defer);
+    const result = await settleAbandonedCall(deps, approval.call_key, record, thread, defer, approvalNaming(approval));
     return { approval: await reload(deps, approval), result };
   }
   if (record?.state === 'completed') {
@@ -65,21 +66,23 @@ async function reload(deps: DispatchDeps, approval: Approval): Promise<Approval>
 }
 
 function neverStartedFailure(approval: Approval): CallFailure {
+  const naming = approvalNaming(approval);
   return {
     code: 'error',
     message:
-      `This call of \`${approval.tool}\` was approved by ${approval.decided_by ?? 'an approver'}, but the gateway stopped before it started, so it did not run. ` +
-      'To run it, send it again under a new call_id (it will need approval again).',
+      `This call of ${naming.tool} was approved by ${approval.decided_by ?? 'an approver'}, but the gateway stopped before it started, so it did not run. ` +
+      `To run it, send it again under a new ${naming.callId} (it will need approval again).`,
     details: { approval_id: approval.id },
   };
 }
 
 function lostRecordFailure(approval: Approval): CallFailure {
+  const naming = approvalNaming(approval);
   return {
     code: 'indeterminate',
     message:
-      `This call of \`${approval.tool}\` was approved, but the gateway stopped while it was starting or running, so its outcome is unknown: it may or may not have taken effect. ` +
-      'It will not be run again automatically. Check whether it took effect before retrying; to run it again, send it under a new call_id.',
+      `This call of ${naming.tool} was approved, but the gateway stopped while it was starting or running, so its outcome is unknown: it may or may not have taken effect. ` +
+      `It will not be run again automatically. Check whether it took effect before retrying; to run it again, send it under a new ${naming.callId}.`,
     details: { approval_id: approval.id },
   };
 }

@@ -1,6 +1,7 @@
 import { hashJson } from '../idempotency/canonical-json.ts';
 import { requestPatternBudget } from '../patterns/index.ts';
 import { failureResult, type CallFailure, type ToolCall, type ToolResult } from './call.ts';
+import { callNaming } from './call-naming.ts';
 import { withRequestBudgets, type CallerContext, type DispatchDeps } from './context.ts';
 import { leaseMsFor } from './lease.ts';
 import { executedResult } from './executed-result.ts';
@@ -48,7 +49,7 @@ export async function dispatchCall(deps: DispatchDeps, callCaller: CallerContext
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     deps.log('tools.dispatch.failed', { ...base, stage: 'internal', error: message });
-    const result = failureResult(call, { code: 'error', message: `Internal error while dispatching \`${call.name}\`: ${message}` }, startedAt);
+    const result = failureResult(call, { code: 'error', message: `Internal error while dispatching ${callNaming(call).tool}: ${message}` }, startedAt);
     trace = { result, output: result.content, raw_arguments: call.arguments, decision: { decision: 'error', stage: 'internal' } };
   }
   const { result } = trace;
@@ -68,6 +69,8 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
     const result = failureResult(call, failure, startedAt);
     return { raw_arguments: call.arguments, decision: { decision: 'rejected', stage, reason: failure.code }, ...known, result, output: result.content };
   };
+  // What the gateway's messages call the tool and its arguments: the model's names (a native tool's).
+  const naming = callNaming(call);
   const parsed = parseStage(call.arguments);
   if (!parsed.ok) return stopped('parse', parsed.failure);
   const found = lookupStage(deps.registry, call.name);
@@ -76,21 +79,21 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
   const definition = executor.definition;
   traced?.span.setAttribute('gen_ai.tool.type', toolTypeOf(executor));
   // Scopes first (issue: "before anything else"): a caller without them learns nothing about the arguments.
-  const authorized = authorizeStage(definition, caller.scopes);
+  const authorized = authorizeStage(definition, caller.scopes, naming);
   if (!authorized.ok) return stopped('authorize', authorized.failure, { args: parsed.value, definition });
   // Validation and the policy's rules match patterns on the request's shared budget: once earlier
   // calls spent it, this one does not run.
   const budget = caller.patternBudget ?? requestPatternBudget();
-  const overBudget = (spentBy: 'earlier calls' | 'this call') => stopped('validate', requestPatternBudgetSpent(call.name, spentBy), { args: parsed.value, definition });
+  const overBudget = (spentBy: 'earlier calls' | 'this call') => stopped('validate', requestPatternBudgetSpent(naming, spentBy), { args: parsed.value, definition });
   if (budget.spent) return overBudget('earlier calls');
-  const validated = validateStage(deps.schemas, definition, parsed.value, budget, caller.validationBudget);
+  const validated = validateStage(deps.schemas, definition, parsed.value, budget, caller.validationBudget, naming);
   if (budget.spent) return overBudget('this call');
   if (!validated.ok) return stopped('validate', validated.failure, { args: parsed.value, definition });
   const args = validated.value;
   // Governed before anything else is awaited: the policy's rules run right after validation, so
   // each call of a parallel batch finishes both before the next starts, and the calls that ran
   // before the request's budget ran out keep their decisions.
-  const governed = await governStage(deps.governor, { definition, args, principal: caller.principal, patternBudget: budget });
+  const governed = await governStage(deps.governor, { definition, args, principal: caller.principal, patternBudget: budget }, naming);
   // The arguments hash keys idempotency and audit; nothing to hash for without a store.
   const args_hash = deps.store ? await hashJson(args) : undefined;
   const known = { definition, args, args_hash };
@@ -108,7 +111,7 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
   const claimed =
     verdict.action === 'review'
       ? await inStageSpan(traced, 'park', async () => parkStage(deps, caller, call, definition, args, args_hash ?? (await hashJson(args)), verdict), storeAttributes(deps))
-      : await inStageSpan(claimTraced, 'claim', () => claimStage(deps, caller, call.call_id, definition, args, args_hash, timeoutMs), storeAttributes(deps));
+      : await inStageSpan(claimTraced, 'claim', () => claimStage(deps, caller, call.call_id, definition, args, args_hash, timeoutMs, naming), storeAttributes(deps));
   if (!claimed.ok) return { ...stopped('claim', claimed.failure, known), decision };
   const { claim, replay, head } = claimed.value;
   if (replay) return { ...known, raw_arguments: call.arguments, decision, head, result: { ...replay, call_id: call.call_id }, output: replay.content };
@@ -126,7 +129,7 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
   }
   const context = { call_id: call.call_id, thread_id: caller.thread_id, tenant: caller.tenant, principal: caller.principal, env: caller.env, ...caller.relay, log: deps.log, ...grantedExecution(governed.value), ...nativeTool(call) };
   const executed = await inStageSpan(traced, 'execute', async (span) => {
-    const outcome = await executeStage(executor, args, span ? { ...context, traceparent: span.traceparent } : context, timeoutMs);
+    const outcome = await executeStage(executor, args, span ? { ...context, traceparent: span.traceparent } : context, timeoutMs, naming);
     if (!outcome.ok) span?.setAttribute('error.type', outcome.failure.code).setError(outcome.failure.code);
     return outcome;
   });

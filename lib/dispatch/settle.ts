@@ -31,11 +31,12 @@ export async function settleParkedCall(
 }
 
 /**
- * The envelope recording a human decision (or an expiry) in the call's thread: one per approver's
+ * The envelope recording a human decision (or an expiry, or the requester's withdrawal) in the call's thread: one per approver's
  * decision, the partial ones (state `pending`, short of the quorum) included.
  */
 export function approvalEnvelope(approval: Approval, principal: string): EnvelopeDraft {
-  const last = approval.state === 'expired' ? undefined : approval.decisions?.at(-1);
+  // An expiry or a withdrawal is nobody's approval decision: the earlier approvals stay in the approval, not in this envelope.
+  const last = approval.state === 'expired' || approval.state === 'withdrawn' ? undefined : approval.decisions?.at(-1);
   const via = last?.via ?? approval.decided_via;
   const reason = last ? last.reason : approval.decision_reason;
   return {

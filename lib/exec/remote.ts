@@ -204,7 +204,8 @@ export class RemoteExecutionEnvironment implements ExecutionEnvironment {
     if (!CHANGING_METHODS.has(method)) return this.#unavailable(cause);
     return new ToolError(
       'indeterminate',
-      `The execution environment at ${this.#baseUrl} did not answer ${method} (${cause}): it may have run. Check its effect (read the file, list the folder, look for the command's output) before doing it again under a new call id.`,
+      // Said to the model, whichever tool it holds: no RPC method or id field names.
+      `The execution environment at ${this.#baseUrl} did not answer (${cause}) after the request reached it: it may have run. Check its effect (read the file, list the folder, look for the command's output) before doing it again as a new call.`,
       { environment: this.#baseUrl, method },
     );
   }

@@ -4,14 +4,16 @@ import type { FourEyesRules } from './four-eyes.ts';
 import type { JsonObject } from '../registry/json.ts';
 
 /**
- * pending → approved | rejected | expired; approved → executed | interrupted. `interrupted` is
- * terminal: the gateway stopped while the approved call was starting or running, and its result
- * says whether it may have run (`indeterminate`) or never started.
+ * pending → approved | rejected | expired | withdrawn; approved → executed | interrupted.
+ * `interrupted` is terminal: the gateway stopped while the approved call was starting or running,
+ * and its result says whether it may have run (`indeterminate`) or never started. `withdrawn` is
+ * the requester taking its call back before anyone decided (an MCP client cancelling the task the
+ * parked call became): the call never runs.
  */
-export type ApprovalState = 'pending' | 'approved' | 'rejected' | 'expired' | 'executed' | 'interrupted';
+export type ApprovalState = 'pending' | 'approved' | 'rejected' | 'expired' | 'executed' | 'interrupted' | 'withdrawn';
 
-/** Where a decision came from. */
-export type DecisionChannel = 'api' | 'slack' | 'console';
+/** Where a decision (or a withdrawal: `mcp`) came from. */
+export type DecisionChannel = 'api' | 'slack' | 'console' | 'mcp';
 
 /** One approver's decision on an approval that needs several (four-eyes). */
 export interface ApproverDecision {
@@ -59,6 +61,10 @@ export interface Approval {
   target?: ExecutorTarget;
   /** The provider's native tool the call was made through (ToolExecutionContext.native_tool): the approved call's messages name it. */
   native_tool?: string;
+  /** The text editor's command the native call was made with (lib/dispatch/call.ts NativeItem.command). */
+  native_command?: string;
+  /** The model's name for each argument of the native call (NativeItem.parameters): the approved call's messages use them. */
+  native_parameters?: Record<string, string>;
   created_at: string;
   expires_at: string;
   state: ApprovalState;

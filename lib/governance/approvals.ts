@@ -151,6 +151,27 @@ function withDecision(approval: Approval, decision: Decision, now: number): Appr
   return { ...next, state, decided_by: decision.by, decided_via: decision.via, decided_at: at, ...(decision.reason ? { decision_reason: decision.reason } : {}) };
 }
 
+export type WithdrawalOutcome =
+  | { ok: true; approval: Approval }
+  | { ok: false; reason: 'not_found' | 'not_pending' | 'expired' | 'not_requester'; approval?: Approval };
+
+/**
+ * The requester takes its parked call back before anyone decided: pending → withdrawn, by
+ * compare-and-set like a decision, so a withdrawal racing an approval ends exactly one way.
+ * Only the principal whose call was parked may withdraw it; approvals already collected
+ * (short of the quorum) do not stop it, a decided approval does.
+ */
+export async function withdrawApproval(store: Store, id: string, by: string, via: DecisionChannel, now = Date.now()): Promise<WithdrawalOutcome> {
+  let refusal: Extract<WithdrawalOutcome, { ok: false }>['reason'] | undefined;
+  const outcome = await updateApproval(store, id, (current) => {
+    refusal = current.state === 'expired' ? 'expired' : current.state !== 'pending' ? 'not_pending' : current.requested_by !== by ? 'not_requester' : undefined;
+    return refusal ? undefined : { ...current, state: 'withdrawn', decided_by: by, decided_via: via, decided_at: new Date(now).toISOString() };
+  }, now);
+  if (!outcome) return { ok: false, reason: 'not_found' };
+  if (refusal) return { ok: false, reason: refusal, approval: outcome.approval };
+  return { ok: true, approval: outcome.approval };
+}
+
 /** Records where the approval request was posted (whatever state it reached meanwhile). */
 export async function attachSlackMessage(store: Store, id: string, slack: { channel: string; ts: string }): Promise<void> {
   await updateApproval(store, id, (current) => ({ ...current, slack }));

@@ -48,6 +48,12 @@ export interface GovernanceRequest {
 /** Decides whether a validated, authorised call may run. */
 export interface Governor {
   decide(request: GovernanceRequest): GovernanceDecision | Promise<GovernanceDecision>;
+  /**
+   * Whether any call of this tool could be parked for a human: false only when no arguments and
+   * no caller can make the policy say review. Lets a caller skip work that only parked calls
+   * need (MCP looks a re-sent parked call up only for tools that can park). Without it, assume yes.
+   */
+  mayReview?(definition: ToolDefinition): boolean;
 }
 
 export interface PolicyConfig extends Partial<TierPolicy> {
@@ -82,6 +88,13 @@ export function policyGovernor(policy: PolicyConfig = {}, overrides: ReadonlyMap
     const quorum = Math.max(1, quorums.default ?? 1, quorums.tools?.get(tool) ?? 1, rule?.rule.approvals?.quorum ?? 1);
     return quorum > 1 ? { ...decision, quorum } : decision;
   };
+  const anyReview = (definition: ToolDefinition): boolean => {
+    const override = overrides.get(definition.name);
+    if (override === 'always' || override === 'never') return override === 'always';
+    // Some arguments may match a review rule for the tool, or miss every rule and fall to the tier.
+    return table[definition.tier] === 'review' || compiled.some(({ rule }) => rule.action === 'review' && (rule.tool === '*' || rule.tool === definition.name));
+  };
+  const mayReviewByTool = new WeakMap<ToolDefinition, boolean>();
   return {
     decide({ definition, args, patternBudget }): GovernanceDecision {
       const override = overrides.get(definition.name);
@@ -91,6 +104,11 @@ export function policyGovernor(policy: PolicyConfig = {}, overrides: ReadonlyMap
       if (rule) return withQuorum(ruleDecision(rule), definition.name, rule);
       const action = table[definition.tier];
       return withQuorum({ action, reason: `policy for tier "${definition.tier}" is ${action}` }, definition.name);
+    },
+    mayReview(definition): boolean {
+      let known = mayReviewByTool.get(definition);
+      if (known === undefined) mayReviewByTool.set(definition, (known = anyReview(definition)));
+      return known;
     },
   };
 }

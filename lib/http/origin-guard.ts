@@ -8,7 +8,7 @@ import { originProblem, type OriginPolicy } from './origin-policy.ts';
  */
 export function originGuard(policy: () => OriginPolicy): MiddlewareHandler {
   return async (c, next) => {
-    const problem = originProblem(policy(), { host: c.req.header('host'), origin: c.req.header('origin') });
+    const problem = originProblem(policy(), { host: c.req.header('host'), origin: c.req.header('origin'), scheme: new URL(c.req.url).protocol });
     if (problem) return errorResponse(c, 403, 'forbidden_origin', problem);
     await next();
   };

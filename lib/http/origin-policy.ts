@@ -94,15 +94,31 @@ export function originAllowed(policy: OriginPolicy, origin: string): boolean {
   return policy.allowedOrigins.includes(originOf(origin) ?? '');
 }
 
-/** Why the request is refused (a sentence for the 403), or undefined when it may proceed. */
-export function originProblem(policy: OriginPolicy, headers: { host?: string; origin?: string }): string | undefined {
+/**
+ * Whether `origin` is the gateway's own: the request's scheme with its Host, once that Host has
+ * passed the host list. A browser sends the Host of the URL it calls, so such a request comes
+ * from a page of this very origin (and a local client that says so, as MCP's DNS-rebinding
+ * check does). Never without a host list: any name is served then, and a rebinding page's
+ * Origin would match its own Host.
+ */
+function isOwnOrigin(policy: OriginPolicy, headers: { host?: string; origin?: string; scheme?: string }): boolean {
+  if (!policy.allowedHosts || headers.host === undefined || headers.origin === undefined || headers.scheme === undefined) return false;
+  const own = originOf(`${headers.scheme}//${headers.host}`);
+  return own !== undefined && own === originOf(headers.origin);
+}
+
+/**
+ * Why the request is refused (a sentence for the 403), or undefined when it may proceed.
+ * `scheme` is the request URL's (`http:` or `https:`): with the Host, the gateway's own origin.
+ */
+export function originProblem(policy: OriginPolicy, headers: { host?: string; origin?: string; scheme?: string }): string | undefined {
   if (policy.allowedHosts) {
     if (headers.host === undefined) return 'the request has no Host header; send the name of this gateway as Host';
     if (!hostAllowed(headers.host, policy.allowedHosts)) {
       return `Host "${headers.host.slice(0, 100)}" is not a name this gateway answers to (a DNS-rebinding page sends its own name); call it by an allowed name, or add this one to TOOLGATE_ALLOWED_HOSTS`;
     }
   }
-  if (headers.origin !== undefined && !originAllowed(policy, headers.origin)) {
+  if (headers.origin !== undefined && !originAllowed(policy, headers.origin) && !isOwnOrigin(policy, headers)) {
     return `Origin "${headers.origin.slice(0, 100)}" may not call this gateway (requests from web pages are refused unless their origin is listed); add it to TOOLGATE_ALLOWED_ORIGINS to allow it`;
   }
   return undefined;

@@ -10,6 +10,9 @@ export interface KeyParts {
 
 const part = (value: string) => encodeURIComponent(value);
 
+/** A client's own key for its calls (the Idempotency-Key header, MCP's params.idempotencyKey) is hashed into call ids, and kept to a sane size. */
+export const MAX_IDEMPOTENCY_KEY = 255;
+
 /**
  * The idempotency key of a call, or undefined for mode `none`.
  * call: tenant + thread + call id (retries of one call replay its result);

@@ -47,6 +47,19 @@ export function completeResult(method: string, result: JsonObject, stamp: Comple
   };
 }
 
+/**
+ * A method's result as the modern wire carries it, whatever its type: a handler names a type
+ * other than complete (a task handle, an input request) in the result's own `resultType`; such a
+ * result is stamped with the server's identity but never with cache hints (only complete results
+ * are cached).
+ */
+export function stampedResult(method: string, result: JsonObject, stamp: CompleteResultStamp): JsonObject {
+  const type = resultTypeOf(result);
+  if (type === undefined || type === 'complete') return completeResult(method, result, stamp);
+  const { _meta: ownMeta, resultType: _type, ...payload } = result;
+  return { resultType: type, ...payload, _meta: { ...(isPlainObject(ownMeta) ? ownMeta : {}), ...stamp.meta, [SERVER_INFO_META_KEY]: stamp.serverInfo } };
+}
+
 /** The `resultType` of a modern result, or undefined when it has none (a legacy result). */
 export function resultTypeOf(result: unknown): string | undefined {
   return isPlainObject(result) && typeof result.resultType === 'string' ? result.resultType : undefined;

@@ -3,7 +3,7 @@ import type { DispatchDeps } from '../dispatch/context.ts';
 import { dispatchCall } from '../dispatch/pipeline.ts';
 import { isTracedFailure } from '../dispatch/tool-span.ts';
 import type { Governor } from '../governance/policy.ts';
-import { ErrorCode } from '../mcp-wire/json-rpc.ts';
+import { ErrorCode, jsonRpcError } from '../mcp-wire/json-rpc.ts';
 import type { JsonObject } from '../registry/json.ts';
 import type { McpFeatures } from '../registry/mcp-features.ts';
 import { mcpCallIdentity } from './call-identity.ts';
@@ -57,11 +57,12 @@ export async function callFeature(scope: McpRequestScope, features: McpFeatures,
   const { runtime, principal } = context;
   const tracer = runtime.deps.tracer;
   const span = tracer ? startMcpServerSpan(tracer, { method: call.method, tool: call.entry, requestId: call.requestId, meta: call.meta, protocolVersion: context.protocolVersion }, context.span) : undefined;
-  const identity = await mcpCallIdentity({ principal: principal.principal, threadHeader: context.threadHeader, meta: call.meta, tool: call.entry, args: call.args });
+  // A read cannot park: no twin to look for; each is a call of its own (unless the client names it).
+  const identity = await mcpCallIdentity({ tenant: principal.tenant, principal: principal.principal, tool: call.entry, args: call.args, meta: call.meta, threadHeader: context.threadHeader, requestId: call.requestId, canPark: false });
   const result = await dispatchCall(depsFor(runtime.deps, features), mcpCaller(scope, identity.thread_id, span), { call_id: identity.call_id, name: call.entry, arguments: call.args });
   if (span) endMcpServerSpan(span, isTracedFailure(result));
   reportMissingScope(context, result);
   if (result.status === 'ok') return result;
   const code = result.status === 'invalid_arguments' ? ErrorCode.InvalidParams : ErrorCode.InternalError;
-  throw new McpMethodError(code, result.content, { 'toolgate/status': result.status, 'toolgate/call_id': result.call_id });
+  throw new McpMethodError(jsonRpcError(code, result.content, { 'toolgate/status': result.status, 'toolgate/call_id': result.call_id }));
 }

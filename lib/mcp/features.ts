@@ -1,6 +1,6 @@
 import type { ToolResult } from '../dispatch/call.ts';
 import { metaOf } from '../mcp-wire/envelope.ts';
-import { ErrorCode, isPlainObject, type JsonObject, type JsonRpcRequest } from '../mcp-wire/json-rpc.ts';
+import { ErrorCode, isPlainObject, jsonRpcError, type JsonObject, type JsonRpcRequest } from '../mcp-wire/json-rpc.ts';
 import type { JsonObject as JsonArgs } from '../registry/json.ts';
 import type { ContentPart } from '../registry/content-parts.ts';
 import type { ManifestPrompt, ManifestResource, ManifestResourceTemplate, PinnedFeatureInfo } from '../registry/manifest.ts';
@@ -76,13 +76,13 @@ export async function readMcpResource(scope: McpRequestScope, request: JsonRpcRe
   const features = featuresOf(scope);
   const uri = request.params!.uri as string;
   const entry = features.resourceEntry(uri);
-  if (!entry) throw new McpMethodError(era === 'modern' ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound, `Resource ${uri} not found`, { uri });
+  if (!entry) throw new McpMethodError(jsonRpcError(era === 'modern' ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound, `Resource ${uri} not found`, { uri }));
   const result = await callFeature(scope, features, { method: request.method, entry, args: { uri }, requestId: request.id, meta: metaOf(request.params) });
   // Parts come back as text only when nothing was left to pass on (every part dropped): the notes are the text.
   const parts: ContentPart[] = result.content_parts ?? (result.content ? [{ type: 'text', text: result.content }] : []);
   const contents = parts.map((part) => {
     // A part the checks dropped (too large, not base64) is a note in its place: the read fails with it.
-    if (part.type !== 'resource') throw new McpMethodError(ErrorCode.InternalError, `Resource ${uri} cannot be passed on: ${part.type === 'text' ? part.text : part.type}`, { uri });
+    if (part.type !== 'resource') throw new McpMethodError(jsonRpcError(ErrorCode.InternalError, `Resource ${uri} cannot be passed on: ${part.type === 'text' ? part.text : part.type}`, { uri }));
     return part.resource;
   });
   return { contents, ...ownMeta(result) };
@@ -93,7 +93,7 @@ export async function getMcpPrompt(scope: McpRequestScope, request: JsonRpcReque
   const features = featuresOf(scope);
   const name = request.params!.name as string;
   const entry = features.promptEntry(name);
-  if (!entry) throw new McpMethodError(ErrorCode.InvalidParams, `Prompt ${name} not found`, { name });
+  if (!entry) throw new McpMethodError(jsonRpcError(ErrorCode.InvalidParams, `Prompt ${name} not found`, { name }));
   // JSON from the wire (the pipeline validates it against the prompt's arguments).
   const args = withoutProtoKey(isPlainObject(request.params!.arguments) ? request.params!.arguments : {}) as JsonArgs;
   const result = await callFeature(scope, features, { method: request.method, entry, args, requestId: request.id, meta: metaOf(request.params) });
@@ -117,7 +117,7 @@ export async function completeMcp(scope: McpRequestScope, request: JsonRpcReques
   const ref = params.ref as JsonObject;
   const target: CompletionRef | undefined = ref.type === 'ref/prompt' && typeof ref.name === 'string' ? { type: 'ref/prompt', name: ref.name } : ref.type === 'ref/resource' && typeof ref.uri === 'string' ? { type: 'ref/resource', uri: ref.uri } : undefined;
   const entry = target && features.completionEntry(target);
-  if (entry === undefined) throw new McpMethodError(ErrorCode.InvalidParams, `${target?.type === 'ref/resource' ? `Resource template ${target.uri}` : `Prompt ${String(ref.name)}`} not found`);
+  if (entry === undefined) throw new McpMethodError(jsonRpcError(ErrorCode.InvalidParams, `${target?.type === 'ref/resource' ? `Resource template ${target.uri}` : `Prompt ${String(ref.name)}`} not found`));
   if (entry === null) return { completion: { values: [], total: 0, hasMore: false } };
   const args = { argument: params.argument, ...(params.context !== undefined ? { context: params.context } : {}) } as JsonArgs;
   const result = await callFeature(scope, features, { method: request.method, entry, args, requestId: request.id, meta: metaOf(params) });

@@ -1,4 +1,6 @@
+import { LOG_LEVELS } from '../mcp-wire/envelope.ts';
 import { isPlainObject, type JsonObject } from '../mcp-wire/json-rpc.ts';
+import { MAX_IDEMPOTENCY_KEY } from '../idempotency/keys.ts';
 
 /**
  * The params checks of the legacy methods, reported as the official SDK v1 reports them (its
@@ -7,9 +9,26 @@ import { isPlainObject, type JsonObject } from '../mcp-wire/json-rpc.ts';
  * checked; members it ignores (most of a client's capabilities) are not.
  */
 
-export interface ParamsIssue {
+export type ParamsIssue = TypeIssue | OptionIssue | CustomIssue;
+
+interface TypeIssue {
   expected: string;
   code: 'invalid_type';
+  path: Array<string | number>;
+  message: string;
+}
+
+/** A value of the right type that is still unusable (as the schema library reports a refinement). */
+interface CustomIssue {
+  code: 'custom';
+  path: Array<string | number>;
+  message: string;
+}
+
+/** A value outside an enumeration (the keys in the order the SDK's schema library writes them). */
+interface OptionIssue {
+  code: 'invalid_value';
+  values: string[];
   path: Array<string | number>;
   message: string;
 }
@@ -27,21 +46,30 @@ export function toolsCallIssues(params: JsonObject | undefined): ParamsIssue[] {
   }
   expect(issues, params, ['params'], 'name', 'string');
   optional(issues, params, ['params'], 'arguments', 'record');
+  // toolgate's own: the client's key for the call (SEP-3182's shape).
+  optional(issues, params, ['params'], 'idempotencyKey', 'string');
+  const key = params.idempotencyKey;
+  if (typeof key === 'string' && (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY)) {
+    issues.push({ code: 'custom', path: ['params', 'idempotencyKey'], message: `idempotencyKey must be 1-${MAX_IDEMPOTENCY_KEY} characters, got ${key.length}` });
+  }
   return issues;
 }
+
+/** `tasks/get`, `tasks/result` and `tasks/cancel` params: the task's id. */
+export function taskIdIssues(params: JsonObject | undefined): ParamsIssue[] {
+  if (params === undefined) return [issue(['params'], 'object', params)];
+  const issues: ParamsIssue[] = [];
+  expect(issues, params, ['params'], 'taskId', 'string');
+  return issues;
+}
+
+/** `tasks/list` params: a cursor (when given) as a string, as for tools/list. */
+export const tasksListIssues = (params: JsonObject | undefined): ParamsIssue[] => toolsListIssues(params);
 
 /** `tools/list` params: a cursor (when given) as a string. */
 export function toolsListIssues(params: JsonObject | undefined): ParamsIssue[] {
   const issues: ParamsIssue[] = [];
   if (params !== undefined) optional(issues, params, ['params'], 'cursor', 'string');
-  return issues;
-}
-
-/** `resources/read`, `resources/subscribe` and `resources/unsubscribe` params: a URI. */
-export function uriIssues(params: JsonObject | undefined): ParamsIssue[] {
-  if (params === undefined) return [issue(['params'], 'object', params)];
-  const issues: ParamsIssue[] = [];
-  expect(issues, params, ['params'], 'uri', 'string');
   return issues;
 }
 
@@ -70,14 +98,6 @@ export function completeIssues(params: JsonObject | undefined): ParamsIssue[] {
   return issues;
 }
 
-/** `logging/setLevel` params: a level. */
-export function setLevelIssues(params: JsonObject | undefined): ParamsIssue[] {
-  if (params === undefined) return [issue(['params'], 'object', params)];
-  const issues: ParamsIssue[] = [];
-  expect(issues, params, ['params'], 'level', 'string');
-  return issues;
-}
-
 /** `initialize` params: the client's revision, its capabilities and who it is. */
 export function initializeIssues(params: JsonObject | undefined): ParamsIssue[] {
   if (params === undefined) return [issue(['params'], 'object', params)];
@@ -89,6 +109,21 @@ export function initializeIssues(params: JsonObject | undefined): ParamsIssue[] 
   const info = params.clientInfo;
   if (!isPlainObject(info)) issues.push(issue(['params', 'clientInfo'], 'object', info));
   else for (const [name, expected, required] of CLIENT_INFO_TYPES) (required ? expect : optional)(issues, info, ['params', 'clientInfo'], name, expected);
+  return issues;
+}
+
+/** `logging/setLevel` params: one of the log levels. */
+export function setLevelIssues(params: JsonObject | undefined): ParamsIssue[] {
+  if (params === undefined) return [issue(['params'], 'object', params)];
+  if (typeof params.level === 'string' && LOG_LEVELS.includes(params.level)) return [];
+  return [{ code: 'invalid_value', values: [...LOG_LEVELS], path: ['params', 'level'], message: `Invalid option: expected one of ${LOG_LEVELS.map((level) => `"${level}"`).join('|')}` }];
+}
+
+/** `resources/read`, `resources/subscribe` and `resources/unsubscribe` params: a uri as a string. */
+export function resourceUriIssues(params: JsonObject | undefined): ParamsIssue[] {
+  if (params === undefined) return [issue(['params'], 'object', params)];
+  const issues: ParamsIssue[] = [];
+  expect(issues, params, ['params'], 'uri', 'string');
   return issues;
 }
 
@@ -117,7 +152,7 @@ function hasType(value: unknown, expected: Expected): boolean {
   return typeof value === expected;
 }
 
-function issue(path: Array<string | number>, expected: Expected, got: unknown): ParamsIssue {
+function issue(path: Array<string | number>, expected: Expected, got: unknown): TypeIssue {
   return { expected, code: 'invalid_type', path, message: `Invalid input: expected ${expected}, received ${typeName(got)}` };
 }
 

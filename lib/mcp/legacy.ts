@@ -1,13 +1,15 @@
 import { ErrorCode, errorMessage, isPlainObject, jsonRpcError, readJsonRpcMessage, resultMessage, type JsonObject, type JsonRpcMessage, type JsonRpcRequest } from '../mcp-wire/json-rpc.ts';
 import { metaOf } from '../mcp-wire/envelope.ts';
 import { isLegacyVersion, isModernVersion, LEGACY_VERSIONS, SUPPORTED_VERSIONS } from '../mcp-wire/versions.ts';
-import { methodFailure } from './method-error.ts';
 import { ACCEPTED, jsonAnswer, rejectionAnswer, type McpAnswer } from './answer.ts';
 import { streamedAnswer, streamsNotifications } from './call-relay.ts';
 import { initializeResult } from './capabilities.ts';
 import { featureMethod } from './feature-methods.ts';
-import { initializeIssues, issuesMessage, toolsCallIssues, toolsListIssues, type ParamsIssue } from './legacy-params.ts';
+import { initializeIssues, issuesMessage, resourceUriIssues, setLevelIssues, toolsCallIssues, toolsListIssues, type ParamsIssue } from './legacy-params.ts';
+import { McpMethodError } from './method-error.ts';
 import { callMcpTool, listMcpTools, mcpRequestScope, type McpRequestContext, type McpRequestScope, type McpToolCall } from './methods.ts';
+import { tasksOffered } from './parking.ts';
+import { LEGACY_TASK_METHODS } from './tasks/legacy-task-methods.ts';
 
 /**
  * The legacy eras (2025-11-25 and earlier) as toolgate serves them: statelessly, a POST at a
@@ -35,9 +37,14 @@ export async function answerLegacy(body: unknown, protocolVersion: string | null
   if (!initializing && protocolVersion !== null && !isLegacyVersion(protocolVersion)) return rejectionAnswer(400, unsupportedVersion(protocolVersion));
   const requests = messages.flatMap((read) => (read.kind === 'request' ? [read.message] : []));
   if (requests.length === 0) return ACCEPTED;
-  // One scope for the POST: a batch's calls spend its budgets together.
+  // One scope for the POST: a batch's calls spend its budgets together, in the batch's order (one
+  // after another, as a sequential /v1/dispatch), so where the budget runs out is not up to timing.
   const scope = mcpRequestScope(context);
-  const answerAll = (within: McpRequestScope) => Promise.all(requests.map((request) => answerRequest(request, within)));
+  const answerAll = async (within: McpRequestScope) => {
+    const answers = [];
+    for (const request of requests) answers.push(await answerRequest(request, within));
+    return answers;
+  };
   // An upstream tool's notifications go out on the POST's event stream (every legacy client takes one).
   if (requests.some((request) => streamsNotifications(request, context, 'legacy'))) return streamedAnswer('legacy', scope, answerAll);
   const answers = await answerAll(scope);
@@ -56,7 +63,7 @@ function unsupportedVersion(requested: string) {
   return jsonRpcError(ErrorCode.UnsupportedProtocolVersion, `Bad Request: Unsupported protocol version: ${requested}${why} (supported versions: ${supported.join(', ')})`, { supported: [...supported], requested });
 }
 
-interface LegacyMethod {
+export interface LegacyMethod {
   issues(params: JsonObject | undefined): ParamsIssue[];
   answer(request: JsonRpcRequest, scope: McpRequestScope): unknown;
 }
@@ -65,28 +72,36 @@ const LEGACY_METHODS: Readonly<Record<string, LegacyMethod>> = {
   initialize: { issues: initializeIssues, answer: (request, scope) => initializeResult(scope.context.runtime, request.params!.protocolVersion as string) },
   ping: { issues: () => [], answer: () => ({}) },
   'tools/list': { issues: toolsListIssues, answer: (request, scope) => listMcpTools(scope, request.id, metaOf(request.params)) },
-  'tools/call': { issues: toolsCallIssues, answer: (request, scope) => callMcpTool(scope, request.id, request.params as unknown as McpToolCall) },
+  'tools/call': { issues: toolsCallIssues, answer: (request, scope) => callMcpTool(scope, request.id, request.params as unknown as McpToolCall, asksForTask(request.params) ? 'legacy' : undefined) },
+  // Taken, and nothing kept: a stateless server has no session to hold a level or a subscription
+  // in (so no resources/updated notification ever follows; the capability does not claim one).
+  'logging/setLevel': { issues: setLevelIssues, answer: () => ({}) },
+  'resources/subscribe': { issues: resourceUriIssues, answer: () => ({}) },
+  'resources/unsubscribe': { issues: resourceUriIssues, answer: () => ({}) },
+  ...LEGACY_TASK_METHODS,
 };
 
 async function answerRequest(request: JsonRpcRequest, scope: McpRequestScope) {
   const { id, method, params } = request;
   const handler = Object.hasOwn(LEGACY_METHODS, method) ? LEGACY_METHODS[method] : legacyFeature(method, scope);
   if (!handler) return errorMessage(id, jsonRpcError(ErrorCode.MethodNotFound, 'Method not found'));
-  // 2025-11-25 tasks are not offered (the capability is not declared); the SDK refuses them so.
-  if (asksForTask(params)) return errorMessage(id, jsonRpcError(ErrorCode.InternalError, `Server does not support task creation (required for ${method})`));
+  // Tasks are offered where a store keeps them (then only a tools/call becomes one, and a task
+  // asked on another method is ignored); elsewhere the SDK's refusal.
+  if (asksForTask(params) && !tasksOffered(scope.context.runtime)) return errorMessage(id, jsonRpcError(ErrorCode.InternalError, `Server does not support task creation (required for ${method})`));
   const issues = handler.issues(params);
   if (issues.length > 0) return errorMessage(id, jsonRpcError(ErrorCode.InternalError, issuesMessage(issues)));
   try {
     return resultMessage(id, await handler.answer(request, scope));
   } catch (error) {
-    // Dispatch answers tool failures as results; a method's own error (a resource not found), or a fault in toolgate itself.
-    return errorMessage(id, methodFailure(error));
+    if (error instanceof McpMethodError) return errorMessage(id, error.error);
+    // Dispatch answers tool failures as results; this is a fault in toolgate itself.
+    return errorMessage(id, jsonRpcError(ErrorCode.InternalError, error instanceof Error ? error.message : 'Internal error'));
   }
 }
 
 /** A method of what else the tenant offers (resources, prompts, logging: feature-methods.ts), served on this era. */
 function legacyFeature(method: string, scope: McpRequestScope): LegacyMethod | undefined {
-  const found = featureMethod(method, scope.context.runtime, 'legacy');
+  const found = featureMethod(method, scope.context.runtime);
   return found && { issues: found.issues, answer: (request, within) => found.answer(request, within, 'legacy') };
 }
 

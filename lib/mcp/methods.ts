@@ -7,8 +7,10 @@ import type { Principal } from '../governance/api-keys.ts';
 import { requestPatternBudget, type PatternBudget } from '../patterns/index.ts';
 import { ValidationBudget } from '../validation/work-budget.ts';
 import { toMcpTools } from '../registry/formats/mcp.ts';
-import { toCallToolResult } from './call-result.ts';
+import { answerToolCall } from './call-answer.ts';
 import { mcpCallIdentity } from './call-identity.ts';
+import { canPark, tasksOffered } from './parking.ts';
+import type { TaskVocabulary } from './tasks/task-views.ts';
 import type { Span } from '../telemetry/span.ts';
 import { endMcpServerSpan, startMcpServerSpan } from './mcp-span.ts';
 import { isTracedFailure } from '../dispatch/tool-span.ts';
@@ -18,6 +20,8 @@ export interface McpRequestContext {
   principal: Principal;
   env: Readonly<Record<string, string | undefined>>;
   threadHeader?: string;
+  /** The request's Idempotency-Key header (already checked for size): with the JSON-RPC id, a call id. */
+  idempotencyHeader?: string;
   defer?: (work: Promise<unknown>) => void;
   /** Shared by every tools/call of the HTTP request (a JSON-RPC batch may hold many); made when missing. */
   patternBudget?: PatternBudget;
@@ -53,9 +57,18 @@ export function listMcpTools(scope: McpRequestScope, requestId: string | number,
   const { context } = scope;
   const tracer = context.runtime.deps.tracer;
   const span = tracer ? startMcpServerSpan(tracer, { method: 'tools/list', requestId, meta, protocolVersion: context.protocolVersion }, context.span) : undefined;
-  const tools = toMcpTools(context.runtime.registry.definitions());
+  const tools = withTaskSupport(context.runtime, toMcpTools(context.runtime.registry.definitions()));
   span?.end();
   return { tools };
+}
+
+/**
+ * 2025-11-25 clients call a tool as a task only where its `execution.taskSupport` allows it:
+ * tools whose calls can wait for approval may be (a 2026-07-28 result drops the field).
+ */
+function withTaskSupport<T extends { name: string }>(runtime: McpRequestContext['runtime'], tools: T[]): T[] {
+  if (!tasksOffered(runtime)) return tools;
+  return tools.map((tool) => (canPark(runtime, tool.name) && !('execution' in tool) ? { ...tool, execution: { taskSupport: 'optional' } } : tool));
 }
 
 /** What a `tools/call` names: the tool, its arguments (an object, when given) and the request's `_meta`. */
@@ -63,22 +76,39 @@ export interface McpToolCall {
   name: string;
   arguments?: Record<string, unknown>;
   _meta?: Record<string, unknown>;
+  /** The client's own key for this call (retries with it replay the result instead of running again). */
+  idempotencyKey?: string;
 }
 
-/** `tools/call`: through the same pipeline as /v1/dispatch. */
-export async function callMcpTool(scope: McpRequestScope, requestId: string | number, params: McpToolCall) {
+/**
+ * `tools/call`: through the same pipeline as /v1/dispatch. `asked` is the task vocabulary the
+ * client can take a task in, when it can (call-answer.ts).
+ */
+export async function callMcpTool(scope: McpRequestScope, requestId: string | number, params: McpToolCall, asked?: TaskVocabulary) {
   const { context } = scope;
   const { runtime, principal } = context;
   const { name, _meta: meta } = params;
   const args = params.arguments === undefined ? undefined : withoutProtoKey(params.arguments);
   const tracer = runtime.deps.tracer;
   const span = tracer ? startMcpServerSpan(tracer, { method: 'tools/call', tool: name, requestId, meta, protocolVersion: context.protocolVersion }, context.span) : undefined;
-  const identity = await mcpCallIdentity({ principal: principal.principal, threadHeader: context.threadHeader, meta, tool: name, args });
+  const identity = await mcpCallIdentity({
+    tenant: principal.tenant,
+    principal: principal.principal,
+    tool: name,
+    args,
+    meta,
+    idempotencyKey: params.idempotencyKey,
+    threadHeader: context.threadHeader,
+    idempotencyHeader: context.idempotencyHeader,
+    requestId,
+    canPark: canPark(runtime, name),
+    store: runtime.deps.store,
+  });
   const caller = { ...mcpCaller(scope, identity.thread_id, span), ...(scope.relay ? { relay: scope.relay(params) } : {}) };
   const result = await dispatchCall(runtime.deps, caller, { call_id: identity.call_id, name, arguments: args ?? {} });
   if (span) endMcpServerSpan(span, isTracedFailure(result), result.status === 'unknown_tool');
   reportMissingScope(context, result);
-  return toCallToolResult(result);
+  return answerToolCall(runtime.deps, principal, identity, result, asked);
 }
 
 /** Who calls, for the pipeline: the request's principal, in `thread_id`, with the request's budgets, under `span`. */

@@ -1,16 +1,20 @@
 import type { ModernRoute } from '../mcp-wire/classify.ts';
-import { ErrorCode, errorMessage, isPlainObject, jsonRpcError, resultMessage, type JsonObject, type JsonRpcRequest } from '../mcp-wire/json-rpc.ts';
+import { ErrorCode, errorMessage, httpStatusOf, isPlainObject, jsonRpcError, resultMessage, type JsonObject, type JsonRpcRequest } from '../mcp-wire/json-rpc.ts';
 import { paramHeaderRejection } from '../mcp-wire/param-headers.ts';
 import { metaOf } from '../mcp-wire/envelope.ts';
-import { completeResult } from '../mcp-wire/results.ts';
+import { stampedResult } from '../mcp-wire/results.ts';
 import { standardHeaderRejection, type StandardHeaders } from '../mcp-wire/standard-headers.ts';
 import { MODERN_VERSIONS, SUPPORTED_VERSIONS } from '../mcp-wire/versions.ts';
-import { methodFailure } from './method-error.ts';
 import { ACCEPTED, jsonAnswer, rejectionAnswer, wireRejectionAnswer, type McpAnswer } from './answer.ts';
 import { streamedAnswer, streamsNotifications } from './call-relay.ts';
 import { discoverResult, mcpServerInfo } from './capabilities.ts';
 import { featureMethod, issuesText } from './feature-methods.ts';
+import { MAX_IDEMPOTENCY_KEY } from '../idempotency/keys.ts';
+import { McpMethodError } from './method-error.ts';
 import { callMcpTool, listMcpTools, mcpRequestScope, type McpRequestContext, type McpRequestScope } from './methods.ts';
+import { tasksOffered } from './parking.ts';
+import { declaresTasks } from './tasks/task-access.ts';
+import { MODERN_TASK_METHODS } from './tasks/modern-task-methods.ts';
 import { toolParamHeaders } from './tool-param-headers.ts';
 
 /**
@@ -20,7 +24,7 @@ import { toolParamHeaders } from './tool-param-headers.ts';
  * identity. Tools go through the same pipeline as every other path.
  */
 
-interface ModernMethod {
+export interface ModernMethod {
   /** The params problem, answered in-band as -32602 (undefined: none). */
   invalid?(params: JsonObject | undefined): string | undefined;
   answer(request: JsonRpcRequest, scope: McpRequestScope): JsonObject | Promise<JsonObject>;
@@ -34,8 +38,13 @@ const MODERN_METHODS: Readonly<Record<string, ModernMethod>> = {
   },
   'tools/call': {
     invalid: toolsCallProblem,
-    answer: (request, scope) => callMcpTool(scope, request.id, { name: request.params!.name as string, arguments: request.params!.arguments as JsonObject | undefined, _meta: metaOf(request.params) }),
+    answer: (request, scope) => {
+      const params = request.params!;
+      const call = { name: params.name as string, arguments: params.arguments as JsonObject | undefined, _meta: metaOf(params), idempotencyKey: params.idempotencyKey as string | undefined };
+      return callMcpTool(scope, request.id, call, declaresTasks(params) && tasksOffered(scope.context.runtime) ? 'modern' : undefined);
+    },
   },
+  ...MODERN_TASK_METHODS,
 };
 
 export async function answerModern(route: ModernRoute, headers: StandardHeaders, httpHeaders: Headers, context: McpRequestContext): Promise<McpAnswer> {
@@ -58,25 +67,28 @@ export async function answerModern(route: ModernRoute, headers: StandardHeaders,
   if (problem) return jsonAnswer(200, errorMessage(request.id, jsonRpcError(ErrorCode.InvalidParams, `Invalid params for ${request.method}: ${problem}`)));
   const scope = mcpRequestScope(context);
   // An upstream tool's notifications go out on an event stream when the request asks for them.
-  if (streamsNotifications(request, context, 'modern')) return streamedAnswer('modern', scope, async (within) => [await methodAnswer(request, method, within)]);
-  return jsonAnswer(200, await methodAnswer(request, method, scope));
+  if (streamsNotifications(request, context, 'modern')) return streamedAnswer('modern', scope, async (within) => [(await methodAnswer(request, method, within)).message]);
+  const { status, message } = await methodAnswer(request, method, scope);
+  return jsonAnswer(status, message);
 }
 
-async function methodAnswer(request: JsonRpcRequest, method: ModernMethod, scope: McpRequestScope) {
+/** A method's answer: its result stamped for the wire, or its JSON-RPC error with the HTTP status that error takes. */
+async function methodAnswer(request: JsonRpcRequest, method: ModernMethod, scope: McpRequestScope): Promise<{ status: number; message: unknown }> {
   const { runtime, manifestFreshMs } = scope.context;
   try {
     const result = await method.answer(request, scope);
     const stamp = { serverInfo: mcpServerInfo(runtime), cache: { ttlMs: manifestFreshMs ?? 0, cacheScope: 'private' as const }, meta: { 'toolgate/manifest_version': runtime.manifest.version } };
-    return resultMessage(request.id, completeResult(request.method, result, stamp));
+    return { status: 200, message: resultMessage(request.id, stampedResult(request.method, result, stamp)) };
   } catch (error) {
-    // Dispatch answers tool failures as results; a method's own error (a resource not found), or a fault in toolgate itself.
-    return errorMessage(request.id, methodFailure(error));
+    if (error instanceof McpMethodError) return { status: httpStatusOf(error.error.code, 'handler'), message: errorMessage(request.id, error.error) };
+    // Dispatch answers tool failures as results; this is a fault in toolgate itself.
+    return { status: 200, message: errorMessage(request.id, jsonRpcError(ErrorCode.InternalError, error instanceof Error ? error.message : 'Internal error')) };
   }
 }
 
 /** A method of what else the tenant offers (resources, prompts: feature-methods.ts), served on this era. */
 function modernFeature(method: string, context: McpRequestContext): ModernMethod | undefined {
-  const found = featureMethod(method, context.runtime, 'modern');
+  const found = featureMethod(method, context.runtime);
   return found && { invalid: (params) => issuesText(found.issues(params)), answer: (request, scope) => found.answer(request, scope, 'modern') as Promise<JsonObject> | JsonObject };
 }
 
@@ -94,5 +106,7 @@ function toolsCallProblem(params: JsonObject | undefined): string | undefined {
   if (params === undefined) return 'params must be an object {name, arguments?}';
   if (typeof params.name !== 'string') return `params.name must be a string (the tool's name), got ${params.name === undefined ? 'nothing' : JSON.stringify(params.name)?.slice(0, 60)}`;
   if (params.arguments !== undefined && !isPlainObject(params.arguments)) return 'params.arguments must be an object of the tool\'s arguments';
+  const key = params.idempotencyKey;
+  if (key !== undefined && !(typeof key === 'string' && key.length > 0 && key.length <= MAX_IDEMPOTENCY_KEY)) return `params.idempotencyKey must be a string of 1-${MAX_IDEMPOTENCY_KEY} characters (the client's key for this call)`;
   return undefined;
 }

@@ -13,6 +13,7 @@ export function outcomeTitle(approval: Approval): { emoji: string; label: string
     case 'interrupted': return { emoji: ':warning:', label: 'Approved, interrupted' };
     case 'rejected': return { emoji: ':no_entry:', label: 'Rejected' };
     case 'expired': return { emoji: ':hourglass:', label: 'Expired' };
+    case 'withdrawn': return { emoji: ':leftwards_arrow_with_hook:', label: 'Withdrawn by the requester' };
     default: return { emoji: ':hourglass_flowing_sand:', label: 'Waiting for approval' };
   }
 }
@@ -35,7 +36,7 @@ export function approverName(decision: ApproverDecision): string {
   return decision.slack_user ? `<@${slackUser}> (${escapeMrkdwn(shownName(decision.by))})` : `<@${slackUser}>`;
 }
 
-const CHANNEL_WORDS: Record<string, string> = { slack: ' in Slack', api: ' via the API', console: ' in the console' };
+const CHANNEL_WORDS: Record<string, string> = { slack: ' in Slack', api: ' via the API', console: ' in the console', mcp: ' over MCP' };
 
 /** Each approver's decision on its own line, with its reason quoted: "1. Approved by <@U1> in Slack". */
 export function decisionsList(approval: Approval): string {
@@ -59,6 +60,7 @@ export function decisionText(approval: Approval): string {
   const { emoji } = outcomeTitle(approval);
   if (approval.state === 'expired') return `*Decision*\n${emoji} Nobody decided before ${slackDate(approval.expires_at)}${(approval.quorum ?? 1) > 1 ? ` (${progressText(approval)})` : ''}.`;
   if (approval.state === 'pending') return `*Decision*\n${emoji} Not decided yet.`;
+  if (approval.state === 'withdrawn') return `*Decision*\n${emoji} Withdrawn by ${decider(approval)}, who requested the call${CHANNEL_WORDS[approval.decided_via ?? ''] ?? ''}${approval.decided_at ? ` on ${slackDate(approval.decided_at)}` : ''}, before anyone decided.`;
   if ((approval.quorum ?? 1) > 1 && approval.decisions?.length) return `*Decision* (${progressText(approval)})\n${emoji} ${decisionsList(approval)}`;
   const verb = approval.state === 'rejected' ? 'Rejected' : 'Approved';
   const via = approval.decided_via === 'slack' ? ' in Slack' : approval.decided_via === 'api' ? ' via the API' : '';
@@ -75,6 +77,7 @@ export function outcomeText(approval: Approval): string {
     case 'interrupted': return interruptedText(approval);
     case 'rejected': return '*Outcome*\nNot run: the call was rejected.';
     case 'expired': return '*Outcome*\nNot run: the approval expired.';
+    case 'withdrawn': return '*Outcome*\nNot run: the requester withdrew the call.';
     default: return '*Outcome*\nNot run yet.';
   }
 }

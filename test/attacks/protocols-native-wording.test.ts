@@ -1,4 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,15 +8,21 @@ import { nodeEgressTransport } from '../../lib/cli/node-egress.ts';
 import type { ToolResult } from '../../lib/dispatch/call.ts';
 import { toAnthropicToolResultMessages } from '../../lib/dispatch/formats/anthropic.ts';
 import { planAnthropicNativeCalls } from '../../lib/dispatch/formats/anthropic-native.ts';
+import { responsesFormat } from '../../lib/dispatch/formats/responses.ts';
 import { ToolRouter } from '../../lib/dispatch/router.ts';
 import { MAX_LISTED_ENTRIES } from '../../lib/exec/limits.ts';
 import { startExecServer } from '../../lib/exec/server.ts';
+import { updateApproval } from '../../lib/governance/approvals.ts';
 import { policyGovernor, type PolicyConfig } from '../../lib/governance/policy.ts';
+import type { PolicyRule } from '../../lib/governance/rules.ts';
+import type { JsonSchema } from '../../lib/registry/json.ts';
 import { MemoryStore } from '../../lib/stores/memory.ts';
+import type { StateRecord, ThreadRef } from '../../lib/stores/store.ts';
 import { shellTool } from '../../lib/tools/coding/shell.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';
 import { MemoryEnvironment } from '../helpers/memory-environment.ts';
+import { mortalStore } from '../helpers/mortal-store.ts';
 
 const SECRET = 'native-wording-exec-secret-0123456789abcdef';
 
@@ -26,15 +34,79 @@ const SECRET = 'native-wording-exec-secret-0123456789abcdef';
 const NOT_HELD = {
   str_replace_based_edit_tool: [
     /\bread_file\b/i, /\bwrite_file\b/i, /\bedit_file\b/i, /\bapply_patch\b/i, /\bfile_path\b/i, /\bold_string\b/i, /\bnew_string\b/i,
-    /\breplace_all\b/i, /\boffset\b/i, /\blimit\b/i, /\bcontent\b/i, /\btimeout_ms\b/i, /`shell`/, /\bglob\b/,
+    /\breplace_all\b/i, /\boffset\b/i, /\blimit\b/i, /\bcontent\b/i, /\btimeout_ms\b/i, /`shell`/, /\bglob\b/, /\bcall_id\b/,
   ],
-  bash: [/\btimeout_ms\b/i, /`shell`/, /\bshell tool\b/i, /\bread_file\b/i, /\bexecCommand\b/],
+  // A tool_use has an id, not a call_id.
+  bash: [/\btimeout_ms\b/i, /`shell`/, /\(shell\)/, /\bshell tool\b/i, /\bread_file\b/i, /\bexecCommand\b/, /\bcall_id\b/],
   // The model wrote an operation {type, path, diff}: never the patch it became, its markers or its line numbers.
   apply_patch: [/\*\*\* (Begin Patch|End Patch|Add File|Update File|Delete File|Move to)/, /\bhunk header\b/i, /\bon line \d+/i, /\bInvalid patch\b/, /`patch`/],
-  shell: [/\bexecCommand\b/, /\bshell tool\b/i],
+  // A shell_call holds commands: each runs as shell's `command`.
+  shell: [/\bexecCommand\b/, /\bshell tool\b/i, /`command`/],
 } as const;
 
 type NativeTool = keyof typeof NOT_HELD;
+
+/** Policy rules on the tools the native ones run as: a deny rule's reason, the tenant's words, names them. */
+const GOVERNED_RULES: Record<'an' | 'oa', PolicyRule[]> = {
+  an: [
+    { tool: 'write_file', arguments: { file_path: 'frozen/.*' }, action: 'deny', description: 'write_file may not touch frozen/' },
+    { tool: 'shell', arguments: { command: 'rm .*' }, action: 'deny' },
+  ],
+  oa: [
+    { tool: 'apply_patch', arguments: { patch: '[\\s\\S]*frozen/[\\s\\S]*' }, action: 'deny', description: 'apply_patch may not touch frozen/' },
+    { tool: 'shell', arguments: { command: 'rm .*' }, action: 'deny' },
+  ],
+};
+
+const object = (properties: Record<string, JsonSchema>, required: string[]): JsonSchema => ({ type: 'object', properties, required, additionalProperties: false });
+
+/** A tenant's own, stricter schemas for the built-in coding tools (a manifest entry may change a built-in's schema). */
+const STRICT_TOOLS: Record<'an' | 'oa', Array<[string, JsonSchema]>> = {
+  an: [
+    ['read_file', object({ file_path: { type: 'string' }, offset: { type: 'integer', maximum: 100 }, limit: { type: 'integer', maximum: 50 } }, ['file_path'])],
+    ['write_file', object({ file_path: { type: 'string', pattern: '^src/' }, content: { type: 'string', maxLength: 10 }, insert_line: { type: 'integer', maximum: 3 } }, ['file_path', 'content'])],
+    // reviewed_by is nothing the text editor can send.
+    ['edit_file', object({ file_path: { type: 'string' }, old_string: { type: 'string', maxLength: 5 }, new_string: { type: 'string' }, reviewed_by: { type: 'string' } }, ['file_path', 'old_string', 'new_string', 'reviewed_by'])],
+    // bash always runs with a timeout_ms of 120 s, more than this tenant takes.
+    ['shell', object({ command: { type: 'string', maxLength: 20 }, timeout_ms: { type: 'integer', maximum: 60_000 } }, ['command'])],
+  ],
+  oa: [['apply_patch', object({ patch: { type: 'string', maxLength: 60 } }, ['patch'])]],
+};
+
+/** A store whose claims fail for some tenants' calls, as an unreachable store's do (keys and manifests still read). */
+class StoreUnreachableFor extends MemoryStore {
+  readonly #tenants: ReadonlySet<string>;
+  constructor(tenants: string[]) {
+    super();
+    this.#tenants = new Set(tenants);
+  }
+  override async claimWithHead(key: string, record: StateRecord, thread: ThreadRef) {
+    if (this.#tenants.has(thread.tenant)) throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
+    return super.claimWithHead(key, record, thread);
+  }
+}
+
+/** An exec-server that stopped answering: it takes every request and answers none until released. */
+async function stallingServer() {
+  const held: ServerResponse[] = [];
+  let arrived = () => {};
+  const server = createServer((_request, response) => {
+    held.push(response);
+    arrived();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    /** Resolves when the next request arrives. */
+    nextRequest: () => new Promise<void>((resolve) => (arrived = resolve)),
+    /** Drops the held requests: their callers see the connection fail. */
+    release: () => held.splice(0).forEach((response) => response.socket?.destroy()),
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
 
 /** What the model reads must name nothing it does not hold; where it suggests a next step, the names it does hold. */
 function expectNativeWording(tool: NativeTool, text: string, suggests: readonly string[] = []): void {
@@ -48,12 +120,14 @@ function expectNativeWording(tool: NativeTool, text: string, suggests: readonly 
  * Every error path of each native tool (Claude's text editor and bash, the Responses API's
  * apply_patch and shell) is driven through /v1/dispatch in the native format, against a real
  * exec-server over a temporary workspace, and what the model reads is checked for names it does
- * not hold.
+ * not hold: the tools' own answers, and the gateway's (policy, scopes, approvals, idempotency,
+ * timeouts, stores, the validation of the arguments it translated).
  */
 describe('attacks: a native tool is answered in its own terms', () => {
   const root = mkdtempSync(join(tmpdir(), 'toolgate-native-wording-'));
   const workspace = join(root, 'ws');
   let exec: Awaited<ReturnType<typeof startExecServer>>;
+  let stall: Awaited<ReturnType<typeof stallingServer>>;
   let gw: Awaited<ReturnType<typeof testGateway>>;
 
   beforeAll(async () => {
@@ -66,35 +140,56 @@ describe('attacks: a native tool is answered in its own terms', () => {
     writeFileSync(join(workspace, 'twice.js'), 'x = 1;\nx = 1;\n');
     writeFileSync(join(workspace, 'image.bin'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x00, 0x01]));
     writeFileSync(join(workspace, 'src', 'app.js'), 'const a = 1;\n');
-    exec = await startExecServer({ root: workspace, secret: SECRET, tenants: ['an', 'angov', 'oa'], port: 0 });
+    const running = ['an', 'angov', 'anstrict', 'anbroken', 'oa', 'oagov', 'oastrict', 'oabroken'];
+    exec = await startExecServer({ root: workspace, secret: SECRET, tenants: running, port: 0 });
+    stall = await stallingServer();
     const execution_environment = { url: exec.url, secret: 'env:EXEC_SECRET' };
     // A closed port: the environment is down.
     const down = { url: 'http://127.0.0.1:9/', secret: 'env:EXEC_SECRET' };
+    const stalled = { url: stall.url, secret: 'env:EXEC_SECRET' };
     const all = { read: 'grant', write: 'grant', execute: 'grant' } as const;
     // Commands granted without a human run at most 300 ms here (bash itself asks for 120 s).
     const shortGrant: PolicyConfig = { ...all, rules: [{ tool: 'shell', action: 'grant', max_timeout_ms: 300 }] };
+    const reviewed = { read: 'grant', write: 'review', execute: 'review' } as const;
+    const tenant = (name: string, profile: 'anthropic' | 'openai', policy: PolicyConfig, environment: typeof down, tools: unknown[] = []) =>
+      validManifest({ tenant: name, profile, policy, execution_environment: environment, tools });
+    const builtin = (name: string, fields: Record<string, unknown>) => ({ name, executor: { kind: 'builtin' }, ...fields });
+    const timesOut = (...names: string[]) => names.map((name) => builtin(name, { timeout_ms: 200 }));
+    const scoped = (...names: string[]) => names.map((name) => builtin(name, { scopes: ['coding:write'] }));
+    const manifests = [
+      tenant('an', 'anthropic', shortGrant, execution_environment),
+      tenant('angov', 'anthropic', { ...reviewed, rules: GOVERNED_RULES.an }, execution_environment),
+      tenant('andown', 'anthropic', all, down),
+      tenant('anstall', 'anthropic', all, stalled, timesOut('read_file', 'write_file', 'edit_file', 'shell')),
+      tenant('anwait', 'anthropic', all, stalled),
+      tenant('anscope', 'anthropic', all, execution_environment, scoped('write_file', 'edit_file', 'shell')),
+      tenant('anstrict', 'anthropic', all, execution_environment, STRICT_TOOLS.an.map(([name, input_schema]) => builtin(name, { input_schema }))),
+      tenant('anbroken', 'anthropic', { ...all, write: 'review' }, execution_environment),
+      tenant('oa', 'openai', shortGrant, execution_environment),
+      tenant('oagov', 'openai', { ...reviewed, rules: GOVERNED_RULES.oa }, execution_environment),
+      tenant('oadown', 'openai', all, down),
+      tenant('oastall', 'openai', all, stalled, timesOut('apply_patch', 'shell')),
+      tenant('oawait', 'openai', all, stalled),
+      tenant('oascope', 'openai', all, execution_environment, scoped('apply_patch', 'shell')),
+      tenant('oastrict', 'openai', all, execution_environment, STRICT_TOOLS.oa.map(([name, input_schema]) => builtin(name, { input_schema }))),
+      tenant('oabroken', 'openai', { ...all, write: 'review' }, execution_environment),
+    ];
+    // Each tenant's agent key is named like the tenant; alice and bob approve.
+    const keys = Object.fromEntries(manifests.map((m) => [m.tenant, { tenant: m.tenant, principal: `${m.tenant}-agent` }]));
+    const secrets = manifests.map((m) => `${m.tenant}:EXEC_SECRET`).join(';');
     gw = await testGateway(
-      [
-        validManifest({ tenant: 'an', profile: 'anthropic', policy: shortGrant, execution_environment, tools: [] }),
-        validManifest({ tenant: 'angov', profile: 'anthropic', policy: { read: 'grant', write: 'review', execute: 'review' }, execution_environment, tools: [] }),
-        validManifest({ tenant: 'andown', profile: 'anthropic', policy: all, execution_environment: down, tools: [] }),
-        validManifest({ tenant: 'oa', profile: 'openai', policy: shortGrant, execution_environment, tools: [] }),
-      ],
+      manifests,
+      { ...keys, alice: { tenant: 'angov', principal: 'alice', scopes: ['approvals:decide'] }, bob: { tenant: 'oagov', principal: 'bob', scopes: ['approvals:decide'] } },
       {
-        an: { tenant: 'an' },
-        angov: { tenant: 'angov', principal: 'claude-agent' },
-        alice: { tenant: 'angov', principal: 'alice', scopes: ['approvals:decide'] },
-        andown: { tenant: 'andown' },
-        oa: { tenant: 'oa' },
-      },
-      {
-        env: { EXEC_SECRET: SECRET, TOOLGATE_TENANT_SECRETS: 'an:EXEC_SECRET;angov:EXEC_SECRET;andown:EXEC_SECRET;oa:EXEC_SECRET' },
+        store: new StoreUnreachableFor(['anbroken', 'oabroken']),
+        env: { EXEC_SECRET: SECRET, TOOLGATE_TENANT_SECRETS: secrets },
         egressTransport: nodeEgressTransport(),
       },
     );
   });
   afterAll(async () => {
     await exec?.close();
+    await stall?.close();
     rmSync(root, { recursive: true, force: true });
   });
 
@@ -299,6 +394,232 @@ describe('attacks: a native tool is answered in its own terms', () => {
       const [stopped] = (slow.messages[0] as { output: Array<{ stdout: string; stderr: string; outcome: { type: string } }> }).output;
       expect(stopped!.outcome.type).toBe('timeout');
       expectNativeWording('shell', `${stopped!.stdout}\n${stopped!.stderr}`);
+    });
+  });
+
+  /**
+   * What the gateway itself says of a native call (policy, scopes, approvals, idempotency,
+   * timeouts, stores, validation of the arguments it translated), for each native tool in turn.
+   */
+  describe("the gateway's own messages", () => {
+    type Sent = { text: string; result: ToolResult };
+    /** What the model reads: the tool_result's text, an apply_patch_call_output's output, a shell_call_output's stdout and stderr. */
+    const SEND: Record<NativeTool, (key: string, input: unknown, thread_id: string, id: string) => Promise<Sent>> = {
+      str_replace_based_edit_tool: (key, input, thread_id, id) => claude(key, 'str_replace_based_edit_tool', input, thread_id, id),
+      bash: (key, input, thread_id, id) => claude(key, 'bash', input, thread_id, id),
+      apply_patch: async (key, operation, thread_id, id) => {
+        const answer = await post(key, { format: 'responses', output: [{ type: 'apply_patch_call', id: `apc_${id}`, call_id: id, status: 'completed', operation }] }, thread_id);
+        return { text: (answer.messages[0] as { output: string }).output, result: answer.results[0]! };
+      },
+      shell: async (key, action, thread_id, id) => {
+        const item = { type: 'shell_call', id: `sh_${id}`, call_id: id, status: 'completed', action: { timeout_ms: null, max_output_length: null, ...(action as object) } };
+        const answer = await post(key, { format: 'responses', output: [item] }, thread_id);
+        const entries = (answer.messages[0] as { output: Array<{ stdout: string; stderr: string }> }).output;
+        return { text: entries.map((entry) => `${entry.stdout}\n${entry.stderr}`).join('\n'), result: answer.results.at(-1)! };
+      },
+    };
+
+    /**
+     * Each native tool: its tenants' prefix, how messages must name it, its id and input fields,
+     * the tool it runs as (which approvers and policies name), a harmless call (write or execute
+     * tier, made unique by `v`), one the tenant's deny rule matches and that rule's reason as the model reads it.
+     */
+    const TOOLS = [
+      {
+        tool: 'str_replace_based_edit_tool', family: 'an', label: '`str_replace_based_edit_tool` (command "create")', callId: 'tool_use id', input: 'input', runsAs: 'write_file',
+        harmless: (v: string) => ({ command: 'create', path: `gen/${v}.txt`, file_text: v }),
+        frozen: { command: 'create', path: 'frozen/x.txt', file_text: 'x' }, denied: 'str_replace_based_edit_tool may not touch frozen/',
+      },
+      {
+        tool: 'bash', family: 'an', label: '`bash`', callId: 'tool_use id', input: 'input', runsAs: 'shell',
+        harmless: (v: string) => ({ command: `echo ${v}` }),
+        frozen: { command: 'rm -rf gen' }, denied: 'policy rule 2 (bash) says deny',
+      },
+      {
+        tool: 'apply_patch', family: 'oa', label: '`apply_patch`', callId: 'call_id', input: 'operation', runsAs: 'apply_patch',
+        harmless: (v: string) => ({ type: 'create_file', path: `gen/${v}.txt`, diff: `+${v}\n` }),
+        frozen: { type: 'create_file', path: 'frozen/x.txt', diff: '+x\n' }, denied: 'apply_patch may not touch frozen/',
+      },
+      {
+        tool: 'shell', family: 'oa', label: '`shell`', callId: 'call_id', input: 'commands', runsAs: 'shell',
+        harmless: (v: string) => ({ commands: [`echo ${v}`] }),
+        frozen: { commands: ['rm -rf gen'] }, denied: 'policy rule 2 (shell) says deny',
+      },
+    ] as const;
+    type Tool = (typeof TOOLS)[number];
+
+    let made = 0;
+    /** A new thread and call id, so each call is its own. */
+    const fresh = (c: Tool) => ({ thread_id: `g${++made}`, id: `${c.family === 'an' ? 'toolu' : 'call'}_g${made}`, v: `v${made}` });
+    /** A call of the native tool by the agent of `<family><tenant>` (e.g. "angov"). */
+    const send = (c: Tool, tenant: string, input: unknown, ids = fresh(c)) => SEND[c.tool](`${c.family}${tenant}`, input, ids.thread_id, ids.id);
+    const decide = async (c: Tool, result: ToolResult, decision: 'approve' | 'reject', reason: string) => {
+      const approver = c.family === 'an' ? 'alice' : 'bob';
+      const response = await gw.request(`/v1/approvals/${String(result.error!.details!.approval_id)}`, { key: approver, json: { decision, reason } });
+      expect(response.status).toBe(200);
+    };
+    /** Parks a harmless call for approval; the same call again, to send later. */
+    const parked = async (c: Tool) => {
+      const ids = fresh(c);
+      const first = await send(c, 'gov', c.harmless(ids.v), ids);
+      expect(first.result.status).toBe('pending_approval');
+      expectNativeWording(c.tool, first.text, [`Tool ${c.label} needs a human's approval`, `same ${c.callId} and ${c.input}`, `under a new ${c.callId}`]);
+      return { result: first.result, again: () => send(c, 'gov', c.harmless(ids.v), ids) };
+    };
+
+    it.each(TOOLS)('$tool: a deny rule, its reason in the native tool\'s name', async (c) => {
+      const { text, result } = await send(c, 'gov', c.frozen);
+      expect(result.status).toBe('denied');
+      expectNativeWording(c.tool, text, [`Tool ${c.label} is denied by policy: ${c.denied}.`]);
+    });
+
+    it.each(TOOLS)('$tool: a scope the key lacks', async (c) => {
+      const { text, result } = await send(c, 'scope', c.harmless('scoped'));
+      expect(result.status).toBe('forbidden');
+      expectNativeWording(c.tool, text, [`Tool ${c.label} requires scope \`coding:write\``]);
+    });
+
+    it.each(TOOLS)('$tool: parked, then approved with a reason naming the tool it runs as', async (c) => {
+      const call = await parked(c);
+      await decide(c, call.result, 'approve', `fine for ${c.runsAs}`);
+      const { text, result } = await call.again();
+      expect(result).toMatchObject({ status: 'ok', replayed: true });
+      expectNativeWording(c.tool, text, [`fine for ${c.tool}"]`]);
+    });
+
+    it.each(TOOLS)('$tool: parked, then rejected with a reason naming the tool it runs as', async (c) => {
+      const call = await parked(c);
+      await decide(c, call.result, 'reject', `no ${c.runsAs} on Fridays`);
+      const { text, result } = await call.again();
+      expect(result.status).toBe('denied');
+      expectNativeWording(c.tool, text, [`rejected this call of ${c.label}: no ${c.tool} on Fridays. It did not run.`]);
+    });
+
+    it.each(TOOLS)('$tool: parked, then expired', async (c) => {
+      const call = await parked(c);
+      await updateApproval(gw.store, String(call.result.error!.details!.approval_id), (approval) => ({ ...approval, expires_at: new Date(Date.now() - 1000).toISOString() }));
+      const { text, result } = await call.again();
+      expect(result.status).toBe('expired');
+      expectNativeWording(c.tool, text, [`Nobody approved this call of ${c.label}`, `under a new ${c.callId}`]);
+    });
+
+    it.each(TOOLS)('$tool: the tool\'s timeout, its exec-server stalled', async (c) => {
+      const { text, result } = await send(c, 'stall', c.harmless('stalled'));
+      expect(result.status).toBe('timeout');
+      expectNativeWording(c.tool, text, [`Tool ${c.label} timed out after 200 ms`]);
+    });
+
+    it('str_replace_based_edit_tool: a view\'s timeout names its command', async () => {
+      const { text, result } = await claude('anstall', 'str_replace_based_edit_tool', { command: 'view', path: 'notes.txt' });
+      expect(result.status).toBe('timeout');
+      expectNativeWording('str_replace_based_edit_tool', text, ['Tool `str_replace_based_edit_tool` (command "view") timed out']);
+    });
+
+    it.each(TOOLS)('$tool: the same call again while it runs (in_progress), then its exec-server dropping it', async (c) => {
+      const ids = fresh(c);
+      const arrived = stall.nextRequest();
+      const first = send(c, 'wait', c.harmless(ids.v), ids);
+      await arrived;
+      const again = await send(c, 'wait', c.harmless(ids.v), ids);
+      expect(again.result.status).toBe('in_progress');
+      expectNativeWording(c.tool, again.text, [`This call of ${c.label} is already running`]);
+      stall.release();
+      // Dropped mid-run: a side effect may have started (indeterminate) or failed.
+      const dropped = await first;
+      expect(dropped.result.is_error).toBe(true);
+      expectNativeWording(c.tool, dropped.text);
+    });
+
+    it.each(TOOLS)('$tool: the same id with other input (conflict)', async (c) => {
+      const ids = fresh(c);
+      expect((await send(c, '', c.harmless(`${ids.v}a`), ids)).result.status).toBe('ok');
+      const { text, result } = await send(c, '', c.harmless(`${ids.v}b`), ids);
+      expect(result.status).toBe('conflict');
+      expectNativeWording(c.tool, text, [`A call of ${c.label}`, `different ${c.input}`, `Use a new ${c.callId}`]);
+    });
+
+    it.each(TOOLS)('$tool: the store unreachable (a granted call claims, a reviewed one parks)', async (c) => {
+      const { text, result } = await send(c, 'broken', c.harmless('unstored'));
+      expect(result.status).toBe('unavailable');
+      expectNativeWording(c.tool, text, [`Tool ${c.label} was not run`, 'the memory store is unavailable']);
+    });
+
+    it.each(TOOLS)('$tool: the exec-server down', async (c) => {
+      const { text, result } = await send(c, 'down', c.harmless('down'));
+      expect(result.status).toBe('unavailable');
+      expectNativeWording(c.tool, text);
+    });
+
+    /** Arguments the tenant's schema refuses: each problem names the parameter the model wrote, or says no input can fix it. */
+    const invalid: Array<[NativeTool, string, unknown, string[]]> = [
+      ['str_replace_based_edit_tool', 'anstrict', { command: 'create', path: 'x.txt', file_text: 'more than ten' }, [
+        'Invalid input for tool `str_replace_based_edit_tool` (command "create"):', '- `path` must match the pattern /^src//, got string "x.txt"', '- `file_text` must be at most 10 characters long', 'Fix the input and call the tool again.',
+      ]],
+      ['str_replace_based_edit_tool', 'anstrict', { command: 'view', path: 'notes.txt', view_range: [200, 300] }, ['- `view_range[0]` must be <= 100, got 200', '- `view_range` must be <= 50, got 101']],
+      ['str_replace_based_edit_tool', 'anstrict', { command: 'insert', path: 'src/a.txt', insert_line: 9, insert_text: 'x' }, ['(command "insert")', '- `insert_line` must be <= 3, got 9']],
+      ['str_replace_based_edit_tool', 'anstrict', { command: 'str_replace', path: 'notes.txt', old_str: 'one two', new_str: '1' }, [
+        '- `old_str` must be at most 5 characters long', '- 1 problem with values the gateway sets by itself to run `str_replace_based_edit_tool` (command "str_replace"), which no input can change',
+      ]],
+      ['bash', 'anstrict', { command: 'echo a command longer than twenty' }, ['Invalid input for tool `bash`:', '- `command` must be at most 20 characters long', '- 1 problem with values the gateway sets by itself to run `bash`', 'Fix the input']],
+      ['apply_patch', 'oastrict', { type: 'create_file', path: 'gen/long.txt', diff: '+a line long enough to take the patch past sixty characters\n' }, [
+        'Invalid operation for tool `apply_patch`:', '- `operation` must be at most 60 characters long', 'Fix the operation',
+      ]],
+      ['shell', 'oa', { commands: [''] }, ['Invalid commands for tool `shell`:', '- `commands[0]` must be at least 1 character long', 'Fix the commands']],
+      ['shell', 'oa', { commands: ['echo first', ''] }, ['- `commands[1]` must be at least 1 character long']],
+      ['shell', 'oa', { commands: ['echo x'], timeout_ms: 900_000 }, ['- `timeout_ms` must be <= 600000, got 900000']],
+    ];
+    it.each(invalid)('%s: invalid arguments (%#)', async (tool, tenant, input, suggests) => {
+      const { text, result } = await SEND[tool](tenant, input, `invalid${++made}`, `${tool === 'apply_patch' || tool === 'shell' ? 'call' : 'toolu'}_i${made}`);
+      expect(result.status).toBe('invalid_arguments');
+      expectNativeWording(tool, text, suggests);
+    });
+
+    it('bash: only a value the gateway set is refused, so no fix is offered', async () => {
+      const { text, result } = await claude('anstrict', 'bash', { command: 'ls' });
+      expect(result.status).toBe('invalid_arguments');
+      expect(text).toBe(
+        'Invalid input for tool `bash`:\n- 1 problem with values the gateway sets by itself to run `bash`, which no input can change: tell the user that `bash` cannot do this here.',
+      );
+    });
+
+    it('str_replace_based_edit_tool: a command whose tool the tenant lacks (the openai profile has no edit_file)', async () => {
+      const { text, result } = await claude('oa', 'str_replace_based_edit_tool', { command: 'str_replace', path: 'notes.txt', old_str: 'one', new_str: '1' });
+      expect(result.status).toBe('unknown_tool');
+      expectNativeWording('str_replace_based_edit_tool', text, ['"str_replace" command of str_replace_based_edit_tool is not available here']);
+    });
+
+    it('bash and a shell_call: a command whose process died mid-run, settled indeterminate when sent again (library pipeline)', async () => {
+      const [bash] = planAnthropicNativeCalls([{ call_id: 'toolu_died', name: 'bash', arguments: { command: 'make' } }], { isRegistered: (name) => name === 'shell' });
+      const [command] = await responsesFormat.readCalls({ output: [{ type: 'shell_call', call_id: 'call_died', action: { commands: ['make'] } }] }, 'died');
+      for (const [tool, call] of [['bash', bash!.call], ['shell', command!]] as const) {
+        // Two processes on one store: the first dies while its command runs (nothing it does is stored after that), then a restarted one.
+        const store = new MemoryStore();
+        const dying = mortalStore(store);
+        const environment = new MemoryEnvironment();
+        environment.script = () => (dying.die(), new Promise(() => {}));
+        const [first, restarted] = [dying.store, store].map((view) => {
+          const router = new ToolRouter(undefined, 5000, { policy: { execute: 'grant' }, store: view, leaseGraceMs: 50 });
+          router.register(shellTool(environment));
+          return router;
+        });
+        const context = { tenant: 'acme', principal: 'agent', thread_id: `died-${tool}` };
+        await first!.execute(call, context, 100);
+        // Past the call's deadline (its timeout and the lease grace), the restarted process settles it.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const settled = await restarted!.execute(call, context, 100);
+        expect(settled.status).toBe('indeterminate');
+        expectNativeWording(tool, settled.content, [`This call of \`${tool}\` started`, `under a new ${tool === 'bash' ? 'tool_use id' : 'call_id'}`]);
+      }
+    });
+
+    it('bash: review without approvals (library use, no store)', async () => {
+      const router = new ToolRouter(undefined, 5000, { governor: policyGovernor({ execute: 'review', rules: [{ tool: 'shell', action: 'review', description: 'shell needs a human' }] }) });
+      router.register(shellTool(new MemoryEnvironment()));
+      const [planned] = planAnthropicNativeCalls([{ call_id: 'toolu_lib', name: 'bash', arguments: { command: 'make' } }], { isRegistered: (name) => router.hasTool(name) });
+      const result = await router.execute(planned!.call, { tenant: 'acme', principal: 'claude-agent', thread_id: 'lib' });
+      expect(result.status).toBe('denied');
+      const [message] = toAnthropicToolResultMessages([result]);
+      expectNativeWording('bash', (message!.content as Array<{ content: string }>)[0]!.content, ['Tool `bash` needs human approval (approval required: bash needs a human)']);
     });
   });
 });

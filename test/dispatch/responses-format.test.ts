@@ -32,14 +32,14 @@ describe('Responses items in', () => {
       applyPatchCall('p3', { type: 'delete_file', path: 'old.txt' }),
     ]);
     expect(calls).toEqual([
-      { call_id: 'p1', name: 'apply_patch', arguments: { patch: '*** Begin Patch\n*** Add File: docs/new.md\n+# Title\n+\n+Body\n*** End Patch' }, native: { type: 'apply_patch_call', tool: 'apply_patch', call_id: 'p1' } },
+      { call_id: 'p1', name: 'apply_patch', arguments: { patch: '*** Begin Patch\n*** Add File: docs/new.md\n+# Title\n+\n+Body\n*** End Patch' }, native: { type: 'apply_patch_call', tool: 'apply_patch', parameters: { patch: 'operation' }, call_id: 'p1' } },
       {
         call_id: 'p2',
         name: 'apply_patch',
         arguments: { patch: '*** Begin Patch\n*** Update File: src/app.ts\n@@ function main\n const a = 1;\n-const b = 2;\n+const b = 3;\n*** End Patch' },
-        native: { type: 'apply_patch_call', tool: 'apply_patch', call_id: 'p2' },
+        native: { type: 'apply_patch_call', tool: 'apply_patch', parameters: { patch: 'operation' }, call_id: 'p2' },
       },
-      { call_id: 'p3', name: 'apply_patch', arguments: { patch: '*** Begin Patch\n*** Delete File: old.txt\n*** End Patch' }, native: { type: 'apply_patch_call', tool: 'apply_patch', call_id: 'p3' } },
+      { call_id: 'p3', name: 'apply_patch', arguments: { patch: '*** Begin Patch\n*** Delete File: old.txt\n*** End Patch' }, native: { type: 'apply_patch_call', tool: 'apply_patch', parameters: { patch: 'operation' }, call_id: 'p3' } },
     ]);
   });
 
@@ -63,9 +63,9 @@ describe('Responses items in', () => {
   it('turns a shell_call into one shell call per command, ids <call_id>:<index>, timeout_ms passed on', async () => {
     const calls = await read([shellCall('sh_1', ['ls', 'git status'], { timeout_ms: 5000, max_output_length: 200 }), shellCall('sh_2', ['pwd'])]);
     expect(calls).toEqual([
-      { call_id: 'sh_1:0', name: 'shell', arguments: { command: 'ls', timeout_ms: 5000 }, native: { type: 'shell_call', tool: 'shell', call_id: 'sh_1', max_output_length: 200 } },
-      { call_id: 'sh_1:1', name: 'shell', arguments: { command: 'git status', timeout_ms: 5000 }, native: { type: 'shell_call', tool: 'shell', call_id: 'sh_1', max_output_length: 200 } },
-      { call_id: 'sh_2:0', name: 'shell', arguments: { command: 'pwd' }, native: { type: 'shell_call', tool: 'shell', call_id: 'sh_2' } },
+      { call_id: 'sh_1:0', name: 'shell', arguments: { command: 'ls', timeout_ms: 5000 }, native: { type: 'shell_call', tool: 'shell', parameters: { command: 'commands[0]', timeout_ms: 'timeout_ms' }, call_id: 'sh_1', max_output_length: 200 } },
+      { call_id: 'sh_1:1', name: 'shell', arguments: { command: 'git status', timeout_ms: 5000 }, native: { type: 'shell_call', tool: 'shell', parameters: { command: 'commands[1]', timeout_ms: 'timeout_ms' }, call_id: 'sh_1', max_output_length: 200 } },
+      { call_id: 'sh_2:0', name: 'shell', arguments: { command: 'pwd' }, native: { type: 'shell_call', tool: 'shell', parameters: { command: 'commands[0]', timeout_ms: 'timeout_ms' }, call_id: 'sh_2' } },
     ]);
     // The longest item id still gives command ids a call id may have (200 characters).
     const longest = await read([shellCall('x'.repeat(197), Array(MAX_SHELL_COMMANDS).fill('ls'))]);
@@ -110,7 +110,7 @@ describe('Responses items out', () => {
   });
 
   it('apply_patch_call_output is completed, or failed with the message for any other status', () => {
-    const native = (call_id: string): ToolCall => ({ call_id, name: 'apply_patch', native: { type: 'apply_patch_call', tool: 'apply_patch', call_id } });
+    const native = (call_id: string): ToolCall => ({ call_id, name: 'apply_patch', native: { type: 'apply_patch_call', tool: 'apply_patch', parameters: { patch: 'operation' }, call_id } });
     const results = [
       ok('p1', 'apply_patch', 'Success. Updated the following files:\nA a.txt\n'),
       failed('p2', 'apply_patch', 'error', 'Failed to find expected lines in a.txt'),

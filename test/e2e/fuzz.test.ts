@@ -139,7 +139,7 @@ describe('toolgate serve under fuzz and DNS rebinding', () => {
   it('refuses a DNS-rebinding page on its loopback port (Host or Origin of another site); nothing runs', async () => {
     const dispatch = (headers: Record<string, string>) =>
       send({ method: 'POST', path: '/v1/dispatch', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json', ...headers }, body: Buffer.from(JSON.stringify({ thread_id: 'rebind', calls: [{ call_id: 'r1', name: 'echo', arguments: { text: 'hi' } }] })) });
-    const refused: Array<Record<string, string>> = [{ host: `attacker.example:${port}` }, { host: `127.0.0.1:${port + 1}` }, { host: `rebind.attacker.example` }, { origin: 'http://attacker.example' }, { origin: `http://127.0.0.1:${port}` }];
+    const refused: Array<Record<string, string>> = [{ host: `attacker.example:${port}` }, { host: `127.0.0.1:${port + 1}` }, { host: `rebind.attacker.example` }, { origin: 'http://attacker.example' }, { origin: `https://127.0.0.1:${port}` }, { origin: `http://localhost:${port}` }];
     for (const headers of refused) {
       const outcome = await dispatch(headers);
       expect(outcome, JSON.stringify(headers)).toMatchObject({ status: 403, body: expect.stringContaining('"code":"forbidden_origin"') });
@@ -147,9 +147,10 @@ describe('toolgate serve under fuzz and DNS rebinding', () => {
     const mcp = await send({ method: 'POST', path: '/mcp', headers: { host: `attacker.example:${port}`, authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/list"}') });
     expect(mcp).toMatchObject({ status: 403 });
     expect((await json('GET', '/v1/audit?thread_id=rebind')).body.envelopes).toEqual([]);
-    // Its own names with its port keep working.
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]) {
-      expect(await dispatch({ host }), host).toMatchObject({ status: 200 });
+    // Its own names with its port keep working, and so does a page of its own origin (MCP's DNS-rebinding check sends one).
+    const own: Array<Record<string, string>> = [{ host: `127.0.0.1:${port}` }, { host: `localhost:${port}` }, { host: `[::1]:${port}` }, { origin: `http://127.0.0.1:${port}` }];
+    for (const headers of own) {
+      expect(await dispatch(headers), JSON.stringify(headers)).toMatchObject({ status: 200 });
     }
   });
 });

@@ -37,6 +37,16 @@ describe('policy governor', () => {
     expect(decide(write, { file_path: 'src/app.ts' })).toEqual({ action: 'review', reason: 'policy for tier "write" is review' });
   });
 
+  it('says which tools can ever be parked: a review rule for the tool (or any tool), a review tier, an `always` override; never with `never`', () => {
+    expect(governor.mayReview!(shell)).toBe(true); // rule 3, whatever the deny tier
+    expect(governor.mayReview!(write)).toBe(true); // the tier
+    expect(governor.mayReview!(read)).toBe(true); // approval: always
+    expect(governor.mayReview!(defineTool({ name: 'search', tier: 'read' }))).toBe(false);
+    const strict = policyGovernor({ read: 'grant', write: 'grant', rules: [{ tool: '*', arguments: { path: 'secrets/.*' }, action: 'review' }] }, new Map([['deploy', 'never' as const]]));
+    expect(strict.mayReview!(defineTool({ name: 'search', tier: 'read' }))).toBe(true);
+    expect(strict.mayReview!(defineTool({ name: 'deploy', tier: 'write' }))).toBe(false);
+  });
+
   it("a tool's own approval setting comes first", () => {
     expect(decide(read, { file_path: 'docs/a.md' })).toEqual({ action: 'review', reason: 'tool "read_file" always needs approval' });
     const never = policyGovernor({ execute: 'deny' }, new Map([['shell', 'never' as const]]));

@@ -71,7 +71,7 @@ describe('query parameters', () => {
     const cases: Array<[string, RegExp]> = [
       ['/v1/approvals?cursor=-5', /^cursor must be the next_cursor of a previous page/],
       ['/v1/approvals?cursor=99999999999999999', /^cursor must be the next_cursor/],
-      ['/v1/approvals?state=open', /^state must be one of pending, approved, rejected, expired, executed, interrupted$/],
+      ['/v1/approvals?state=open', /^state must be one of pending, approved, rejected, expired, executed, interrupted, withdrawn$/],
       ['/v1/approvals?state=pending&state=approved', /^state is given 2 times/],
       ['/v1/audit', /^thread_id is required: 1-200 characters of letters, digits/],
       ['/v1/audit?thread_id=a%20b', /^thread_id must be 1-200 characters of letters, digits and _ \. : @ - \(got "a b"\)$/],

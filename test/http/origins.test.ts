@@ -85,6 +85,28 @@ describe('Host', () => {
     expect((await gw.request('/healthz', { headers: { host: '10.0.0.7:8787' } })).status).toBe(200);
   });
 
+  it('with TOOLGATE_ALLOWED_HOSTS, an Origin that is the request\'s own (its scheme and allowed Host) is served; no other Origin is', async () => {
+    const { gw, dispatch, runs } = await gatewayWith({ TOOLGATE_ALLOWED_HOSTS: 'gateway.example, 127.0.0.1:8787, localhost:8787' });
+    const initialize = (headers: Record<string, string>) =>
+      gw.request('/mcp', { key: 'key', method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'rebinding-check', version: '1' } } }) });
+    // MCP's DNS-rebinding check: a local client names the server's own origin.
+    expect((await initialize({ host: '127.0.0.1:8787', origin: 'http://127.0.0.1:8787' })).status).toBe(200);
+    expect((await dispatch({ host: '127.0.0.1:8787', origin: 'http://127.0.0.1:8787' })).status).toBe(200);
+    expect((await dispatch({ host: 'GATEWAY.example:8443', origin: 'http://gateway.example:8443' })).status).toBe(200);
+    expect(runs()).toBe(1); // the same call twice: the second is its replay
+    // Anything else stays refused: another scheme, port or allowed name, a look-alike, a rebinding page's own name.
+    await expectRefused(await dispatch({ host: '127.0.0.1:8787', origin: 'https://127.0.0.1:8787' }), /^Origin "https:\/\/127\.0\.0\.1:8787" may not call/);
+    await expectRefused(await dispatch({ host: '127.0.0.1:8787', origin: 'http://127.0.0.1:8788' }), /^Origin/);
+    await expectRefused(await dispatch({ host: '127.0.0.1:8787', origin: 'http://localhost:8787' }), /^Origin/);
+    await expectRefused(await dispatch({ host: 'gateway.example', origin: 'http://gateway.example.attacker.example' }), /^Origin/);
+    await expectRefused(await dispatch({ host: 'gateway.example', origin: 'null' }), /^Origin "null"/);
+    await expectRefused(await initialize({ host: 'attacker.example', origin: 'http://attacker.example' }), /^Host "attacker\.example"/);
+    // Without a host list any name is served, so a rebinding page's Origin, equal to its Host, proves nothing.
+    const open = await gatewayWith({});
+    await expectRefused(await open.dispatch({ host: 'attacker.example', origin: 'http://attacker.example' }), /^Origin "http:\/\/attacker\.example"/);
+    expect(open.runs()).toBe(0);
+  });
+
   it('without a list (deployed runtimes) any Host is served; a bad entry stops the gateway from being built', async () => {
     const { gw } = await gatewayWith({});
     expect((await gw.request('/v1/tools', { key: 'key', headers: { host: 'whatever.example' } })).status).toBe(200);

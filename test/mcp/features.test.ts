@@ -82,7 +82,7 @@ describe('served on the legacy revisions (the official SDK v1 client)', () => {
     const direct = await connect(upstream.url);
     const through = await connect('', gw);
     try {
-      expect(through.getServerCapabilities()).toEqual({ tools: {}, resources: { subscribe: true }, prompts: {}, completions: {} });
+      expect(through.getServerCapabilities()).toEqual({ tools: {}, logging: {}, resources: {}, prompts: {}, completions: {}, tasks: expect.any(Object) });
       expect((await through.listResources()).resources).toEqual((await direct.listResources()).resources);
       expect((await through.listResourceTemplates()).resourceTemplates).toEqual((await direct.listResourceTemplates()).resourceTemplates);
       expect((await through.listPrompts()).prompts).toEqual((await direct.listPrompts()).prompts);
@@ -118,11 +118,11 @@ describe('served on the legacy revisions (the official SDK v1 client)', () => {
     }
   });
 
-  it('a tenant without pins answers as before: only tools, resources/list is an unknown method', async () => {
+  it('a tenant without pins declares no resources or prompts: resources/list is an unknown method', async () => {
     const gw = await gateway(validManifest({}));
     const through = await connect('', gw);
     try {
-      expect(through.getServerCapabilities()).toEqual({ tools: {} });
+      expect(through.getServerCapabilities()).toEqual({ tools: {}, logging: {}, tasks: expect.any(Object) });
       await expect(through.listResources()).rejects.toMatchObject({ code: -32601 });
     } finally {
       await through.close();
@@ -141,7 +141,7 @@ describe('served on 2026-07-28', () => {
   it('discover declares them (no subscribe); reads and gets carry resultType, reads and lists carry cache hints; an unknown URI is -32602', async () => {
     const gw = await gateway(await pinned());
     const discover = (await (await post(gw, 1, 'server/discover', {})).json()) as { result: { capabilities: unknown } };
-    expect(discover.result.capabilities).toEqual({ tools: {}, resources: {}, prompts: {}, completions: {} });
+    expect(discover.result.capabilities).toEqual({ tools: {}, resources: {}, prompts: {}, completions: {}, extensions: expect.any(Object) });
     const read = (await (await post(gw, 2, 'resources/read', { uri: 'docs://readme' }, 'docs://readme')).json()) as { result: Record<string, unknown> };
     expect(read.result).toMatchObject({ resultType: 'complete', cacheScope: 'private', contents: [{ uri: 'docs://readme', mimeType: 'text/markdown', text: '# Docs\nHello.' }], _meta: { 'docs/etag': 'v1' } });
     expect(read.result._meta).not.toHaveProperty('toolgate/status');
@@ -151,6 +151,7 @@ describe('served on 2026-07-28', () => {
     expect(await missing.json()).toMatchObject({ id: 4, error: { code: -32602, message: 'Resource docs://elsewhere not found', data: { uri: 'docs://elsewhere' } } });
     const prompt = (await (await post(gw, 5, 'prompts/get', { name: 'plain' }, 'plain')).json()) as { result: unknown };
     expect(prompt.result).toMatchObject({ resultType: 'complete', messages: [{ role: 'user', content: { type: 'text', text: 'Plain.' } }] });
+    // Removed on 2026-07-28 (subscriptions/listen replaces it).
     const subscribe = await post(gw, 6, 'resources/subscribe', { uri: 'docs://readme' });
     expect(subscribe.status).toBe(404);
   });

@@ -36,8 +36,11 @@ function post(body: unknown, headers: Record<string, string> = JSON_HEADERS): Re
   return new Request('http://gateway/mcp', { method: 'POST', headers, body: JSON.stringify(body) });
 }
 
+/** A call without an id of the client's gets a fresh one (each call is its own): compared as a placeholder. */
+const freshCallIds = (body: string) => body.replace(/"toolgate\/call_id":"mcp_[0-9a-f]{24}"/g, '"toolgate/call_id":"mcp_<fresh>"');
+
 async function snapshot(response: Response) {
-  return { status: response.status, type: response.headers.get('content-type'), session: response.headers.get('mcp-session-id'), body: await response.text() };
+  return { status: response.status, type: response.headers.get('content-type'), session: response.headers.get('mcp-session-id'), body: freshCallIds(await response.text()) };
 }
 
 /** toolgate's answer, as a Response. */
@@ -99,8 +102,6 @@ const UNUSUAL: Array<[string, unknown, Record<string, string>?]> = [
   ['arguments a string', call(1, 'echo', 'x')],
   ['a tools/call without params', { jsonrpc: '2.0', id: 1, method: 'tools/call' }],
   ['a tools/call with neither name nor valid arguments', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { arguments: [] } }],
-  ['a task', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', task: {} } }],
-  ['a task with a ttl', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' }, task: { ttl: 1000 } } }],
   ['a task that is not an object', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', task: 5 } }],
   ['a task with a string ttl', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', task: { ttl: 'x' } } }],
   ['a task on tools/list', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { task: {} } }],
@@ -120,7 +121,18 @@ const UNUSUAL: Array<[string, unknown, Record<string, string>?]> = [
   ['initialize as a notification', { jsonrpc: '2.0', method: 'initialize', params: INITIALIZE_PARAMS }],
   ['initialize with an unsupported protocol version header (the handshake ignores it)', { jsonrpc: '2.0', id: 1, method: 'initialize', params: INITIALIZE_PARAMS }, { ...JSON_HEADERS, 'mcp-protocol-version': '1999-01-01' }],
   ['initialize with a legacy protocol version header', { jsonrpc: '2.0', id: 1, method: 'initialize', params: INITIALIZE_PARAMS }, { ...JSON_HEADERS, 'mcp-protocol-version': '2024-11-05' }],
-  ['logging/setLevel (no logging capability)', { jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: { level: 'info' } }],
+  ['logging/setLevel', { jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: { level: 'info' } }],
+  ['logging/setLevel with _meta', { jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: { level: 'emergency', _meta: { note: 'x' } } }],
+  ['logging/setLevel to an unknown level', { jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: { level: 'loud' } }],
+  ['logging/setLevel to a number', { jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: { level: 5 } }],
+  ['logging/setLevel without a level', { jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: {} }],
+  ['logging/setLevel without params', { jsonrpc: '2.0', id: 1, method: 'logging/setLevel' }],
+  ['resources/subscribe', { jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: 'test://watched-resource' } }],
+  ['resources/subscribe to a uri that is not a URI', { jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: 'not a uri' } }],
+  ['resources/subscribe to a number', { jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri: 5 } }],
+  ['resources/subscribe without params', { jsonrpc: '2.0', id: 1, method: 'resources/subscribe' }],
+  ['resources/unsubscribe', { jsonrpc: '2.0', id: 1, method: 'resources/unsubscribe', params: { uri: 'test://watched-resource' } }],
+  ['resources/unsubscribe without a uri', { jsonrpc: '2.0', id: 1, method: 'resources/unsubscribe', params: {} }],
   ['server/discover without an envelope (a legacy request)', { jsonrpc: '2.0', id: 1, method: 'server/discover' }],
   ['an unknown notification', { jsonrpc: '2.0', method: 'notifications/whatever', params: { a: 1 } }],
   ['a notification method sent as a request', { jsonrpc: '2.0', id: 1, method: 'notifications/initialized' }],
@@ -202,6 +214,13 @@ describe('deliberate differences from the SDK v1', () => {
     }
   });
 
+  it('answers a tools/call asking for a task with a task (the oracle declares 2025-11-25 tasks but keeps none)', async () => {
+    for (const body of [{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', task: {} } }, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' }, task: { ttl: 1000 } } }]) {
+      expect(await (await sdk(body)).json()).toMatchObject({ error: { code: -32602, message: expect.stringContaining('Invalid task creation result') } });
+      expect(await (await ours(body)).json()).toMatchObject({ result: { task: { taskId: expect.stringMatching(/^tgt_[0-9a-f]{32}$/), status: 'completed' } } });
+    }
+  });
+
   it('takes a posted response whose result _meta is an odd object (as SDK v2 reads results; v1 refused it)', async () => {
     const body = { jsonrpc: '2.0', id: 1, result: { _meta: { progressToken: {} } } };
     expect((await sdk(body)).status).toBe(400);
@@ -239,7 +258,7 @@ describe('legacy requests in context', () => {
   it('drops a __proto__ key from the arguments before the tool and the call id see them, as the SDK did', async () => {
     const hostile = JSON.parse('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x","__proto__":{"admin":true}}}}');
     const plain = call(1, 'echo', { text: 'x' });
-    expect(await (await ours(hostile)).text()).toBe(await (await ours(plain)).text());
+    expect(freshCallIds(await (await ours(hostile)).text())).toBe(freshCallIds(await (await ours(plain)).text()));
   });
 });
 

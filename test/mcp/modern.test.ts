@@ -251,13 +251,13 @@ describe('2026-07-28 transport errors, by row', () => {
 });
 
 describe('2026-07-28 results', () => {
-  it('server/discover offers the modern revision, the tools capability and the server in _meta', async () => {
+  it('server/discover offers the modern revision, the tools capability, the Tasks extension and the server in _meta', async () => {
     const answer = await send(request('server-discover-probe-1', 'server/discover'), modernHeaders('server/discover'));
     expect(answer.status).toBe(200);
     const { result } = (await answer.json()) as { result: Record<string, unknown> };
     expect(result).toEqual({
       supportedVersions: [MODERN],
-      capabilities: { tools: {} },
+      capabilities: { tools: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } },
       instructions: 'Acme tools',
       resultType: 'complete',
       ttlMs: expect.any(Number),
@@ -302,7 +302,7 @@ describe('legacy clients are unchanged beside the modern ones', () => {
   it('answers initialize with the client\'s legacy revision (never a modern one) and no session', async () => {
     const answer = await send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }, JSON_HEADERS);
     expect(answer.headers.get('mcp-session-id')).toBeNull();
-    expect(await answer.json()).toEqual({ result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'toolgate', version: '1', title: 'toolgate: acme' }, instructions: 'Acme tools' }, jsonrpc: '2.0', id: 1 });
+    expect(await answer.json()).toEqual({ result: { protocolVersion: '2025-06-18', capabilities: { tools: {}, logging: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }, serverInfo: { name: 'toolgate', version: '1', title: 'toolgate: acme' }, instructions: 'Acme tools' }, jsonrpc: '2.0', id: 1 });
     const never = await send({ jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: MODERN, capabilities: {}, clientInfo: { name: 'c', version: '1' } } }, JSON_HEADERS);
     expect(((await never.json()) as { result: { protocolVersion: string } }).result.protocolVersion).toBe('2025-11-25');
   });

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Approval } from '../../lib/governance/approval.ts';
-import { decideApproval, listApprovals, loadApproval, newApprovalId, saveNewApproval } from '../../lib/governance/approvals.ts';
+import { decideApproval, listApprovals, loadApproval, newApprovalId, saveNewApproval, withdrawApproval } from '../../lib/governance/approvals.ts';
+import { listTasks, loadTask, markTaskCancelled, newTaskId, saveNewTask, type McpTask } from '../../lib/mcp/tasks/task-record.ts';
+import { attachTwinTask, findTwin, forgetTwin, rememberTwin, twinKey } from '../../lib/mcp/twin-calls.ts';
 import type { StateRecord, Store, StoredEnvelope, ThreadRef } from '../../lib/stores/store.ts';
 
 /** A store under test, with a clock the suite controls (adapters compare expiry against it). */
@@ -272,6 +274,81 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>, o
         const decided = await decideApproval(store, id, { decision: 'approve', by: 'alice', via: 'api' }, fixture.clock.now);
         expect(decided).toMatchObject({ ok: true, approval: { state: 'approved', ...bound } });
         expect(await loadApproval(store, id, fixture.clock.now)).toMatchObject({ state: 'approved', ...bound });
+      });
+
+      it('a withdrawal racing a decision: exactly one ends the approval; only the requester may withdraw', async () => {
+        const approval = (): Approval => ({
+          id: newApprovalId(), tenant: `tenant-${prefix++}`, thread_id: 'th', call_id: 'c1', tool: 'tv', tier: 'write', call_key: key('call'), arguments: {}, args_hash: 'a'.repeat(64),
+          requested_by: 'agent', reason: 'review', created_at: new Date(fixture.clock.now).toISOString(), expires_at: new Date(fixture.clock.now + HOUR).toISOString(), state: 'pending', quorum: 1, decisions: [],
+        });
+        const foreign = approval();
+        await saveNewApproval(store, foreign);
+        expect(await withdrawApproval(store, foreign.id, 'mallory', 'mcp', fixture.clock.now)).toMatchObject({ ok: false, reason: 'not_requester' });
+        for (let i = 0; i < 3; i++) {
+          const raced = approval();
+          await saveNewApproval(store, raced);
+          const [withdrawn, decided] = await Promise.all([withdrawApproval(store, raced.id, 'agent', 'mcp', fixture.clock.now), decideApproval(store, raced.id, { decision: 'approve', by: 'alice', via: 'api' }, fixture.clock.now)]);
+          expect([withdrawn.ok, decided.ok].filter(Boolean)).toHaveLength(1);
+          const final = await loadApproval(store, raced.id, fixture.clock.now);
+          expect(final?.state).toBe(withdrawn.ok ? 'withdrawn' : 'approved');
+          if (withdrawn.ok) expect(final).toMatchObject({ decided_by: 'agent', decided_via: 'mcp' });
+        }
+      });
+    });
+
+    describe('MCP tasks and twin pointers', () => {
+      const task = (owner: { tenant: string; principal: string }, extra: Partial<McpTask> = {}): McpTask => ({
+        id: newTaskId(), ...owner, thread_id: 'mcp:agent', call_id: `mcp_${prefix++}`, tool: 'tv', approval_id: newApprovalId(), call_key: key('call'), created_at: new Date(fixture.clock.now).toISOString(), ttl_ms: HOUR, ...extra,
+      });
+
+      it('a task is found by its owner only (tenant and principal), listed for it alone, and reads cancelled once marked', async () => {
+        const owner = { tenant: `tenant/${prefix++}`, principal: 'agent ✓' };
+        const mine = task(owner, { result: { call_id: 'c', name: 'tv', status: 'ok', is_error: false, content: 'done ✓', truncated: false, duration_ms: 1 } });
+        await saveNewTask(store, mine, fixture.clock.now);
+        expect(await loadTask(store, owner, mine.id)).toEqual(mine);
+        for (const stranger of [{ ...owner, principal: 'mallory' }, { ...owner, tenant: `${owner.tenant}-other` }]) expect(await loadTask(store, stranger, mine.id)).toBeUndefined();
+        expect(await loadTask(store, owner, 'tgt_not-an-id')).toBeUndefined();
+        await saveNewTask(store, task({ ...owner, principal: 'mallory' }), fixture.clock.now);
+        expect((await listTasks(store, owner, { limit: 10 })).tasks.map((t) => t.id)).toEqual([mine.id]);
+        const cancelled = await markTaskCancelled(store, mine, 'withdrawn', fixture.clock.now);
+        expect(await loadTask(store, owner, mine.id)).toMatchObject({ cancelled_at: cancelled.cancelled_at, cancel_note: 'withdrawn' });
+      });
+
+      it('tasks list soonest to expire first, page on, and expired ones vanish (and leave the index as new ones are made)', async () => {
+        const owner = { tenant: `tenant-${prefix++}`, principal: 'agent' };
+        const short = task(owner, { ttl_ms: 1000 });
+        const made = [short, task(owner, { ttl_ms: HOUR }), task(owner, { ttl_ms: 2 * HOUR }), task(owner, { ttl_ms: 3 * HOUR })];
+        for (const t of made) await saveNewTask(store, t, fixture.clock.now);
+        const first = await listTasks(store, owner, { limit: 2 });
+        expect(first.tasks.map((t) => t.id)).toEqual([made[0].id, made[1].id]);
+        const second = await listTasks(store, owner, { after: first.next, limit: 2 });
+        expect(second.tasks.map((t) => t.id)).toEqual([made[2].id, made[3].id]);
+        fixture.clock.now += 2000;
+        expect(await loadTask(store, owner, short.id)).toBeUndefined();
+        expect((await listTasks(store, owner, { limit: 10 })).tasks.map((t) => t.id)).toEqual(made.slice(1).map((t) => t.id));
+        await saveNewTask(store, task(owner), fixture.clock.now);
+        expect((await listTasks(store, owner, { limit: 10 })).tasks).toHaveLength(4);
+      });
+
+      it('a twin pointer is found until it expires, takes a task, and is deleted only by its own call id', async () => {
+        const tenant = `tenant/${prefix++}`;
+        const twin = await twinKey({ tenant, principal: 'agent', thread_id: 'mcp:agent', tool: 'tv', args: { channel: 3, name: 'ünïcode ✓' } });
+        // The same arguments in another order are the same call.
+        expect(await twinKey({ tenant, principal: 'agent', thread_id: 'mcp:agent', tool: 'tv', args: { name: 'ünïcode ✓', channel: 3 } })).toBe(twin);
+        expect(await findTwin(store, twin)).toBeUndefined();
+        await rememberTwin(store, twin, { call_id: 'mcp_a', approval_id: 'apr_1' }, fixture.clock.now + HOUR);
+        expect(await findTwin(store, twin)).toEqual({ call_id: 'mcp_a', approval_id: 'apr_1' });
+        await attachTwinTask(store, twin, { call_id: 'mcp_other', approval_id: 'apr_1', task_id: 'tgt_x' }, fixture.clock.now + HOUR);
+        expect(await findTwin(store, twin)).toEqual({ call_id: 'mcp_a', approval_id: 'apr_1' });
+        await attachTwinTask(store, twin, { call_id: 'mcp_a', approval_id: 'apr_1', task_id: 'tgt_x' }, fixture.clock.now + HOUR);
+        expect(await findTwin(store, twin)).toEqual({ call_id: 'mcp_a', approval_id: 'apr_1', task_id: 'tgt_x' });
+        await forgetTwin(store, twin, 'mcp_other');
+        expect(await findTwin(store, twin)).toMatchObject({ call_id: 'mcp_a' });
+        await forgetTwin(store, twin, 'mcp_a');
+        expect(await findTwin(store, twin)).toBeUndefined();
+        await rememberTwin(store, twin, { call_id: 'mcp_b', approval_id: 'apr_2' }, fixture.clock.now + 1000);
+        fixture.clock.now += 2000;
+        expect(await findTwin(store, twin)).toBeUndefined();
       });
     });
   });

@@ -11,12 +11,14 @@ import { clippedJson } from '../../validation/messages.ts';
  *   text editor view → read_file, create → write_file, str_replace → edit_file,
  *   insert → write_file with insert_line; bash → shell.
  * A call the translation cannot make sense of is answered at once (invalid_arguments), in the
- * text editor's terms; `bash` restart runs nothing. A tenant tool named like a native tool is
- * the tenant's own: its calls pass unchanged, as do calls whose target tool the tenant lacks
- * (they end as unknown_tool through the pipeline).
+ * text editor's terms, as is a text editor command whose tool the tenant lacks while it has the
+ * others (unknown_tool); `bash` restart runs nothing. A tenant tool named like a native tool is
+ * the tenant's own: its calls pass unchanged, as do calls of a native tool none of whose tools
+ * the tenant has (they end as unknown_tool through the pipeline).
  * A call answered at once keeps the call as sent, so the pipeline can record it (events, audit).
- * A translated call keeps the native tool's name (ToolCall.native), so that what the coding tool
- * answers names the tool and parameters Claude holds (lib/tools/coding/claude-vocabulary.ts).
+ * A translated call keeps the native tool's name, command and parameter names (ToolCall.native),
+ * so that what the coding tool answers (lib/tools/coding/claude-vocabulary.ts) and what the
+ * gateway says of the call (lib/dispatch/call-naming.ts) name the tool and parameters Claude holds.
  */
 export type PlannedCall = { call: ToolCall; result?: ToolResult };
 
@@ -43,13 +45,17 @@ function planCall(call: ToolCall, tools: NativeToolContext): PlannedCall {
     const input = asInput(call.arguments, call.name);
     if (call.name === BASH_NAME) return planBash(call, input, tools);
     const translated = textEditorCall(input);
-    if (!tools.isRegistered(translated.name)) return { call };
-    return { call: runsAs(call, translated.name, translated.arguments) };
+    if (!tools.isRegistered(translated.name)) return { call, result: immediateResult(call, 'unknown_tool', commandUnavailable(translated.command)) };
+    return { call: runsAs(call, translated) };
   } catch (error) {
     if (!(error instanceof NativeInputError)) throw error;
     return { call, result: immediateResult(call, 'invalid_arguments', error.message) };
   }
 }
+
+/** The tenant has some of the tools behind the text editor, not the one this command runs as. */
+const commandUnavailable = (command: string) =>
+  `The "${command}" command of ${TEXT_EDITOR_NAME} is not available here: this tenant has no tool for it. Its other commands may still work.`;
 
 function planBash(call: ToolCall, input: JsonObject, tools: NativeToolContext): PlannedCall {
   if (input.restart === true) return { call, result: immediateResult(call, 'ok', BASH_RESTART_MESSAGE) };
@@ -57,19 +63,29 @@ function planBash(call: ToolCall, input: JsonObject, tools: NativeToolContext): 
     throw new NativeInputError('bash needs either `command` (the command to run, a non-empty string) or `restart: true`.');
   }
   if (!tools.isRegistered(BASH_TOOL)) return { call };
-  return { call: runsAs(call, BASH_TOOL, { command: input.command, timeout_ms: BASH_TIMEOUT_MS }) };
+  // timeout_ms is the gateway's own: bash has no parameter for it.
+  return { call: runsAs(call, { name: BASH_TOOL, arguments: { command: input.command, timeout_ms: BASH_TIMEOUT_MS }, parameters: { command: 'command' } }) };
 }
 
-/** The native call as a call of `tool`, remembering the native tool so that the tool's messages name it. */
-function runsAs(call: ToolCall, tool: string, args: JsonObject): ToolCall {
-  return { call_id: call.call_id, name: tool, arguments: args, native: { type: 'tool_use', tool: call.name, call_id: call.call_id } };
+/** A native call as the call of a tenant's tool it runs as: its arguments, and the model's name for each (a text editor's command too). */
+interface Translated {
+  name: string;
+  arguments: JsonObject;
+  parameters: Record<string, string>;
+  command?: string;
+}
+
+/** The native call as a call of the tool it runs as, remembering the native tool, command and parameters so that messages name them. */
+function runsAs(call: ToolCall, translated: Translated): ToolCall {
+  const { name, arguments: args, parameters, command } = translated;
+  return { call_id: call.call_id, name, arguments: args, native: { type: 'tool_use', tool: call.name, ...(command ? { command } : {}), parameters, call_id: call.call_id } };
 }
 
 type EditorCommand = keyof typeof TEXT_EDITOR_TOOLS;
 const COMMANDS: readonly unknown[] = Object.keys(TEXT_EDITOR_TOOLS);
 const isCommand = (value: unknown): value is EditorCommand => COMMANDS.includes(value);
 
-function textEditorCall(input: JsonObject): { name: string; arguments: JsonObject } {
+function textEditorCall(input: JsonObject): Translated & { command: EditorCommand } {
   const command = input.command;
   if (command === 'undo_edit') {
     throw new NativeInputError(
@@ -80,17 +96,19 @@ function textEditorCall(input: JsonObject): { name: string; arguments: JsonObjec
     throw new NativeInputError(`Unknown command ${clippedJson(command)}. The commands of ${TEXT_EDITOR_NAME} are view, create, str_replace and insert.`);
   }
   const path = requireString(input, 'path', command);
+  const runs = (args: JsonObject, parameters: Record<string, string>) => ({ name: TEXT_EDITOR_TOOLS[command], arguments: { file_path: path, ...args }, parameters: { file_path: 'path', ...parameters }, command });
   switch (command) {
     case 'view':
-      return { name: TEXT_EDITOR_TOOLS.view, arguments: { file_path: path, ...viewRange(input.view_range) } };
+      // offset is view_range's start; limit the number of lines it covers.
+      return runs(viewRange(input.view_range), { offset: 'view_range[0]', limit: 'view_range' });
     case 'create':
-      return { name: TEXT_EDITOR_TOOLS.create, arguments: { file_path: path, content: requireString(input, 'file_text', command, true) } };
+      return runs({ content: requireString(input, 'file_text', command, true) }, { content: 'file_text' });
     case 'str_replace': {
       const newStr = input.new_str === undefined ? '' : requireString(input, 'new_str', command, true);
-      return { name: TEXT_EDITOR_TOOLS.str_replace, arguments: { file_path: path, old_string: requireString(input, 'old_str', command, true), new_string: newStr } };
+      return runs({ old_string: requireString(input, 'old_str', command, true), new_string: newStr }, { old_string: 'old_str', new_string: 'new_str' });
     }
     default:
-      return { name: TEXT_EDITOR_TOOLS.insert, arguments: { file_path: path, insert_line: insertLine(input.insert_line), content: insertText(input) } };
+      return runs({ insert_line: insertLine(input.insert_line), content: insertText(input) }, { insert_line: 'insert_line', content: input.insert_text !== undefined ? 'insert_text' : 'new_str' });
   }
 }
 
@@ -140,7 +158,7 @@ function asInput(value: unknown, tool: string): JsonObject {
   return input;
 }
 
-function immediateResult(call: ToolCall, status: 'ok' | 'invalid_arguments', content: string): ToolResult {
+function immediateResult(call: ToolCall, status: 'ok' | 'invalid_arguments' | 'unknown_tool', content: string): ToolResult {
   const base = { call_id: call.call_id, name: call.name, content, truncated: false, duration_ms: 0 };
   if (status === 'ok') return { ...base, status, is_error: false };
   return { ...base, status, is_error: true, error: { code: status, message: content } };

@@ -41,7 +41,8 @@ function functionCall(item: Record<string, unknown>, where: string): ToolCall {
 function applyPatchCall(item: Record<string, unknown>, where: string): ToolCall {
   const call_id = requireString(item.call_id, `${where}.call_id`);
   const patch = patchFromOperation(item.operation, `${where}.operation`);
-  return { call_id, name: 'apply_patch', arguments: { patch }, native: { type: 'apply_patch_call', tool: 'apply_patch', call_id } };
+  // The patch is made from the operation the model wrote.
+  return { call_id, name: 'apply_patch', arguments: { patch }, native: { type: 'apply_patch_call', tool: 'apply_patch', parameters: { patch: 'operation' }, call_id } };
 }
 
 function shellCalls(item: Record<string, unknown>, where: string): ToolCall[] {
@@ -63,7 +64,7 @@ function shellCalls(item: Record<string, unknown>, where: string): ToolCall[] {
       call_id: `${call_id}:${i}`,
       name: 'shell',
       arguments: timeout_ms === undefined ? { command } : { command, timeout_ms },
-      native: { type: 'shell_call', tool: 'shell', call_id, ...(max_output_length === undefined ? {} : { max_output_length }) },
+      native: { type: 'shell_call', tool: 'shell', parameters: { command: `commands[${i}]`, timeout_ms: 'timeout_ms' }, call_id, ...(max_output_length === undefined ? {} : { max_output_length }) },
     };
   });
 }

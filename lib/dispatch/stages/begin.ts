@@ -1,6 +1,7 @@
 import { callStartEnvelopes, type CallStart } from '../../audit/call-envelopes.ts';
 import { executingChange } from '../../idempotency/execution.ts';
 import type { CallFailure, ToolCall } from '../call.ts';
+import { callNaming, type CallNaming } from '../call-naming.ts';
 import type { CallerContext, DispatchDeps } from '../context.ts';
 import type { CallTrace } from '../trace.ts';
 
@@ -21,7 +22,7 @@ export interface BeginOutcome {
  * process that dies after this point leaves a trace a retry can read as `indeterminate`; one that
  * dies before it leaves only a lease, which a retry takes over and runs (nothing had run).
  */
-export async function beginStage(deps: DispatchDeps, caller: CallerContext, call: Pick<ToolCall, 'call_id' | 'name'>, trace: TraceBeforeRun, deadline: number): Promise<BeginOutcome> {
+export async function beginStage(deps: DispatchDeps, caller: CallerContext, call: Pick<ToolCall, 'call_id' | 'name' | 'native'>, trace: TraceBeforeRun, deadline: number): Promise<BeginOutcome> {
   const { store, audit } = deps;
   const { claim } = trace;
   if (!store || (!claim && !audit)) return { started: false };
@@ -31,7 +32,7 @@ export async function beginStage(deps: DispatchDeps, caller: CallerContext, call
     const outcome = audit
       ? await audit.record({ tenant: caller.tenant, thread_id: caller.thread_id }, await callStartEnvelopes(callStartOf(caller, call, trace)), { record, head: trace.head })
       : (await store.commit({ record })).record;
-    if (outcome && !outcome.ok) return { started: true, failure: leaseLostFailure(call.name) };
+    if (outcome && !outcome.ok) return { started: true, failure: leaseLostFailure(callNaming(call)) };
     return { started: true };
   } catch (error) {
     const cause = error instanceof Error ? error.message : String(error);
@@ -40,7 +41,7 @@ export async function beginStage(deps: DispatchDeps, caller: CallerContext, call
       started: false,
       failure: {
         code: 'unavailable',
-        message: `Tool \`${call.name}\` was not run: the ${store.name} store is unavailable (${cause}). Nothing was executed; retry later.`,
+        message: `Tool ${callNaming(call).tool} was not run: the ${store.name} store is unavailable (${cause}). Nothing was executed; retry later.`,
         details: { store: store.name, cause },
       },
     };
@@ -63,9 +64,9 @@ export function callStartOf(caller: CallerContext, call: Pick<ToolCall, 'call_id
 }
 
 /** Another attempt took the claim over (this one stalled past its lease before starting): it must not run too. */
-function leaseLostFailure(tool: string): CallFailure {
+function leaseLostFailure(naming: CallNaming): CallFailure {
   return {
     code: 'in_progress',
-    message: `This call of \`${tool}\` was taken over by another attempt before it started here, so it did not run here; ask again shortly for its result.`,
+    message: `This call of ${naming.tool} was taken over by another attempt before it started here, so it did not run here; ask again shortly for its result.`,
   };
 }

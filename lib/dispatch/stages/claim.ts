@@ -8,6 +8,7 @@ import { idempotencyModeOf, type ToolDefinition } from '../../registry/definitio
 import type { JsonObject } from '../../registry/json.ts';
 import type { AuditHead } from '../../stores/store.ts';
 import type { ToolResult } from '../call.ts';
+import { genericNaming, type CallNaming } from '../call-naming.ts';
 import type { CallerContext, DispatchDeps } from '../context.ts';
 import { fail, pass, type StageResult } from './stage.ts';
 
@@ -36,6 +37,7 @@ export async function claimStage(
   args: JsonObject,
   argsHash: string | undefined,
   timeoutMs: number,
+  naming: CallNaming = genericNaming(definition.name),
 ): Promise<StageResult<ClaimStageValue>> {
   const mode = idempotencyModeOf(definition);
   if (mode === 'none' || deps.store === undefined) return pass({});
@@ -57,12 +59,12 @@ export async function claimStage(
     if (definition.tier === 'read') return pass({});
     return fail({
       code: 'unavailable',
-      message: `Tool \`${definition.name}\` was not run: the ${deps.store.name} store is unavailable (${cause}). Nothing was executed; retry later.`,
+      message: `Tool ${naming.tool} was not run: the ${deps.store.name} store is unavailable (${cause}). Nothing was executed; retry later.`,
       details: { store: deps.store.name, cause },
     });
   }
   if (decision.kind === 'claimed') return pass({ claim: { request, owner: decision.owner }, head });
-  return existingCallAnswer(deps, decision, definition, key, caller, head);
+  return existingCallAnswer(deps, decision, key, caller, naming, head);
 }
 
 /**
@@ -73,28 +75,28 @@ export async function claimStage(
 export async function existingCallAnswer(
   deps: DispatchDeps,
   decision: Exclude<ClaimDecision, { kind: 'claimed' }>,
-  definition: ToolDefinition,
   key: string,
   caller: Pick<CallerContext, 'tenant' | 'thread_id' | 'defer'>,
+  naming: CallNaming,
   head?: AuditHead | null,
 ): Promise<StageResult<ClaimStageValue>> {
   switch (decision.kind) {
     case 'replay':
       return pass({ replay: decision.result, head });
     case 'abandoned':
-      return pass({ replay: await settleAbandonedCall(deps, key, decision.record, { tenant: caller.tenant, thread_id: caller.thread_id }, caller.defer), head });
+      return pass({ replay: await settleAbandonedCall(deps, key, decision.record, { tenant: caller.tenant, thread_id: caller.thread_id }, caller.defer, naming), head });
     case 'parked':
-      return fail(await parkedCallFailure(deps, decision.approval_id, caller.defer));
+      return fail(await parkedCallFailure(deps, decision.approval_id, caller.defer, naming));
     case 'in_progress':
       return fail({
         code: 'in_progress',
-        message: `This call of \`${definition.name}\` is already running; ask again shortly for its result.`,
+        message: `This call of ${naming.tool} is already running; ask again shortly for its result.`,
         details: { idempotency_key: key, lease_until: new Date(decision.lease_until).toISOString() },
       });
     case 'conflict':
       return fail({
         code: 'conflict',
-        message: `A call of \`${definition.name}\` with the same idempotency key but different arguments already exists. Use a new call id for different arguments.`,
+        message: `A call of ${naming.tool} with the same idempotency key but different ${naming.input} already exists. Use a new ${naming.callId} for different ${naming.input}.`,
         details: { idempotency_key: key, stored_args_hash: decision.stored_args_hash },
       });
   }

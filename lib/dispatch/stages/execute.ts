@@ -5,6 +5,7 @@ import { ToolError } from '../../registry/errors.ts';
 import { checkContent, type CheckedContent } from '../content-check.ts';
 import type { ToolExecutionContext, ToolExecutor, ToolOutput } from '../../registry/executor.ts';
 import type { JsonObject } from '../../registry/json.ts';
+import { genericNaming, type CallNaming } from '../call-naming.ts';
 import { fail, pass, type StageResult } from './stage.ts';
 
 class TimeoutSignal extends Error {}
@@ -43,6 +44,7 @@ export async function executeStage(
   args: JsonObject,
   context: Omit<ToolExecutionContext, 'signal'>,
   timeoutMs: number,
+  naming: CallNaming = genericNaming(executor.name),
 ): Promise<StageResult<ExecutedOutput>> {
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -63,7 +65,7 @@ export async function executeStage(
     if (error instanceof TimeoutSignal || (controller.signal.aborted && error === controller.signal.reason)) {
       return fail({
         code: 'timeout',
-        message: `Tool \`${executor.name}\` timed out after ${timeoutMs} ms and was cancelled.`,
+        message: `Tool ${naming.tool} timed out after ${timeoutMs} ms and was cancelled.`,
         details: { timeout_ms: timeoutMs },
       });
     }
@@ -71,7 +73,7 @@ export async function executeStage(
     const message = error instanceof Error ? error.message : String(error);
     return fail({
       code: 'error',
-      message: `Tool \`${executor.name}\` failed: ${message}`,
+      message: `Tool ${naming.tool} failed: ${message}`,
       details: { error: error instanceof Error ? error.name : typeof error },
     });
   } finally {

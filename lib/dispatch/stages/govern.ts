@@ -1,6 +1,7 @@
 import { DEFAULT_GRANTED_TIMEOUT_MS, type GovernanceDecision, type GovernanceRequest, type Governor } from '../../governance/policy.ts';
 import { PatternBudgetError } from '../../patterns/index.ts';
 import type { ToolExecutionContext } from '../../registry/executor.ts';
+import { genericNaming, type CallNaming } from '../call-naming.ts';
 import { requestPatternBudgetSpent, rulePatternBudgetSpent } from '../pattern-budget.ts';
 import { fail, pass, type StageResult } from './stage.ts';
 
@@ -9,20 +10,24 @@ import { fail, pass, type StageResult } from './stage.ts';
  * patterns that cannot be matched in bounded time (the request's budget or the decision's is
  * spent) end it as `error`: it does not run.
  */
-export async function governStage(governor: Governor, request: GovernanceRequest): Promise<StageResult<Exclude<GovernanceDecision, { action: 'deny' }>>> {
+export async function governStage(
+  governor: Governor,
+  request: GovernanceRequest,
+  naming: CallNaming = genericNaming(request.definition.name),
+): Promise<StageResult<Exclude<GovernanceDecision, { action: 'deny' }>>> {
   let decision: GovernanceDecision;
   try {
     decision = await governor.decide(request);
   } catch (error) {
     if (!(error instanceof PatternBudgetError)) throw error;
-    const tool = request.definition.name;
     // Validation left the request's budget unspent, and nothing ran in between: this call's rules spent it.
-    return fail(request.patternBudget?.spent ? requestPatternBudgetSpent(tool, 'this call') : rulePatternBudgetSpent(tool));
+    return fail(request.patternBudget?.spent ? requestPatternBudgetSpent(naming, 'this call') : rulePatternBudgetSpent(naming));
   }
   if (decision.action !== 'deny') return pass(decision);
+  // The reason (a rule's description, or one naming the rule's tool pattern) is the tenant's, in the tenant's tool names.
   return fail({
     code: 'denied',
-    message: `Tool \`${request.definition.name}\` is denied by policy: ${decision.reason}.`,
+    message: `Tool ${naming.tool} is denied by policy: ${naming.inText(decision.reason)}.`,
     details: { reason: decision.reason },
   });
 }

@@ -9,6 +9,7 @@ import { idempotencyKeyFor } from '../../idempotency/keys.ts';
 import type { ToolDefinition } from '../../registry/definition.ts';
 import type { JsonObject } from '../../registry/json.ts';
 import type { ToolCall } from '../call.ts';
+import { callNaming, nativeNamesOfApproval } from '../call-naming.ts';
 import type { CallerContext, DispatchDeps } from '../context.ts';
 import { pendingApprovalFailure } from '../approval-results.ts';
 import { bindingFor } from '../approved-tool.ts';
@@ -33,16 +34,17 @@ export async function parkStage(
   decision: Extract<GovernanceDecision, { action: 'review' }>,
 ): Promise<StageResult<ClaimStageValue>> {
   const { store, approvals } = deps;
+  const naming = callNaming(call);
   if (!store || !approvals) {
     return fail({
       code: 'denied',
-      message: `Tool \`${definition.name}\` needs human approval (approval required: ${decision.reason}), and approvals are not enabled for this tenant.`,
+      message: `Tool ${naming.tool} needs human approval (approval required: ${naming.inText(decision.reason)}), and approvals are not enabled for this tenant.`,
       details: { reason: decision.reason, approval_required: true },
     });
   }
   const fourEyes = approvals.fourEyes ?? {};
   if (refusedName(caller.principal, fourEyes)) {
-    return fail({ code: 'denied', message: `Tool \`${definition.name}\` needs approval, and this tenant approves no call of a confusable name: ${JSON.stringify(caller.principal)} ${describeWarnings(caller.principal)}.`, details: { confusable_name: true } });
+    return fail({ code: 'denied', message: `Tool ${naming.tool} needs approval, and this tenant approves no call of a confusable name: ${JSON.stringify(caller.principal)} ${describeWarnings(caller.principal)}.`, details: { confusable_name: true } });
   }
   const now = deps.now();
   const key = idempotencyKeyFor('call', { tenant: caller.tenant, thread_id: caller.thread_id, call_id: call.call_id, tool: definition.name, args_hash })!;
@@ -67,7 +69,7 @@ export async function parkStage(
     ...(manifestVersion ? { manifest_version: manifestVersion } : {}),
     definition_hash: binding.definition_hash,
     target: binding.target,
-    ...(call.native ? { native_tool: call.native.tool } : {}),
+    ...nativeNamesOfApproval(call),
     created_at: new Date(now).toISOString(),
     expires_at: new Date(now + approvals.ttlMs).toISOString(),
     ...(approvals.remindBeforeMs && approvals.remindBeforeMs < approvals.ttlMs ? { remind_at: new Date(now + approvals.ttlMs - approvals.remindBeforeMs).toISOString() } : {}),
@@ -79,13 +81,13 @@ export async function parkStage(
     const outcome = await store.claimWithHead(key, parkedRecord(request, approval.id, now + approvals.ttlMs), { tenant: caller.tenant, thread_id: caller.thread_id });
     if (!outcome.claim.claimed) {
       const existing = interpretClaim(outcome.claim, request, '');
-      if (existing.kind !== 'claimed') return existingCallAnswer(deps, existing, definition, key, caller, outcome.head);
+      if (existing.kind !== 'claimed') return existingCallAnswer(deps, existing, key, caller, naming, outcome.head);
     }
     await saveNewApproval(store, approval);
   } catch (error) {
     await store.remove(key, { state: 'parked', owner: approval.id }).catch(() => {});
     const cause = error instanceof Error ? error.message : String(error);
-    return fail({ code: 'unavailable', message: `Tool \`${definition.name}\` was not run or parked: the ${store.name} store is unavailable (${cause}). Retry later.`, details: { store: store.name, cause } });
+    return fail({ code: 'unavailable', message: `Tool ${naming.tool} was not run or parked: the ${store.name} store is unavailable (${cause}). Retry later.`, details: { store: store.name, cause } });
   }
   deps.log('tools.dispatch.parked', { tenant: caller.tenant, call_id: call.call_id, tool: definition.name, approval_id: approval.id });
   const notifier = approvals.notifier;

@@ -16,7 +16,7 @@ import { APPROVAL_ID } from '../identifiers.ts';
 import { choiceQuery, cursorQuery, identifierParam, integerQuery } from '../params.ts';
 import { readKnownObject } from '../strict-body.ts';
 
-const STATES: ApprovalState[] = ['pending', 'approved', 'rejected', 'expired', 'executed', 'interrupted'];
+const STATES: ApprovalState[] = ['pending', 'approved', 'rejected', 'expired', 'executed', 'interrupted', 'withdrawn'];
 const READ_SCOPES = ['approvals:read', 'approvals:decide'];
 const PAGE = { min: 1, max: 200, default: 50 };
 const MAX_REASON = 2000;

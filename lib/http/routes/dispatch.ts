@@ -2,13 +2,12 @@ import { Hono } from 'hono';
 import { planAnthropicNativeCalls } from '../../dispatch/formats/anthropic-native.ts';
 import { PROVIDER_FORMATS } from '../../dispatch/formats/index.ts';
 import { dispatchPlanned } from '../../dispatch/planned-batch.ts';
+import { MAX_IDEMPOTENCY_KEY } from '../../idempotency/keys.ts';
 import { deferFor } from '../defer.ts';
 import { parseDispatchRequest } from '../dispatch-request.ts';
 import type { GatewayEnv } from '../env.ts';
 import { errorResponse, readJsonBody } from '../errors.ts';
 
-/** The header is a client's retry key; it is hashed into call ids, and kept to a sane size. */
-const MAX_IDEMPOTENCY_KEY = 255;
 
 /** POST /v1/dispatch: always 200 with per-call results, whatever the tools did. */
 export function dispatchRoutes(env: Readonly<Record<string, string | undefined>>) {

@@ -1,5 +1,6 @@
 import { Hono, type Context } from 'hono';
 import type { TenantDirectory } from '../../dispatch/tenant-directory.ts';
+import { MAX_IDEMPOTENCY_KEY } from '../../idempotency/keys.ts';
 import { EVENT_STREAM_HEADERS } from '../../mcp/answer.ts';
 import { answerMcpRequest, type McpAnswer, type McpRequestContext } from '../../mcp/serve.ts';
 import { bearerChallenge, withResourceMetadata } from '../challenge.ts';
@@ -22,6 +23,10 @@ export interface McpRouteOptions {
 export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, options: McpRouteOptions = {}) {
   const routes = new Hono<GatewayEnv>();
   const serve = async (c: Context<GatewayEnv>) => {
+    const idempotencyHeader = c.req.header('idempotency-key');
+    if (idempotencyHeader !== undefined && (idempotencyHeader === '' || idempotencyHeader.length > MAX_IDEMPOTENCY_KEY)) {
+      return errorResponse(c, 400, 'invalid_request', `the Idempotency-Key header must be 1-${MAX_IDEMPOTENCY_KEY} characters`);
+    }
     const read = await readJsonBody(c);
     if (!read.ok) return read.response;
     let missing: string[] | undefined;
@@ -31,6 +36,7 @@ export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, opt
       principal,
       env,
       threadHeader: c.req.header('x-toolgate-thread'),
+      idempotencyHeader,
       defer: deferFor(c),
       span: c.get('span'),
       protocolVersion: c.req.header('mcp-protocol-version'),
