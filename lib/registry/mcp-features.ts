@@ -58,6 +58,8 @@ export class McpFeatures {
   readonly resources: readonly ManifestResource[];
   readonly templates: readonly ManifestResourceTemplate[];
   readonly prompts: readonly ManifestPrompt[];
+  /** Whether the tenant offers any resources (static or templated), prompts, completions (an upstream of one completes): its MCP capabilities. */
+  readonly offers: { resources: boolean; prompts: boolean; completions: boolean };
   /** The entries, by name: what the pipeline looks calls up in. */
   readonly registry = new ToolRegistry();
   readonly #matchers: Array<{ matches(uri: string): boolean; name: string }> = [];
@@ -68,6 +70,8 @@ export class McpFeatures {
     this.templates = manifest.resource_templates ?? [];
     this.prompts = manifest.prompts ?? [];
     this.#access = access;
+    const completes = [...this.prompts, ...this.templates].some((entry) => entry.source.completions === true);
+    this.offers = { resources: this.resources.length + this.templates.length > 0, prompts: this.prompts.length > 0, completions: completes };
     for (const resource of this.resources) this.#add(`resource:${resource.uri}`, resource.description ?? resource.name, URI_SCHEMA, resource, resource.source, { method: 'resources/read' });
     for (const template of this.templates) {
       const name = `resource_template:${template.uri_template}`;
@@ -83,11 +87,6 @@ export class McpFeatures {
     }
   }
 
-  /** Whether the tenant offers any resources (static or templated), prompts, completions (an upstream of one completes): its MCP capabilities. */
-  get offers(): { resources: boolean; prompts: boolean; completions: boolean } {
-    const completes = [...this.prompts, ...this.templates].some((entry) => entry.source.completions === true);
-    return { resources: this.resources.length + this.templates.length > 0, prompts: this.prompts.length > 0, completions: completes };
-  }
 
   /** The entry that reads `uri`: its pinned resource, else the first pinned template matching it. */
   resourceEntry(uri: string): string | undefined {
