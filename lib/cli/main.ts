@@ -7,7 +7,7 @@ const USAGE = `toolgate — tool-dispatch gateway for AI agents
 Usage:
   toolgate serve [--port N] [--host H] [--manifest FILE]   run the gateway locally (demo tenant)
   toolgate manifest validate FILE                           check a manifest; exits 1 on problems
-  toolgate manifest import-mcp FILE [--out OUT]             pin the tools of its mcp_imports (other MCP servers)
+  toolgate manifest import-mcp FILE [--out OUT]             pin the tools, resources and prompts of its mcp_imports
   toolgate manifest publish|activate|rollback|list|diff     the manifest lifecycle on a gateway (--url, --key)
   toolgate exec-server --root DIR --tenant T [--port 8788]  serve DIR to a tenant's coding tools, commands sandboxed (TOOLGATE_EXEC_SECRET)
   toolgate call TOOL --root DIR --args JSON [--unsandboxed] run one coding tool locally; exits 1 on an error result

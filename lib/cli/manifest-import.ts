@@ -13,12 +13,18 @@ export function printProblems(label: string, problems: ManifestProblem[]): void 
   for (const problem of problems) console.error(`  ${problem.path}: ${problem.message}`);
 }
 
-/** Per server: which tools were pinned, under which names and tiers, and which "all" left out and why. */
-function reportPins(manifest: Manifest, { pinned, skipped }: Pick<McpImportResult, 'pinned' | 'skipped'>, log: Log): void {
+const counted = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+
+/** Per server: which tools were pinned, under which names and tiers, how many resources, templates and prompts, and what "all" left out and why. */
+function reportPins(manifest: Manifest, { pinned, pinnedFeatures, skipped }: Pick<McpImportResult, 'pinned' | 'pinnedFeatures' | 'skipped'>, log: Log): void {
   for (const spec of manifest.mcp_imports ?? []) {
     const mine = pinned.filter((pin) => pin.server === spec.server);
-    log(`pinned ${mine.length} tool${mine.length === 1 ? '' : 's'} from "${spec.server}" (${spec.url})`);
+    log(`pinned ${counted(mine.length, 'tool')} from "${spec.server}" (${spec.url})`);
     for (const pin of mine) log(`  ${pin.name}${pin.name === pin.tool ? '' : ` ← ${pin.tool}`} (${pin.tier})`);
+    const features = pinnedFeatures.find((entry) => entry.server === spec.server);
+    if (spec.resources || spec.resource_templates || spec.prompts) {
+      log(`  and ${counted(features?.resources ?? 0, 'resource')}, ${counted(features?.resource_templates ?? 0, 'resource template')}, ${counted(features?.prompts ?? 0, 'prompt')}`);
+    }
     for (const skip of skipped.filter((s) => s.server === spec.server)) log(`  not pinned: ${skip.tool}: ${skip.reason}`);
   }
 }

@@ -8,7 +8,7 @@ const USAGE = `Usage:
   toolgate manifest validate FILE                 check a manifest; prints every problem with its JSON path
                                                   (and secrets not granted / internal URLs not allowed, when
                                                   TOOLGATE_TENANT_SECRETS / TOOLGATE_EGRESS_ALLOW are set)
-  toolgate manifest import-mcp FILE [--out OUT]   pin the tools of its mcp_imports into "tools"; prints the manifest (or writes OUT)
+  toolgate manifest import-mcp FILE [--out OUT]   pin the tools (and resources, templates, prompts) of its mcp_imports; prints the manifest (or writes OUT)
   toolgate manifest publish FILE [--activate]     publish a version (immutable) to the gateway, pinning mcp_imports first
   toolgate manifest activate VERSION              make a published version the active one
   toolgate manifest rollback                      return to the version active before

@@ -20,6 +20,8 @@ import { tenantSecretResolver } from '../crypto/tenant-secrets.ts';
 import type { Fetch } from '../egress/fetch.ts';
 import { TokenVerifier } from '../governance/token-verifier.ts';
 import type { Tracer } from '../telemetry/tracer.ts';
+import { upstreamAccess } from '../registry/executors/mcp.ts';
+import { mcpFeaturesOf, type McpFeatures } from '../registry/mcp-features.ts';
 
 /** What every tenant runtime of a gateway shares. */
 export interface GatewayServices {
@@ -52,6 +54,8 @@ export interface TenantRuntime {
   deps: DispatchDeps;
   /** Verifies tokens from the tenant's identity provider (manifest `identity.oidc`); its key set is cached with the runtime. */
   tokens?: TokenVerifier;
+  /** The upstream resources, resource templates and prompts the manifest pins, served on /mcp (none pinned: undefined). */
+  features?: McpFeatures;
 }
 
 /** A version of the tenant's manifest as the store holds it (with the gateway's overlay applied). */
@@ -105,6 +109,7 @@ export function buildTenantRuntime(manifest: Manifest, services: GatewayServices
     manifest,
     registry,
     tokens: oidc ? new TokenVerifier(manifest.tenant, oidc, services.egress) : undefined,
+    features: mcpFeaturesOf(manifest, upstreamAccess({ secrets: tenantSecretResolver(manifest.tenant, services.secretGrants, services.env), fetch: services.egress })),
     deps: {
       registry,
       schemas: serving.schemas,

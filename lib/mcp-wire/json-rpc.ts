@@ -51,6 +51,8 @@ export const ErrorCode = {
   MethodNotFound: -32601,
   InvalidParams: -32602,
   InternalError: -32603,
+  /** MCP's resource-not-found (legacy revisions; 2026-07-28 answers InvalidParams instead). */
+  ResourceNotFound: -32002,
   /** The SDKs' transport errors (unacceptable media types, a method not allowed). */
   ServerError: -32000,
   HeaderMismatch: -32020,

@@ -2,14 +2,19 @@ import { rejectionMessage, type JsonRpcError, type JsonRpcId } from '../mcp-wire
 import type { WireRejection } from '../mcp-wire/rejection.ts';
 
 /**
- * An MCP answer as plain data (a status and a JSON text, or no body for 202), so the Hono route
- * sends it through its own response and the headers its middleware set stay on it.
+ * An MCP answer as plain data (a status and a JSON text, no body for 202, or an event stream),
+ * so the Hono route sends it through its own response and the headers its middleware set stay on it.
  */
 export interface McpAnswer {
   status: number;
-  /** JSON text (Content-Type: application/json), or null for a bodiless answer. */
+  /** JSON text (Content-Type: application/json), or null for a bodiless answer or a stream. */
   body: string | null;
+  /** An event stream (Content-Type: text/event-stream): what upstreams said during the calls, then the answers. */
+  stream?: ReadableStream<Uint8Array>;
 }
+
+/** The headers of an event stream answer: never cached or buffered on the way (proxies would hold the notifications back). */
+export const EVENT_STREAM_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' } as const;
 
 export function jsonAnswer(status: number, message: unknown): McpAnswer {
   return { status, body: JSON.stringify(message) };
@@ -29,5 +34,6 @@ export function wireRejectionAnswer(refused: WireRejection, id: JsonRpcId | null
 
 /** The answer as a Response (for callers outside a Hono route, such as tests). */
 export function answerResponse(answer: McpAnswer): Response {
+  if (answer.stream) return new Response(answer.stream, { status: answer.status, headers: EVENT_STREAM_HEADERS });
   return answer.body === null ? new Response(null, { status: answer.status }) : new Response(answer.body, { status: answer.status, headers: { 'Content-Type': 'application/json' } });
 }

@@ -73,6 +73,31 @@ export function toolsListIssues(params: JsonObject | undefined): ParamsIssue[] {
   return issues;
 }
 
+/** `prompts/get` params: a name, and arguments (when given) as an object. */
+export function promptsGetIssues(params: JsonObject | undefined): ParamsIssue[] {
+  if (params === undefined) return [issue(['params'], 'object', params)];
+  const issues: ParamsIssue[] = [];
+  expect(issues, params, ['params'], 'name', 'string');
+  optional(issues, params, ['params'], 'arguments', 'record');
+  return issues;
+}
+
+/** `completion/complete` params: what is completed (`ref`: a type, and a name or URI) and the argument {name, value}. */
+export function completeIssues(params: JsonObject | undefined): ParamsIssue[] {
+  if (params === undefined) return [issue(['params'], 'object', params)];
+  const issues: ParamsIssue[] = [];
+  const { ref, argument } = params;
+  if (!isPlainObject(ref)) issues.push(issue(['params', 'ref'], 'object', ref));
+  else {
+    expect(issues, ref, ['params', 'ref'], 'type', 'string');
+    expect(issues, ref, ['params', 'ref'], ref.type === 'ref/resource' ? 'uri' : 'name', 'string');
+  }
+  if (!isPlainObject(argument)) issues.push(issue(['params', 'argument'], 'object', argument));
+  else for (const key of ['name', 'value']) expect(issues, argument, ['params', 'argument'], key, 'string');
+  optional(issues, params, ['params'], 'context', 'object');
+  return issues;
+}
+
 /** `initialize` params: the client's revision, its capabilities and who it is. */
 export function initializeIssues(params: JsonObject | undefined): ParamsIssue[] {
   if (params === undefined) return [issue(['params'], 'object', params)];
@@ -94,7 +119,7 @@ export function setLevelIssues(params: JsonObject | undefined): ParamsIssue[] {
   return [{ code: 'invalid_value', values: [...LOG_LEVELS], path: ['params', 'level'], message: `Invalid option: expected one of ${LOG_LEVELS.map((level) => `"${level}"`).join('|')}` }];
 }
 
-/** `resources/subscribe` and `resources/unsubscribe` params: a uri as a string. */
+/** `resources/read`, `resources/subscribe` and `resources/unsubscribe` params: a uri as a string. */
 export function resourceUriIssues(params: JsonObject | undefined): ParamsIssue[] {
   if (params === undefined) return [issue(['params'], 'object', params)];
   const issues: ParamsIssue[] = [];

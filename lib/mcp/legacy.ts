@@ -2,7 +2,9 @@ import { ErrorCode, errorMessage, isPlainObject, jsonRpcError, readJsonRpcMessag
 import { metaOf } from '../mcp-wire/envelope.ts';
 import { isLegacyVersion, isModernVersion, LEGACY_VERSIONS, SUPPORTED_VERSIONS } from '../mcp-wire/versions.ts';
 import { ACCEPTED, jsonAnswer, rejectionAnswer, type McpAnswer } from './answer.ts';
+import { streamedAnswer, streamsNotifications } from './call-relay.ts';
 import { initializeResult } from './capabilities.ts';
+import { featureMethod } from './feature-methods.ts';
 import { initializeIssues, issuesMessage, resourceUriIssues, setLevelIssues, toolsCallIssues, toolsListIssues, type ParamsIssue } from './legacy-params.ts';
 import { McpMethodError } from './method-error.ts';
 import { callMcpTool, listMcpTools, mcpRequestScope, type McpRequestContext, type McpRequestScope, type McpToolCall } from './methods.ts';
@@ -38,8 +40,14 @@ export async function answerLegacy(body: unknown, protocolVersion: string | null
   // One scope for the POST: a batch's calls spend its budgets together, in the batch's order (one
   // after another, as a sequential /v1/dispatch), so where the budget runs out is not up to timing.
   const scope = mcpRequestScope(context);
-  const answers = [];
-  for (const request of requests) answers.push(await answerRequest(request, scope));
+  const answerAll = async (within: McpRequestScope) => {
+    const answers = [];
+    for (const request of requests) answers.push(await answerRequest(request, within));
+    return answers;
+  };
+  // An upstream tool's notifications go out on the POST's event stream (every legacy client takes one).
+  if (requests.some((request) => streamsNotifications(request, context, 'legacy'))) return streamedAnswer('legacy', scope, answerAll);
+  const answers = await answerAll(scope);
   // As the SDK's transport: a lone answer goes bare, even for a batch of one.
   return jsonAnswer(200, answers.length === 1 ? answers[0] : answers);
 }
@@ -75,11 +83,11 @@ const LEGACY_METHODS: Readonly<Record<string, LegacyMethod>> = {
 
 async function answerRequest(request: JsonRpcRequest, scope: McpRequestScope) {
   const { id, method, params } = request;
-  if (!Object.hasOwn(LEGACY_METHODS, method)) return errorMessage(id, jsonRpcError(ErrorCode.MethodNotFound, 'Method not found'));
+  const handler = Object.hasOwn(LEGACY_METHODS, method) ? LEGACY_METHODS[method] : legacyFeature(method, scope);
+  if (!handler) return errorMessage(id, jsonRpcError(ErrorCode.MethodNotFound, 'Method not found'));
   // Tasks are offered where a store keeps them (then only a tools/call becomes one, and a task
   // asked on another method is ignored); elsewhere the SDK's refusal.
   if (asksForTask(params) && !tasksOffered(scope.context.runtime)) return errorMessage(id, jsonRpcError(ErrorCode.InternalError, `Server does not support task creation (required for ${method})`));
-  const handler = LEGACY_METHODS[method];
   const issues = handler.issues(params);
   if (issues.length > 0) return errorMessage(id, jsonRpcError(ErrorCode.InternalError, issuesMessage(issues)));
   try {
@@ -89,6 +97,12 @@ async function answerRequest(request: JsonRpcRequest, scope: McpRequestScope) {
     // Dispatch answers tool failures as results; this is a fault in toolgate itself.
     return errorMessage(id, jsonRpcError(ErrorCode.InternalError, error instanceof Error ? error.message : 'Internal error'));
   }
+}
+
+/** A method of what else the tenant offers (resources, prompts, logging: feature-methods.ts), served on this era. */
+function legacyFeature(method: string, scope: McpRequestScope): LegacyMethod | undefined {
+  const found = featureMethod(method, scope.context.runtime);
+  return found && { issues: found.issues, answer: (request, within) => found.answer(request, within, 'legacy') };
 }
 
 /** A valid `initialize` (request or not: the SDK's transport counts either) in a POST. */

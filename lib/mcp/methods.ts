@@ -1,6 +1,7 @@
 import { dispatchCall } from '../dispatch/pipeline.ts';
 import type { ToolResult } from '../dispatch/call.ts';
 import type { CallerContext } from '../dispatch/context.ts';
+import type { CallRelay } from '../registry/executor.ts';
 import type { TenantRuntime } from '../dispatch/tenant-runtime.ts';
 import type { Principal } from '../governance/api-keys.ts';
 import { requestPatternBudget, type PatternBudget } from '../patterns/index.ts';
@@ -45,6 +46,8 @@ export interface McpRequestScope {
   context: McpRequestContext;
   patternBudget: PatternBudget;
   validationBudget: ValidationBudget;
+  /** When the answer is an event stream: where a call's upstream notifications go (call-relay.ts). */
+  relay?: (params: McpToolCall) => CallRelay;
 }
 
 export function mcpRequestScope(context: McpRequestContext): McpRequestScope {
@@ -118,24 +121,36 @@ export async function dispatchMcpTool(scope: McpRequestScope, requestId: string 
   const args = mcpToolArguments(params);
   const tracer = runtime.deps.tracer;
   const span = tracer ? startMcpServerSpan(tracer, { method: 'tools/call', tool: name, requestId, meta, protocolVersion: context.protocolVersion }, context.span) : undefined;
-  const caller: CallerContext = {
+  const caller = { ...mcpCaller(scope, identity.thread_id, span), ...(scope.relay ? { relay: scope.relay(params) } : {}) };
+  const result = await dispatchCall(runtime.deps, caller, { call_id: identity.call_id, name, arguments: args ?? {} });
+  if (span) endMcpServerSpan(span, isTracedFailure(result), result.status === 'unknown_tool');
+  reportMissingScope(context, result);
+  return result;
+}
+
+/** Who calls, for the pipeline: the request's principal, in `thread_id`, with the request's budgets, under `span`. */
+export function mcpCaller(scope: McpRequestScope, thread_id: string, span: Span | undefined): CallerContext {
+  const { context } = scope;
+  const { principal } = context;
+  return {
     tenant: principal.tenant,
     principal: principal.principal,
     ...(principal.lineage ? { lineage: principal.lineage } : {}),
     scopes: new Set(principal.scopes),
-    thread_id: identity.thread_id,
+    thread_id,
     env: context.env,
-    manifest_version: runtime.manifest.version,
+    manifest_version: context.runtime.manifest.version,
     defer: context.defer,
     patternBudget: scope.patternBudget,
     validationBudget: scope.validationBudget,
     trace: span?.context,
   };
-  const result = await dispatchCall(runtime.deps, caller, { call_id: identity.call_id, name, arguments: args ?? {} });
-  if (span) endMcpServerSpan(span, isTracedFailure(result), result.status === 'unknown_tool');
+}
+
+/** A call refused for a scope tells the route which scopes it needed (a token may be widened: 403 insufficient_scope). */
+export function reportMissingScope(context: McpRequestContext, result: ToolResult): void {
   const required = result.status === 'forbidden' ? result.error?.details?.required_scopes : undefined;
   if (Array.isArray(required)) context.onMissingScope?.(required.map(String));
-  return result;
 }
 
 /**
@@ -143,7 +158,7 @@ export async function dispatchMcpTool(scope: McpRequestScope, requestId: string 
  * arguments, so toolgate does too: the tool gets, and the call id hashes, the same arguments on
  * every path.
  */
-function withoutProtoKey(args: Record<string, unknown>): Record<string, unknown> {
+export function withoutProtoKey(args: Record<string, unknown>): Record<string, unknown> {
   if (!Object.hasOwn(args, '__proto__')) return args;
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(args)) if (key !== '__proto__') copy[key] = args[key];

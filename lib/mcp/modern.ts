@@ -6,7 +6,9 @@ import { stampedResult } from '../mcp-wire/results.ts';
 import { standardHeaderRejection, type StandardHeaders } from '../mcp-wire/standard-headers.ts';
 import { MODERN_VERSIONS, SUPPORTED_VERSIONS } from '../mcp-wire/versions.ts';
 import { ACCEPTED, jsonAnswer, rejectionAnswer, wireRejectionAnswer, type McpAnswer } from './answer.ts';
+import { streamedAnswer, streamsNotifications } from './call-relay.ts';
 import { discoverResult, mcpServerInfo } from './capabilities.ts';
+import { featureMethod, issuesText } from './feature-methods.ts';
 import { MAX_IDEMPOTENCY_KEY } from '../idempotency/keys.ts';
 import { McpMethodError } from './method-error.ts';
 import { answerModernToolCall } from './confirm/confirm-call.ts';
@@ -49,26 +51,37 @@ export async function answerModern(route: ModernRoute, headers: StandardHeaders,
   const request = route.message;
   const missing = standardHeaderRejection(headers, { method: request.method, params: request.params, version });
   if (missing) return wireRejectionAnswer(missing, request.id);
-  if (!Object.hasOwn(MODERN_METHODS, request.method)) return jsonAnswer(404, errorMessage(request.id, jsonRpcError(ErrorCode.MethodNotFound, 'Method not found')));
+  const method = Object.hasOwn(MODERN_METHODS, request.method) ? MODERN_METHODS[request.method] : modernFeature(request.method, context);
+  if (!method) return jsonAnswer(404, errorMessage(request.id, jsonRpcError(ErrorCode.MethodNotFound, 'Method not found')));
   const mismatch = request.method === 'tools/call' ? paramHeaderMismatch(request, httpHeaders, context) : undefined;
   if (mismatch) return mismatch;
-  const method = MODERN_METHODS[request.method];
   const problem = method.invalid?.(request.params);
   if (problem) return jsonAnswer(200, errorMessage(request.id, jsonRpcError(ErrorCode.InvalidParams, `Invalid params for ${request.method}: ${problem}`)));
-  return answerMethod(request, method, mcpRequestScope(context));
+  const scope = mcpRequestScope(context);
+  // An upstream tool's notifications go out on an event stream when the request asks for them.
+  if (streamsNotifications(request, context, 'modern')) return streamedAnswer('modern', scope, async (within) => [(await methodAnswer(request, method, within)).message]);
+  const { status, message } = await methodAnswer(request, method, scope);
+  return jsonAnswer(status, message);
 }
 
-async function answerMethod(request: JsonRpcRequest, method: ModernMethod, scope: McpRequestScope): Promise<McpAnswer> {
+/** A method's answer: its result stamped for the wire, or its JSON-RPC error with the HTTP status that error takes. */
+async function methodAnswer(request: JsonRpcRequest, method: ModernMethod, scope: McpRequestScope): Promise<{ status: number; message: unknown }> {
   const { runtime, manifestFreshMs } = scope.context;
   try {
     const result = await method.answer(request, scope);
     const stamp = { serverInfo: mcpServerInfo(runtime), cache: { ttlMs: manifestFreshMs ?? 0, cacheScope: 'private' as const }, meta: { 'toolgate/manifest_version': runtime.manifest.version } };
-    return jsonAnswer(200, resultMessage(request.id, stampedResult(request.method, result, stamp)));
+    return { status: 200, message: resultMessage(request.id, stampedResult(request.method, result, stamp)) };
   } catch (error) {
-    if (error instanceof McpMethodError) return jsonAnswer(httpStatusOf(error.error.code, 'handler'), errorMessage(request.id, error.error));
+    if (error instanceof McpMethodError) return { status: httpStatusOf(error.error.code, 'handler'), message: errorMessage(request.id, error.error) };
     // Dispatch answers tool failures as results; this is a fault in toolgate itself.
-    return jsonAnswer(200, errorMessage(request.id, jsonRpcError(ErrorCode.InternalError, error instanceof Error ? error.message : 'Internal error')));
+    return { status: 200, message: errorMessage(request.id, jsonRpcError(ErrorCode.InternalError, error instanceof Error ? error.message : 'Internal error')) };
   }
+}
+
+/** A method of what else the tenant offers (resources, prompts: feature-methods.ts), served on this era. */
+function modernFeature(method: string, context: McpRequestContext): ModernMethod | undefined {
+  const found = featureMethod(method, context.runtime);
+  return found && { invalid: (params) => issuesText(found.issues(params)), answer: (request, scope) => found.answer(request, scope, 'modern') as Promise<JsonObject> | JsonObject };
 }
 
 /** A `tools/call` whose `Mcp-Param-*` headers disagree with the arguments the tool declares them for. */

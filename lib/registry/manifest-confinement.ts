@@ -20,7 +20,7 @@ interface Located {
   value: string;
 }
 
-/** The places the runtime resolves secrets and connects to: the exec-server, executors, MCP imports (and, for URLs, the identity provider). */
+/** The places the runtime resolves secrets and connects to: the exec-server, executors, MCP imports and what they pinned (and, for URLs, the identity provider). */
 function outboundSections(manifest: JsonObject): Array<[string, JsonObject]> {
   const sections: Array<[string, JsonObject]> = [];
   if (isJsonObject(manifest.execution_environment)) sections.push(['$.execution_environment', manifest.execution_environment]);
@@ -32,6 +32,13 @@ function outboundSections(manifest: JsonObject): Array<[string, JsonObject]> {
   if (Array.isArray(manifest.mcp_imports)) {
     manifest.mcp_imports.forEach((entry, i) => {
       if (isJsonObject(entry)) sections.push([`$.mcp_imports[${i}]`, entry]);
+    });
+  }
+  for (const pinned of ['resources', 'resource_templates', 'prompts']) {
+    const entries = manifest[pinned];
+    if (!Array.isArray(entries)) continue;
+    entries.forEach((entry, i) => {
+      if (isJsonObject(entry) && isJsonObject(entry.source)) sections.push([`$.${pinned}[${i}].source`, entry.source]);
     });
   }
   return sections;

@@ -11,6 +11,7 @@ import { confinementProblems, type ConfinementChecks } from './manifest-confinem
 import { findInlineSecrets } from './manifest-secrets.ts';
 import { checkIdentity } from './identity-check.ts';
 import { checkMcpImports } from './mcp-import-check.ts';
+import { checkMcpFeatures } from './mcp-feature-check.ts';
 import { checkRuleClasses } from './rule-classes-check.ts';
 import { checkRuleTimeouts } from './rule-timeout-check.ts';
 import { checkApprovalSettings } from './approval-settings-check.ts';
@@ -67,6 +68,7 @@ export function loadManifest(value: unknown, options: ManifestLoadOptions): Mani
     if (Array.isArray(value.tools)) problems.push(...checkTools(value.tools, { ...options, builtins }));
     problems.push(...findInlineSecrets(value.execution_environment, '$.execution_environment'));
     problems.push(...checkMcpImports(value.mcp_imports));
+    problems.push(...checkMcpFeatures(value));
     problems.push(...checkIdentity(value.identity));
     problems.push(...checkRulePatterns(value.policy));
     problems.push(...checkRuleClasses(value.policy, value.tools));

@@ -56,7 +56,8 @@ export interface ApprovalSettings {
 /**
  * Tools to take from another MCP server (`toolgate manifest import-mcp`): the import lists the
  * server's tools and pins each selected one into `tools` as an `mcp` executor entry, with the
- * description and input schema the server has at that moment.
+ * description and input schema the server has at that moment; likewise its resources, resource
+ * templates and prompts into `resources`, `resource_templates` and `prompts`.
  */
 export interface McpImport {
   /** A name for the upstream, unique in the manifest; pinned entries carry it as `executor.server`. */
@@ -65,8 +66,16 @@ export interface McpImport {
   url: string;
   /** Sent with every request; "env:NAME" values come from the environment. */
   headers?: Record<string, string>;
-  /** "all", or the upstream names of the tools to take. */
-  tools: 'all' | string[];
+  /** "all", or the upstream names of the tools to take (none when absent). */
+  tools?: 'all' | string[];
+  /** "all", or the URIs of the upstream's resources to take. */
+  resources?: 'all' | string[];
+  /** "all", or the URI templates of the upstream's resource templates to take. */
+  resource_templates?: 'all' | string[];
+  /** "all", or the upstream names of the prompts to take. */
+  prompts?: 'all' | string[];
+  /** Put before every imported prompt's name. */
+  prompt_prefix?: string;
   /** Put before every imported name (unless `rename` names it). */
   prefix?: string;
   /** Upstream name → toolgate name. */
@@ -77,6 +86,69 @@ export interface McpImport {
   tiers?: Record<string, ToolTier>;
   scopes?: string[];
   timeout_ms?: number;
+}
+
+/**
+ * Where a pinned resource, resource template or prompt is read: the upstream MCP server an
+ * import found it on, reached as its tools are (the same headers, secrets and egress).
+ */
+export interface McpSource {
+  kind: 'mcp';
+  /** The `mcp_imports` entry that pinned it; importing again replaces it. */
+  server?: string;
+  url: string;
+  headers?: Record<string, string>;
+  /** The upstream's protocol revision, learnt at import. */
+  protocol?: string;
+  /** The upstream answers `completion/complete` (it declared `completions`). */
+  completions?: boolean;
+}
+
+/** What toolgate decides about a pinned resource, template or prompt, as for a tool: who may use it, its tier, how long it may take. */
+export interface PinnedFeatureRules {
+  scopes?: string[];
+  /** Default `read`. */
+  tier?: ToolTier;
+  timeout_ms?: number;
+}
+
+/** MCP's descriptive fields of a resource, template or prompt, as the upstream listed them. */
+export interface PinnedFeatureInfo {
+  title?: string;
+  description?: string;
+  icons?: JsonObject[];
+  annotations?: JsonObject;
+}
+
+/** A resource of an upstream, offered on `resources/list` and read through `resources/read`. */
+export interface ManifestResource extends PinnedFeatureInfo, PinnedFeatureRules {
+  uri: string;
+  name: string;
+  mime_type?: string;
+  size?: number;
+  source: McpSource;
+}
+
+/** A resource template of an upstream (RFC 6570): every URI it matches is read from the upstream. */
+export interface ManifestResourceTemplate extends PinnedFeatureInfo, PinnedFeatureRules {
+  uri_template: string;
+  name: string;
+  mime_type?: string;
+  source: McpSource;
+}
+
+export interface PromptArgument {
+  name: string;
+  title?: string;
+  description?: string;
+  required?: boolean;
+}
+
+/** A prompt of an upstream, under toolgate's name (`source.prompt` is the upstream's). */
+export interface ManifestPrompt extends PinnedFeatureInfo, PinnedFeatureRules {
+  name: string;
+  arguments?: PromptArgument[];
+  source: McpSource & { prompt: string };
 }
 
 /** Asymmetric JWS algorithms a tenant's tokens may use (never `none`, never HS*: the key set is public). */
@@ -120,4 +192,8 @@ export interface Manifest {
   /** Who may sign in besides API keys: tokens from the tenant's identity provider. */
   identity?: IdentitySettings;
   tools: ManifestTool[];
+  /** Upstream resources, templates and prompts an import pinned: served on `/mcp` under the same scopes, policy and audit as tools. */
+  resources?: ManifestResource[];
+  resource_templates?: ManifestResourceTemplate[];
+  prompts?: ManifestPrompt[];
 }

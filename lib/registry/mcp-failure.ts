@@ -54,25 +54,26 @@ function neverRan(error: unknown): boolean {
 }
 
 /**
- * A failed `tools/call`. A JSON-RPC error is an `error` result (the server heard the call and
+ * A failed `tools/call` (or another request of a call: `resources/read`, `prompts/get`). A JSON-RPC error is an `error` result (the server heard the call and
  * refused it), and so is an upstream that needs input toolgate cannot relay. A failure before
  * the call could reach the tool is `unavailable`: the idempotency claim is released, so a retry
  * runs it. Anything else (the connection dropped, the server failed with 5xx, the answer broke
  * off or was too large) may have run the tool: an `error` result that is stored, so a retry
  * replays it instead of running a side effect twice.
  */
-export function upstreamCallFailure(url: string, tool: string, error: unknown): ToolError {
+export function upstreamCallFailure(url: string, tool: string, error: unknown, method = 'tools/call'): ToolError {
   if (error instanceof ToolError) return error;
   if (error instanceof McpRpcError) {
-    return new ToolError('error', `upstream MCP server at ${url} refused tools/call "${tool}" (JSON-RPC error ${error.code}): ${rpcMessage(error)}`, { upstream: url, mcp_error_code: error.code });
+    return new ToolError('error', `upstream MCP server at ${url} refused ${method} "${tool}" (JSON-RPC error ${error.code}): ${rpcMessage(error)}`, { upstream: url, mcp_error_code: error.code });
   }
   if (error instanceof InputRequiredError) {
-    return new ToolError('error', `upstream tool "${tool}" at ${url} needs input from the client that made this call: ${error.message}`, { upstream: url });
+    const what = method === 'tools/call' ? `upstream tool "${tool}"` : `${method} "${tool}" on the upstream`;
+    return new ToolError('error', `${what} at ${url} needs input from the client that made this call: ${error.message}`, { upstream: url });
   }
   if (neverRan(error)) return upstreamUnavailable(url, error);
   return new ToolError(
     'error',
-    `upstream MCP server at ${url} did not complete tools/call "${tool}" (${unavailableCause(error)}); it may have run: check its effect before calling again under a new call id`,
+    `upstream MCP server at ${url} did not complete ${method} "${tool}" (${unavailableCause(error)}); it may have run: check its effect before calling again under a new call id`,
     { upstream: url, uncertain: true },
   );
 }

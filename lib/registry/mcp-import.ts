@@ -2,10 +2,12 @@ import type { Fetch } from '../egress/fetch.ts';
 import { TOOL_NAME_PATTERN, type ToolTier } from './definition.ts';
 import type { JsonObject, JsonSchema } from './json.ts';
 import type { McpEndpoint } from './mcp-client/transport.ts';
-import type { Manifest, ManifestTool, McpImport } from './manifest.ts';
+import type { Manifest, ManifestPrompt, ManifestResource, ManifestResourceTemplate, ManifestTool, McpImport, McpSource } from './manifest.ts';
 import { isJsonObject } from './json.ts';
 import { resolveHeaders } from './mcp-endpoint.ts';
 import { upstreamUnavailable } from './mcp-failure.ts';
+import { featurePinsFor } from './mcp-import-features.ts';
+import { McpImportError, type SkippedMcpTool } from './mcp-import-errors.ts';
 import { surveyUpstream, type SurveyedTool, type UpstreamSurvey } from './mcp-survey.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -26,26 +28,15 @@ export interface PinnedMcpTool {
   tier: ToolTier;
 }
 
-/** A tool `"tools": "all"` left out because toolgate could not call it, for reports. */
-export interface SkippedMcpTool {
-  server: string;
-  tool: string;
-  reason: string;
-}
-
 export interface McpImportResult {
   manifest: Manifest;
   pinned: PinnedMcpTool[];
+  /** Resources, resource templates and prompts pinned, per server, for reports. */
+  pinnedFeatures: Array<{ server: string; resources: number; resource_templates: number; prompts: number }>;
   skipped: SkippedMcpTool[];
 }
 
-/** An import that cannot be done as written; the message names the import and what to change. */
-export class McpImportError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'McpImportError';
-  }
-}
+export { McpImportError, type SkippedMcpTool };
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -57,12 +48,16 @@ export async function importMcpTools(manifest: Manifest, env: Env, options: McpI
 /**
  * Lists each import's server and pins the selected tools into `tools`: the upstream's
  * description and input schema as they are now, the import's tier, scopes and timeout, and an
- * `mcp` executor. Pins an earlier import made for the same server are replaced (importing again
- * refreshes them); any other tool with a pinned name is a collision. Uses fetch only.
+ * `mcp` executor; likewise its resources, resource templates and prompts into their sections
+ * (mcp-import-features.ts). Pins an earlier import made for the same server are replaced
+ * (importing again refreshes them); anything else with a pinned name, URI or URI template is a
+ * collision. Uses fetch only.
  */
 export async function pinMcpImports(manifest: Manifest, env: Env, options: McpImportOptions = {}): Promise<McpImportResult> {
   const imports = manifest.mcp_imports ?? [];
   const pins: ManifestTool[] = [];
+  const features = { resources: [] as ManifestResource[], resource_templates: [] as ManifestResourceTemplate[], prompts: [] as ManifestPrompt[] };
+  const pinnedFeatures: McpImportResult['pinnedFeatures'] = [];
   const skipped: SkippedMcpTool[] = [];
   const pinnedBy = new Map<string, string>();
   for (const [index, spec] of imports.entries()) {
@@ -76,6 +71,12 @@ export async function pinMcpImports(manifest: Manifest, env: Env, options: McpIm
       pinnedBy.set(pin.name, label);
       pins.push(pin);
     }
+    const found = featurePinsFor(spec, survey, label);
+    skipped.push(...found.skipped);
+    features.resources.push(...found.resources);
+    features.resource_templates.push(...found.resource_templates);
+    features.prompts.push(...found.prompts);
+    pinnedFeatures.push({ server: spec.server, resources: found.resources.length, resource_templates: found.resource_templates.length, prompts: found.prompts.length });
   }
   const servers = new Set(imports.map((spec) => spec.server));
   const kept = manifest.tools.filter((tool) => !isPinOf(tool, servers));
@@ -86,10 +87,34 @@ export async function pinMcpImports(manifest: Manifest, env: Env, options: McpIm
     }
   });
   return {
-    manifest: { ...manifest, tools: [...kept, ...pins] },
+    manifest: { ...manifest, tools: [...kept, ...pins], ...mergedFeatures(manifest, features, servers) },
     pinned: pins.map((pin) => ({ server: String(pin.executor.server), name: pin.name, tool: String(pin.executor.tool), tier: pin.tier as ToolTier })),
+    pinnedFeatures,
     skipped,
   };
+}
+
+type FeatureSections = Pick<Manifest, 'resources' | 'resource_templates' | 'prompts'>;
+
+/** Each section as the manifest had it without the earlier pins of these servers, plus the new pins; a section neither had nor gets stays absent. */
+function mergedFeatures(manifest: Manifest, pins: Required<FeatureSections>, servers: Set<string>): FeatureSections {
+  const resources = mergeSection('resources', manifest.resources, pins.resources, (entry) => entry.uri, servers);
+  const resource_templates = mergeSection('resource_templates', manifest.resource_templates, pins.resource_templates, (entry) => entry.uri_template, servers);
+  const prompts = mergeSection('prompts', manifest.prompts, pins.prompts, (entry) => entry.name, servers);
+  return { ...(resources ? { resources } : {}), ...(resource_templates ? { resource_templates } : {}), ...(prompts ? { prompts } : {}) };
+}
+
+/** One section merged; a key (URI, URI template, prompt name) pinned twice, or already held by an entry these imports did not pin, stops the import. */
+function mergeSection<T extends { source: McpSource }>(section: string, existing: T[] | undefined, added: T[], keyOf: (entry: T) => string, servers: Set<string>): T[] | undefined {
+  if (!existing?.length && added.length === 0) return undefined;
+  const kept = (existing ?? []).filter((entry) => entry.source.server === undefined || !servers.has(entry.source.server));
+  const holders = new Map(kept.map((entry) => [keyOf(entry), `$.${section}[${existing!.indexOf(entry)}], which these imports did not pin`]));
+  for (const entry of added) {
+    const holder = holders.get(keyOf(entry));
+    if (holder) throw new McpImportError(`mcp_imports ("${entry.source.server}"): ${section} entry ${JSON.stringify(keyOf(entry))} is also pinned by ${holder}; leave one out${section === 'prompts' ? ' or tell them apart with prompt_prefix' : ''}`);
+    holders.set(keyOf(entry), `the import "${entry.source.server}"`);
+  }
+  return [...kept, ...added];
 }
 
 /** A tool an earlier import of one of these servers pinned. */
@@ -100,7 +125,8 @@ function isPinOf(tool: ManifestTool, servers: Set<string>): boolean {
 async function surveyOf(spec: McpImport, env: Env, options: McpImportOptions, label: string): Promise<UpstreamSurvey> {
   try {
     const endpoint = { url: spec.url, headers: resolveHeaders(spec.headers, env), fetch: options.fetch ?? ((input, init) => fetch(input, init)) } satisfies McpEndpoint;
-    return await surveyUpstream(endpoint, spec.tools, AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS));
+    const wants = { tools: spec.tools, resources: spec.resources !== undefined, resourceTemplates: spec.resource_templates !== undefined, prompts: spec.prompts !== undefined };
+    return await surveyUpstream(endpoint, wants, AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS));
   } catch (error) {
     throw new McpImportError(`${label}: ${upstreamUnavailable(spec.url, error).message}`);
   }
@@ -117,7 +143,7 @@ function uncallable(surveyed: SurveyedTool, survey: UpstreamSurvey): string | un
 function pinsFor(spec: McpImport, survey: UpstreamSurvey, label: string): { pins: ManifestTool[]; skipped: Array<{ tool: string; reason: string }> } {
   const byName = new Map(survey.tools.map((surveyed) => [surveyed.tool.name, surveyed]));
   const skipped: Array<{ tool: string; reason: string }> = [];
-  const selected = spec.tools === 'all' ? survey.tools.map((surveyed) => surveyed.tool.name) : spec.tools;
+  const selected = spec.tools === 'all' ? survey.tools.map((surveyed) => surveyed.tool.name) : (spec.tools ?? []);
   const missing = selected.filter((name) => !byName.has(name));
   if (missing.length > 0) {
     throw new McpImportError(`${label}: the server at ${spec.url} has no tool ${quoteList(missing)} (it has: ${quoteList([...byName.keys()]) || 'none'}); fix "tools"`);

@@ -4,6 +4,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseManifest } from '../helpers/manifests.ts';
+import { startFeatureUpstream } from '../helpers/mcp-feature-upstream.ts';
 import { startMcpUpstream, type McpUpstream } from '../helpers/mcp-upstream.ts';
 import { REPO_ROOT, runNode } from '../helpers/processes.ts';
 
@@ -41,12 +42,14 @@ describe('MCP executor in workerd', () => {
   };
   const dispatch = async (call_id: string, args: unknown) => ((await send('/v1/dispatch', { thread_id: 'w', calls: [{ call_id, name: 'crm_search', arguments: args }] })).body.results as Array<Record<string, unknown>>)[0];
 
+  const searchTool = () => ({
+    name: 'crm_search', description: 'Searches contacts.', tier: 'read', timeout_ms: 1000,
+    input_schema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+    executor: { kind: 'mcp', url: upstream.secureUrl, tool: 'search', headers: { Authorization: 'env:CRM_MCP_TOKEN' } },
+  });
+
   it('calls a pinned upstream tool across requests, and after the upstream forgets the session', async () => {
-    const tool = {
-      name: 'crm_search', description: 'Searches contacts.', tier: 'read', timeout_ms: 1000,
-      input_schema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
-      executor: { kind: 'mcp', url: upstream.secureUrl, tool: 'search', headers: { Authorization: 'env:CRM_MCP_TOKEN' } },
-    };
+    const tool = searchTool();
     expect((await send('/v1/admin/manifests', baseManifest({ tenant: 'demo', version: 'mcp-1', tools: [tool] }))).status).toBe(201);
     expect((await send('/v1/admin/manifests/mcp-1/activate')).status).toBe(200);
 
@@ -76,5 +79,50 @@ describe('MCP executor in workerd', () => {
     await client.close();
     const legacy = await mf.dispatchFetch('http://worker/mcp', { method: 'POST', headers: { authorization: 'Bearer mcp-worker-agent-key', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }) });
     expect(await legacy.json()).toMatchObject({ result: { protocolVersion: '2025-06-18', serverInfo: { name: 'toolgate' } } });
+  });
+
+  it('relays an upstream tool\'s progress and log messages to the MCP client on the call\'s event stream', async () => {
+    upstream.tools = [...upstream.tools, {
+      tool: { name: 'report', description: 'Reports progress and logs.', inputSchema: { type: 'object', properties: {} } },
+      async run(_args, { meta, notify }) {
+        for (let progress = 1; progress <= 3; progress++) await notify('notifications/progress', { progressToken: meta.progressToken as string, progress, total: 3 });
+        await notify('notifications/message', { level: 'info', data: 'indexed' });
+        return { content: [{ type: 'text', text: 'report done' }] };
+      },
+    }];
+    const report = { ...searchTool(), name: 'crm_report', description: 'Reports.', input_schema: { type: 'object', properties: {} }, executor: { ...searchTool().executor, tool: 'report' } };
+    expect((await send('/v1/admin/manifests', baseManifest({ tenant: 'demo', version: 'mcp-2', tools: [searchTool(), report] }))).status).toBe(201);
+    expect((await send('/v1/admin/manifests/mcp-2/activate')).status).toBe(200);
+    const response = await mf.dispatchFetch('http://worker/mcp', {
+      method: 'POST',
+      headers: { authorization: 'Bearer mcp-worker-agent-key', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'crm_report', arguments: {}, _meta: { progressToken: 'w-1' } } }),
+    });
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const messages = (await response.text()).split('\n\n').filter((block) => block.startsWith('event: message\ndata: ')).map((block) => JSON.parse(block.slice('event: message\ndata: '.length)));
+    expect(messages).toEqual([
+      ...[1, 2, 3].map((progress) => ({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'w-1', progress, total: 3 } })),
+      { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'indexed' } },
+      expect.objectContaining({ id: 1, result: expect.objectContaining({ isError: false, content: [{ type: 'text', text: 'report done' }] }) }),
+    ]);
+  });
+
+  it('reads a pinned upstream resource and gets a pinned prompt through the Worker', async () => {
+    const docs = await startFeatureUpstream();
+    try {
+      const source = { kind: 'mcp', server: 'docs', url: docs.url, protocol: '2025-11-25' };
+      const manifest = { ...baseManifest({ tenant: 'demo', version: 'mcp-3', tools: [searchTool()] }), resources: [{ uri: 'docs://readme', name: 'readme', source }], prompts: [{ name: 'plain', source: { ...source, prompt: 'plain' } }] };
+      expect((await send('/v1/admin/manifests', manifest)).status).toBe(201);
+      expect((await send('/v1/admin/manifests/mcp-3/activate')).status).toBe(200);
+      const ask = async (method: string, params: Record<string, unknown>) => {
+        const response = await mf.dispatchFetch('http://worker/mcp', { method: 'POST', headers: { authorization: 'Bearer mcp-worker-agent-key', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+        return (await response.json()) as { result?: unknown; error?: unknown };
+      };
+      expect(await ask('resources/read', { uri: 'docs://readme' })).toMatchObject({ result: { contents: [{ uri: 'docs://readme', mimeType: 'text/markdown', text: '# Docs\nHello.' }] } });
+      expect(await ask('prompts/get', { name: 'plain' })).toMatchObject({ result: { messages: [{ role: 'user', content: { type: 'text', text: 'Plain.' } }] } });
+      expect(docs.reads).toEqual(['docs://readme']);
+    } finally {
+      await docs.close();
+    }
   });
 });

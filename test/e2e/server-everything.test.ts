@@ -6,12 +6,15 @@
  * FRESH `toolgate serve` process (the ajv engine, as `npm start` runs it) calls the imported
  * tools through /v1/dispatch; another fresh one through /mcp. Every first call succeeds.
  * (What the tools return beyond text, such as images, is tested with content parts.)
- * Then every tool imported (`"tools": "all"`) and called through /mcp: annotations as the upstream
- * sends them, its sampling and elicitation requests refused at once, its task-only tool run as a task.
+ * Then everything imported (`"all"` tools, resources, templates, prompts) and asked both directly
+ * and through /mcp: the answers must be the upstream's (the parity bar of issue 23).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Manifest } from '../../lib/registry/manifest.ts';
 import { baseManifest } from '../helpers/manifests.ts';
@@ -146,13 +149,33 @@ describe('tools imported from @modelcontextprotocol/server-everything, called by
   }, 60_000);
 });
 
-describe('tools of @modelcontextprotocol/server-everything through /mcp, as the upstream answers them', () => {
+/**
+ * The parity bar: every tool, resource and prompt of the reference server, asked directly (the
+ * official SDK v1 client, declaring sampling, elicitation and roots and answering them) and
+ * through toolgate's /mcp (the same client, with a key), answers the same: content with its
+ * annotations, structured content, isError, the result's _meta besides toolgate's own keys, and
+ * the progress notifications. The differences are named (DIFFERENCES below, and the README):
+ * toolgate answers an upstream's requests of the client at once with an error (it relays none),
+ * session state lives in toolgate's one upstream session, and times in dynamic resources differ.
+ */
+describe('@modelcontextprotocol/server-everything through /mcp, as the upstream answers it', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'toolgate-everything-all-'));
   let everything: Spawned;
   let gateway: Spawned;
-  let url: string;
   let upstreamUrl: string;
-  let agentKey: string;
+  let direct: Client;
+  let through: Client;
+  let publishedOutput: string;
+
+  /** What a client that can be asked answers: a model's message, the user's input, its roots. */
+  async function connectAnswering(url: string, headers: Record<string, string> = {}): Promise<Client> {
+    const client = new Client({ name: 'parity', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: {} } });
+    client.setRequestHandler(CreateMessageRequestSchema, () => ({ role: 'assistant', content: { type: 'text', text: 'a summary' }, model: 'test-model', stopReason: 'endTurn' }));
+    client.setRequestHandler(ElicitRequestSchema, (request) => (request.params.mode === 'url' ? { action: 'accept' } : { action: 'accept', content: { name: 'Ada', check: true, firstLine: 'x', integer: 1, number: 1.5, untitledSingleSelectEnum: 'option1', titledSingleSelectEnum: 'value1', legacyTitledEnum: 'opt1', untitledMultipleSelectEnum: ['option1'], titledMultipleSelectEnum: ['value1'] } }));
+    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+    return client;
+  }
 
   beforeAll(async () => {
     const port = await freePort();
@@ -161,69 +184,185 @@ describe('tools of @modelcontextprotocol/server-everything through /mcp, as the 
     await everything.waitFor(/listening on port \d+/);
     const egress = `127.0.0.1:${port}`;
     const created = await runNode(['bin/toolgate.js', 'keys', 'create', '--tenant', 'acme', '--principal', 'agent', '--scopes', 'everything'], { env: { TOOLGATE_DATA_DIR: dataDir } });
-    agentKey = created.stdout.match(/tg_[0-9a-f]+/)![0];
+    const agentKey = created.stdout.match(/tg_[0-9a-f]+/)![0];
     const admin = await runNode(['bin/toolgate.js', 'keys', 'create', '--tenant', 'acme', '--principal', 'ops', '--scopes', 'admin'], { env: { TOOLGATE_DATA_DIR: dataDir } });
     const adminKey = admin.stdout.match(/tg_[0-9a-f]+/)![0];
     const file = join(dataDir, 'manifest.json');
-    const imports = [{ server: 'everything', url: `http://127.0.0.1:${port}/mcp`, tools: 'all', prefix: 'ev_', tier: 'read', timeout_ms: 15_000 }];
+    const imports = [{ server: 'everything', url: upstreamUrl, tools: 'all', resources: 'all', resource_templates: 'all', prompts: 'all', prefix: 'ev_', tier: 'read', scopes: ['everything'], timeout_ms: 15_000 }];
     writeFileSync(file, JSON.stringify(baseManifest({ version: '1', policy: { read: 'grant', write: 'deny', execute: 'deny' }, mcp_imports: imports as Manifest['mcp_imports'] }), null, 2));
     const appPort = await freePort();
     gateway = spawnNode(['bin/toolgate.js', 'serve'], {
       env: { PORT: String(appPort), TOOLGATE_DATA_DIR: dataDir, TOOLGATE_DEMO_KEY: '', TOOLGATE_EXEC_PORT: '0', TOOLGATE_WORKSPACE: join(dataDir, 'workspace'), TOOLGATE_EGRESS_ALLOW: egress },
     });
-    [, url] = await gateway.waitFor(/toolgate listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    const [, url] = await gateway.waitFor(/toolgate listening on (http:\/\/127\.0\.0\.1:\d+)/);
     const published = await runNode(['bin/toolgate.js', 'manifest', 'publish', file, '--activate'], { env: { TOOLGATE_URL: url, TOOLGATE_KEY: adminKey, TOOLGATE_EGRESS_ALLOW: egress } });
-    // 13 tools for any client, and 4 it offers only to clients that can be asked (sampling, elicitation, roots).
     expect(published.stderr).toBe('');
-    expect(published.stdout).toContain('pinned 17 tools from "everything"');
-    expect(published.stdout).toContain('published: version 1');
+    publishedOutput = published.stdout;
+    direct = await connectAnswering(upstreamUrl);
+    through = await connectAnswering(`${url}/mcp`, { authorization: `Bearer ${agentKey}` });
   }, 60_000);
 
   afterAll(async () => {
+    await Promise.all([direct?.close(), through?.close()]);
     await gateway?.stop();
     await everything?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const callTool = async (name: string, args: Record<string, unknown>) => {
-    const response = await fetch(`${url}/mcp`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
-    });
-    expect(response.status).toBe(200);
-    return (await mcpBody(response)).result!;
-  };
-
-  it('get-annotated-message answers what the upstream answers, annotations included', async () => {
-    const args = { messageType: 'success', includeImage: true };
-    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-    const direct = new Client({ name: 'direct', version: '1.0.0' });
-    await direct.connect(new StreamableHTTPClientTransport(new URL(upstreamUrl)));
-    const expected = await direct.callTool({ name: 'get-annotated-message', arguments: args });
-    await direct.close();
-    expect((expected.content as Array<{ annotations?: unknown }>).every((part) => part.annotations !== undefined)).toBe(true);
-    const result = await callTool('ev_get-annotated-message', args);
-    expect(result.isError).toBe(false);
-    expect(result.content).toEqual(expected.content);
+  it('imports everything the server offers a client that can be asked: 17 tools, 7 resources, 2 templates, 4 prompts', () => {
+    // 13 tools for any client, and 4 it offers only to clients that can be asked (sampling, elicitation, roots).
+    expect(publishedOutput).toContain('pinned 17 tools from "everything"');
+    expect(publishedOutput).toContain('and 7 resources, 2 resource templates, 4 prompts');
+    expect(publishedOutput).toContain('published: version 1');
   });
 
-  it('trigger-sampling-request and trigger-elicitation-request fail at once: toolgate answers the upstream\'s request with an error', async () => {
-    const sampling = await callTool('ev_trigger-sampling-request', { prompt: 'hello' });
-    expect(sampling).toMatchObject({ isError: true, _meta: { 'toolgate/status': 'error' } });
-    expect(sampling.content?.[0]?.text).toContain('toolgate cannot relay sampling/createMessage to the client that made this call');
-    const elicitation = await callTool('ev_trigger-elicitation-request', {});
-    expect(elicitation).toMatchObject({ isError: true, _meta: { 'toolgate/status': 'error' } });
-    expect(elicitation.content?.[0]?.text).toContain('toolgate cannot relay elicitation/create to the client that made this call');
+  it('lists the same resources, templates and prompts, and declares them', async () => {
+    expect(through.getServerCapabilities()).toMatchObject({ tools: {}, logging: {}, resources: {}, prompts: {}, completions: {} });
+    const upstreamResources = (await direct.listResources()).resources.filter((resource) => !resource.uri.startsWith('demo://resource/session/'));
+    expect((await through.listResources()).resources).toEqual(upstreamResources);
+    expect((await through.listResourceTemplates()).resourceTemplates).toEqual((await direct.listResourceTemplates()).resourceTemplates);
+    expect((await through.listPrompts()).prompts).toEqual((await direct.listPrompts()).prompts);
   });
 
-  it('simulate-research-query, which runs only as a task, is called as one', async () => {
-    const result = await callTool('ev_simulate-research-query', { topic: 'tides' });
-    expect(result).toMatchObject({ isError: false, _meta: { 'toolgate/status': 'ok' } });
-    expect(result.content?.[0]?.text).toContain('# Research Report: tides');
-  }, 20_000);
+  it('reads every resource, and a URI of each template, as the upstream does', async () => {
+    const uris = [...(await through.listResources()).resources.map((resource) => resource.uri), 'demo://resource/dynamic/text/3', 'demo://resource/dynamic/blob/4'];
+    for (const uri of uris) expect([uri, comparable(await through.readResource({ uri }))]).toEqual([uri, comparable(await direct.readResource({ uri }))]);
+    await expect(through.readResource({ uri: 'demo://resource/nowhere' })).rejects.toMatchObject({ code: -32002 });
+  });
+
+  it('gets every prompt, and completes its arguments, as the upstream does', async () => {
+    const cases: Array<[string, Record<string, string> | undefined]> = [
+      ['simple-prompt', undefined],
+      ['args-prompt', { city: 'Paris', state: 'Texas' }],
+      ['completable-prompt', { department: 'Engineering', name: 'Alice' }],
+      ['resource-prompt', { resourceType: 'Text', resourceId: '2' }],
+    ];
+    for (const [name, args] of cases) expect([name, comparable(await through.getPrompt({ name, arguments: args }))]).toEqual([name, comparable(await direct.getPrompt({ name, arguments: args }))]);
+    const completions = [
+      { ref: { type: 'ref/prompt' as const, name: 'completable-prompt' }, argument: { name: 'department', value: 'E' } },
+      { ref: { type: 'ref/prompt' as const, name: 'completable-prompt' }, argument: { name: 'name', value: '' }, context: { arguments: { department: 'Sales' } } },
+      { ref: { type: 'ref/resource' as const, uri: 'demo://resource/dynamic/text/{resourceId}' }, argument: { name: 'resourceId', value: '7' } },
+    ];
+    for (const request of completions) expect(await through.complete(request)).toEqual(await direct.complete(request));
+  });
+
+  it('calls every tool and answers as the upstream does, or with the difference named for it', async () => {
+    const seen = new Set<string>();
+    for (const { tool, args, difference } of TOOL_CASES) {
+      seen.add(tool);
+      const progress: { direct: Progress[]; through: Progress[] } = { direct: [], through: [] };
+      const upstream = await callDirect(direct, tool, args, (p) => progress.direct.push(p));
+      const ours = await through.callTool({ name: `ev_${tool}`, arguments: args }, undefined, { onprogress: (p) => progress.through.push(p), timeout: 20_000 });
+      if (difference) {
+        difference(upstream, ours as ToolAnswer);
+        continue;
+      }
+      expect([tool, comparable(outcome(ours as ToolAnswer))]).toEqual([tool, comparable(outcome(upstream))]);
+      expect([tool, progress.through]).toEqual([tool, progress.direct]);
+      if (tool === 'trigger-long-running-operation') expect(progress.through.map((p) => p.progress)).toEqual([1, 2, 3]);
+    }
+    // Every tool the server lists to a client that can be asked was compared.
+    expect([...seen].sort()).toEqual((await direct.listTools()).tools.map((t) => t.name).sort());
+    // Each request refused is in the gateway's log, the one outside any call marked so.
+    expect(gateway.output()).toMatch(/"event":"mcp\.upstream_request\.refused".*"method":"roots\/list","outside_call":true/);
+    expect(gateway.output()).toMatch(/"event":"mcp\.upstream_request\.refused".*"method":"sampling\/createMessage"/);
+  }, 120_000);
 });
+
+type ToolAnswer = { content?: unknown[]; structuredContent?: unknown; isError?: boolean; _meta?: Record<string, unknown> };
+
+/**
+ * A tool's result as the bar compares it: content, structured content, isError, and the result's
+ * _meta without the reserved keys: toolgate's own, and the protocol's (an upstream cannot set
+ * them through toolgate; the related task of simulate-research-query is toolgate's upstream task,
+ * not the client's).
+ */
+function outcome(result: ToolAnswer) {
+  const meta = Object.fromEntries(Object.entries(result._meta ?? {}).filter(([key]) => !key.startsWith('toolgate/') && !key.startsWith('io.modelcontextprotocol/')));
+  return { content: result.content ?? [], structuredContent: result.structuredContent, isError: result.isError ?? false, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
+}
+
+/**
+ * A result with what legitimately differs between two calls made a moment apart left out: the
+ * times in a dynamic resource's text (and in the base64 of a blob's).
+ */
+function comparable(value: unknown): unknown {
+  const time = /\d{1,2}:\d{2}:\d{2}(\s?[AP]M)?/g;
+  return JSON.parse(JSON.stringify(value), (key, item) => {
+    if (typeof item !== 'string') return item;
+    if (key === 'blob' || key === 'data') {
+      const decoded = Buffer.from(item, 'base64').toString('utf8');
+      if (time.test(decoded)) return `[base64 of] ${decoded.replace(time, '<time>')}`;
+    }
+    return item.replace(time, '<time>');
+  });
+}
+
+/** The upstream's own answer; a tool that runs only as a task is called as one (as toolgate calls it). */
+async function callDirect(client: Client, tool: string, args: Record<string, unknown>, onprogress: (p: Progress) => void): Promise<ToolAnswer> {
+  if (tool !== 'simulate-research-query') {
+    try {
+      return (await client.callTool({ name: tool, arguments: args }, undefined, { onprogress, timeout: 20_000 })) as ToolAnswer;
+    } catch (error) {
+      return { isError: true, content: [{ type: 'text', text: `JSON-RPC error ${(error as { code?: number }).code}: ${(error as Error).message}` }] };
+    }
+  }
+  for await (const message of client.experimental.tasks.callToolStream({ name: tool, arguments: args }, undefined, { task: { ttl: 60_000 }, timeout: 20_000 })) {
+    if (message.type === 'result') return message.result as ToolAnswer;
+    if (message.type === 'error') throw message.error;
+  }
+  throw new Error(`${tool}: the task stream ended without a result`);
+}
+
+const text = (result: ToolAnswer) => (result.content as Array<{ type: string; text?: string }> | undefined)?.map((part) => part.text ?? '').join('\n') ?? '';
+
+/** toolgate answered the upstream's request of the client at once with an error: the tool failed with it, instead of waiting out its timeout. */
+const refusedRequest = (method: string) => (upstream: ToolAnswer, ours: ToolAnswer) => {
+  expect(upstream.isError ?? false).toBe(false);
+  expect(ours.isError).toBe(true);
+  expect(text(ours)).toContain(`toolgate cannot relay ${method} to the client that made this call`);
+};
+
+/**
+ * Each tool of the server with arguments to call it with; `difference` checks what differs on
+ * purpose (the README names each), otherwise the answers must be equal.
+ */
+const TOOL_CASES: Array<{ tool: string; args: Record<string, unknown>; difference?: (upstream: ToolAnswer, ours: ToolAnswer) => void }> = [
+  { tool: 'echo', args: { message: 'parity' } },
+  { tool: 'get-sum', args: { a: 2, b: 40 } },
+  { tool: 'get-annotated-message', args: { messageType: 'success', includeImage: true } },
+  { tool: 'get-annotated-message', args: { messageType: 'error' } },
+  // The same server process answers both: the same environment (toolgate passes it on; tenant admins should not import it blindly).
+  { tool: 'get-env', args: {} },
+  { tool: 'get-resource-links', args: { count: 4 } },
+  { tool: 'get-resource-reference', args: { resourceType: 'Text', resourceId: 2 } },
+  { tool: 'get-resource-reference', args: { resourceType: 'Blob', resourceId: 3 } },
+  { tool: 'get-structured-content', args: { location: 'Chicago' } },
+  { tool: 'get-tiny-image', args: {} },
+  { tool: 'gzip-file-as-resource', args: { name: 'note.txt.gz', data: `data:text/plain;base64,${Buffer.from('parity '.repeat(50)).toString('base64')}`, outputType: 'resource' } },
+  // The link names a resource of the session that made it: toolgate's upstream session, not the client's (a session resource is not pinned).
+  { tool: 'gzip-file-as-resource', args: { name: 'link.txt.gz', data: `data:text/plain;base64,${Buffer.from('link').toString('base64')}`, outputType: 'resourceLink' } },
+  { tool: 'trigger-long-running-operation', args: { duration: 0.3, steps: 3 } },
+  // Session state: the toggle flips toolgate's one upstream session, whose log messages and resource updates (sent outside any call) reach nobody.
+  { tool: 'toggle-simulated-logging', args: {}, difference: (upstream, ours) => expect(text(ours).replace(/session \S+/gi, 'session')).toEqual(text(upstream).replace(/session \S+/gi, 'session')) },
+  { tool: 'toggle-simulated-logging', args: {}, difference: (upstream, ours) => expect(text(ours).replace(/session \S+/gi, 'session')).toEqual(text(upstream).replace(/session \S+/gi, 'session')) },
+  { tool: 'toggle-subscriber-updates', args: {}, difference: (upstream, ours) => expect(text(ours).replace(/session \S+/gi, 'session')).toEqual(text(upstream).replace(/session \S+/gi, 'session')) },
+  { tool: 'toggle-subscriber-updates', args: {}, difference: (upstream, ours) => expect(text(ours).replace(/session \S+/gi, 'session')).toEqual(text(upstream).replace(/session \S+/gi, 'session')) },
+  // The server asks for roots outside the call, on its session's own stream: toolgate listens there during calls that may be asked, and refuses at once; the tool then knows no roots.
+  {
+    tool: 'get-roots-list',
+    args: {},
+    difference: (upstream, ours) => {
+      expect(text(upstream)).toContain('URI: file:///work');
+      expect(ours.isError ?? false).toBe(false);
+      expect(text(ours)).toContain('The client supports roots but no roots are currently configured');
+    },
+  },
+  { tool: 'trigger-elicitation-request', args: {}, difference: refusedRequest('elicitation/create') },
+  { tool: 'trigger-url-elicitation', args: { url: 'https://example.com/consent' }, difference: refusedRequest('elicitation/create') },
+  { tool: 'trigger-sampling-request', args: { prompt: 'hello' }, difference: refusedRequest('sampling/createMessage') },
+  { tool: 'simulate-research-query', args: { topic: 'tides' } },
+];
 
 interface McpCallBody {
   result?: { isError?: boolean; content?: Array<{ type: string; text?: string; annotations?: unknown; mimeType?: string }>; _meta?: Record<string, unknown> };

@@ -54,6 +54,12 @@ function tools(server: McpServer): void {
   });
 }
 
+/** A resource and a prompt, for the passthrough of upstream features. */
+function features(server: McpServer): void {
+  server.registerResource('card', 'crm://contacts/1', { title: 'Ada\'s card', mimeType: 'application/json' }, (uri) => ({ contents: [{ uri: uri.href, mimeType: 'application/json', text: '{"name":"Ada"}' }] }));
+  server.registerPrompt('brief', { description: 'A briefing.' }, () => ({ description: 'Briefing', messages: [{ role: 'user', content: { type: 'text', text: 'Brief me on Ada.' } }] }));
+}
+
 async function toRequest(req: IncomingMessage, base: string): Promise<{ request: Request; body: string }> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -74,6 +80,7 @@ export async function startModernUpstream(): Promise<ModernUpstream> {
   const handler = createMcpHandler(() => {
     const server = new McpServer({ name: 'crm-2026', version: '1.0.0' }, { capabilities: { tools: {}, logging: {} } });
     tools(server);
+    features(server);
     return server;
   });
   const requests: ModernUpstream['requests'] = [];

@@ -13,6 +13,8 @@ export interface UpstreamCallExtra {
   meta: Record<string, unknown>;
   /** A request to the client, on the call's stream (sampling, elicitation, roots). */
   ask(method: string, params: Record<string, unknown>): Promise<unknown>;
+  /** A request to the client outside the call, on the session's own stream (as some servers ask for roots). */
+  askOutside(method: string, params: Record<string, unknown>): Promise<unknown>;
   /** A notification on the call's stream (progress, log messages). */
   notify(method: string, params: Record<string, unknown>): Promise<void>;
 }
@@ -122,6 +124,7 @@ export async function startMcpUpstream(options: { pageSize?: number; bearer?: st
         signal: extra.signal,
         meta: (request.params._meta ?? {}) as Record<string, unknown>,
         ask: (method, params) => extra.sendRequest({ method, params } as never, z.unknown() as never),
+        askOutside: (method, params) => server.request({ method, params } as never, z.unknown() as never, { timeout: 30_000 }),
         notify: (method, params) => extra.sendNotification({ method, params } as never),
       });
     });

@@ -149,6 +149,6 @@ describe('the loader on mcp_imports', () => {
       { path: '$.mcp_imports[2].url', message: 'URL carries credentials inline; pass them as a secret "env:NAME" instead' },
     ]));
     expect(problems([{ server: 'crm', url: 'https://exa mple.com/mcp', tools: 'all' }])).toEqual([{ path: '$.mcp_imports[0].url', message: expect.stringContaining('is not a valid URL') }]);
-    expect(problems([{ server: 'crm', url: 'https://crm.example.com/mcp' }])).toEqual([{ path: '$.mcp_imports[0].tools', message: 'is required' }]);
+    expect(problems([{ server: 'crm', url: 'https://crm.example.com/mcp' }])).toEqual([{ path: '$.mcp_imports[0].tools', message: 'is required (unless the import takes resources, resource_templates or prompts): say what to pin' }]);
   });
 });

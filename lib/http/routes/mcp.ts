@@ -1,6 +1,7 @@
 import { Hono, type Context } from 'hono';
 import type { TenantDirectory } from '../../dispatch/tenant-directory.ts';
 import { MAX_IDEMPOTENCY_KEY } from '../../idempotency/keys.ts';
+import { EVENT_STREAM_HEADERS } from '../../mcp/answer.ts';
 import { answerMcpRequest, type McpAnswer, type McpRequestContext } from '../../mcp/serve.ts';
 import { bearerChallenge, withResourceMetadata } from '../challenge.ts';
 import { deferFor } from '../defer.ts';
@@ -69,5 +70,6 @@ export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, opt
 }
 
 function sendAnswer(c: Context<GatewayEnv>, answer: McpAnswer): Response {
+  if (answer.stream) return c.body(answer.stream, answer.status as 200, EVENT_STREAM_HEADERS);
   return answer.body === null ? c.body(null, answer.status as 202) : c.body(answer.body, answer.status as 200, { 'Content-Type': 'application/json' });
 }

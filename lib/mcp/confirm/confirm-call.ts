@@ -2,6 +2,7 @@ import { failureResult, type CallFailure } from '../../dispatch/call.ts';
 import { withdrawnFailure } from '../../dispatch/approval-results.ts';
 import { withdrawParkedCall } from '../../dispatch/approval-withdrawal.ts';
 import { hashJson } from '../../idempotency/canonical-json.ts';
+import { metaOf } from '../../mcp-wire/envelope.ts';
 import type { JsonObject, JsonRpcRequest } from '../../mcp-wire/json-rpc.ts';
 import { answerToolCall } from '../call-answer.ts';
 import type { McpCallIdentity } from '../call-identity.ts';
@@ -28,7 +29,7 @@ const MAX_ROUNDS = 2;
  */
 export async function answerModernToolCall(request: JsonRpcRequest, scope: McpRequestScope): Promise<JsonObject> {
   const params = request.params!;
-  const call: McpToolCall = { name: params.name as string, arguments: params.arguments as JsonObject | undefined, _meta: params._meta as JsonObject | undefined, idempotencyKey: params.idempotencyKey as string | undefined };
+  const call: McpToolCall = { name: params.name as string, arguments: params.arguments as JsonObject | undefined, _meta: metaOf(params), idempotencyKey: params.idempotencyKey as string | undefined };
   const { runtime, principal, consoleOrigin } = scope.context;
   const asked = declaresTasks(params) && tasksOffered(runtime) ? 'modern' : undefined;
   const asker = confirmAsker(runtime.deps, consoleOrigin, params);

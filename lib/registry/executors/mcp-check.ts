@@ -33,12 +33,15 @@ export function checkMcpHeaders(headers: unknown, path: string): ManifestProblem
     .map(([name]) => ({ path: memberPath(path, name), message: 'is not a valid secret reference: write "env:NAME" with NAME made of letters, digits and _' }));
 }
 
+/** The upstream's revision an import learnt, when there is one: one toolgate speaks. */
+export function checkMcpProtocol(protocol: unknown, path: string): ManifestProblem[] {
+  if (protocol === undefined || PROTOCOLS.includes(String(protocol))) return [];
+  return [{ path, message: `must be an MCP protocol revision toolgate speaks (${PROTOCOLS.join(', ')}); import it again to learn it` }];
+}
+
 /** What an import learnt about how to call the tool: the upstream's revision, capabilities to declare, tasks. */
 function checkCallSettings(config: JsonObject, path: string): ManifestProblem[] {
-  const problems: ManifestProblem[] = [];
-  if (config.protocol !== undefined && !PROTOCOLS.includes(String(config.protocol))) {
-    problems.push({ path: `${path}.protocol`, message: `must be an MCP protocol revision toolgate speaks (${PROTOCOLS.join(', ')}); import the tool again to learn it` });
-  }
+  const problems: ManifestProblem[] = [...checkMcpProtocol(config.protocol, `${path}.protocol`)];
   if (config.client_capabilities !== undefined && !isJsonObject(config.client_capabilities)) {
     problems.push({ path: `${path}.client_capabilities`, message: 'must be an object of MCP client capabilities ({"sampling": {}, ...})' });
   }

@@ -6,19 +6,17 @@ import type { ToolDefinition } from '../definition.ts';
 import { ToolError } from '../errors.ts';
 import type { ToolExecutionContext, ToolExecutor, ToolOutput } from '../executor.ts';
 import type { JsonObject } from '../json.ts';
-import { McpConnection } from '../mcp-client/connection.ts';
+import type { McpConnection } from '../mcp-client/connection.ts';
 import { headerDeclarations, paramHeaders } from '../mcp-client/header-values.ts';
 import { ASKING_CAPABILITIES, isModernVersion } from '../mcp-client/protocol.ts';
 import { callUpstreamTool } from '../mcp-client/tool-call.ts';
-import type { McpEndpoint } from '../mcp-client/transport.ts';
-import { resolveHeaders } from '../mcp-endpoint.ts';
-import { isSessionGone, upstreamCallFailure, upstreamUnavailable } from '../mcp-failure.ts';
 import { confinedAccess } from './confined.ts';
 import type { ExecutorKind } from './kind.ts';
 import { McpCallRelay } from './mcp-call-relay.ts';
 import { checkMcpExecutor } from './mcp-check.ts';
 import { mcpResultOutput } from './mcp-result.ts';
 import { sharedMcpSessionPool, type McpSessionPool } from './mcp-session-pool.ts';
+import { onUpstream, type UpstreamAccess } from './mcp-upstream.ts';
 
 export interface McpExecutorConfig {
   /** The upstream's Streamable HTTP endpoint. */
@@ -54,6 +52,11 @@ const TASK_TTL_MS = 15 * 60 * 1000;
 
 const runtimeFetch: Fetch = (input, init) => fetch(input, init);
 
+/** The pool, secrets and fetch an executor's options give, with the isolate's pool and the runtime's fetch by default. */
+export function upstreamAccess(options: McpExecutorOptions): UpstreamAccess {
+  return { pool: options.pool ?? sharedMcpSessionPool, secrets: options.secrets, fetch: options.fetch ?? runtimeFetch };
+}
+
 /**
  * A tool on another MCP server, called with `tools/call` over Streamable HTTP in the upstream's
  * era (toolgate's own client, lib/registry/mcp-client). Its definition, tier and scopes are the
@@ -65,9 +68,7 @@ export class McpToolExecutor implements ToolExecutor {
   readonly name: string;
   readonly definition: ToolDefinition;
   readonly #config: McpExecutorConfig;
-  readonly #pool: McpSessionPool;
-  readonly #secrets: ResolveSecret | undefined;
-  readonly #fetch: Fetch;
+  readonly #access: UpstreamAccess;
   /** Arguments a modern upstream wants mirrored in `Mcp-Param-*` headers, from the pinned schema. */
   readonly #paramHeaders: ReturnType<typeof headerDeclarations>;
 
@@ -75,9 +76,7 @@ export class McpToolExecutor implements ToolExecutor {
     this.name = definition.name;
     this.definition = definition;
     this.#config = config;
-    this.#pool = options.pool ?? sharedMcpSessionPool;
-    this.#secrets = options.secrets;
-    this.#fetch = options.fetch ?? runtimeFetch;
+    this.#access = upstreamAccess(options);
     this.#paramHeaders = isModernVersion(config.protocol) ? headerDeclarations(definition.input_schema) : [];
   }
 
@@ -106,62 +105,42 @@ export class McpToolExecutor implements ToolExecutor {
     return new ContentOutput([...output.content, note], undefined, { isError: true, ...(output.meta ? { meta: output.meta } : {}) });
   }
 
-  async #callUpstream(args: JsonObject, context: ToolExecutionContext, relay: McpCallRelay): Promise<JsonObject> {
-    const { url, tool, protocol } = this.#config;
-    const endpoint = this.#endpoint(context);
-    const traced = tracedEndpoint(endpoint, context.traceparent);
+  #callUpstream(args: JsonObject, context: ToolExecutionContext, relay: McpCallRelay): Promise<JsonObject> {
+    const { tool, protocol } = this.#config;
     // What the upstream may ask of the client: what the tool is offered only with, and everything when the caller's client can answer.
     const capabilities = { ...this.#config.client_capabilities, ...(context.ask_client ? ASKING_CAPABILITIES : {}) };
-    const call = (connection: McpConnection) =>
-      callUpstreamTool(connection, tool, args, {
-        signal: context.signal,
-        hooks: { ...relay.hooks, headers: paramHeaders(this.#paramHeaders, args) },
-        // The call's traceparent in params._meta too, where the MCP semantic conventions carry it.
-        meta: { ...relay.meta, ...(context.traceparent ? { traceparent: context.traceparent } : {}) },
-        ...(this.#config.task_support === 'required' && !isModernVersion(protocol) ? { taskTtlMs: TASK_TTL_MS } : {}),
-        ...(context.ask_client ? { ask: context.ask_client } : {}),
-      });
-    if (isModernVersion(protocol)) {
-      const connection = new McpConnection(traced, { era: 'modern', protocolVersion: protocol!, capabilities, ...(context.log_level ? { logLevel: context.log_level } : {}) });
-      try {
-        return await call(connection);
-      } catch (error) {
-        if (context.signal.aborted) throw context.signal.reason;
-        throw upstreamCallFailure(url, tool, error);
-      }
-    }
-    for (let attempt = 1; ; attempt++) {
-      const pooled = await this.#pool.acquire(endpoint, capabilities, context.signal);
-      try {
-        return await call(new McpConnection(traced, { era: 'legacy', ...pooled.session }));
-      } catch (error) {
-        if (context.signal.aborted) throw context.signal.reason;
-        const gone = isSessionGone(error);
-        if (gone) this.#pool.drop(pooled);
-        // A kept session may have died with an upstream restart (nothing ran): one new session, one more try.
-        if (!gone || pooled.fresh || attempt > 1) throw upstreamCallFailure(url, tool, error);
-      }
-    }
-  }
-
-  /** The upstream with the manifest's headers resolved; a secret that does not resolve makes it unavailable. */
-  #endpoint(context: ToolExecutionContext): McpEndpoint {
-    try {
-      return { url: this.#config.url, headers: resolveHeaders(this.#config.headers, this.#secrets ?? context.env), fetch: this.#fetch };
-    } catch (error) {
-      throw upstreamUnavailable(this.#config.url, error);
-    }
+    const request = { label: { method: 'tools/call', name: tool }, capabilities };
+    return onUpstream(this.#config, this.#access, context, request, (connection) =>
+      whileListening(connection, capabilities, context.signal, relay, () =>
+        callUpstreamTool(connection, tool, args, {
+          signal: context.signal,
+          hooks: { ...relay.hooks, headers: paramHeaders(this.#paramHeaders, args) },
+          // The call's traceparent in params._meta too, where the MCP semantic conventions carry it.
+          meta: { ...relay.meta, ...(context.traceparent ? { traceparent: context.traceparent } : {}) },
+          ...(this.#config.task_support === 'required' && !isModernVersion(protocol) ? { taskTtlMs: TASK_TTL_MS } : {}),
+          ...(context.ask_client ? { ask: context.ask_client } : {}),
+        }),
+      ),
+    );
   }
 }
 
 /**
- * With tracing on, the call's requests carry its traceparent instead of a manifest's own trace
- * headers. Sessions are pooled by the untraced endpoint, so they are still shared.
+ * Runs a call on a legacy session that declared what an upstream may ask of its client while
+ * listening on the session's own stream: some servers ask there, outside the call (the reference
+ * server's roots/list), and without a listener such a request is lost and the call waits out its
+ * timeout; heard, it is refused at once (relay.sessionHooks). Sessions that declared nothing to
+ * ask, and modern upstreams (which have no such stream), are called directly.
  */
-function tracedEndpoint(endpoint: McpEndpoint, traceparent: string | undefined): McpEndpoint {
-  if (!traceparent) return endpoint;
-  const headers = Object.fromEntries(Object.entries(endpoint.headers).filter(([name]) => !['traceparent', 'tracestate'].includes(name.toLowerCase())));
-  return { ...endpoint, headers: { ...headers, traceparent } };
+async function whileListening<T>(connection: McpConnection, capabilities: JsonObject, signal: AbortSignal, relay: McpCallRelay, run: () => Promise<T>): Promise<T> {
+  if (!Object.keys(ASKING_CAPABILITIES).some((name) => name in capabilities)) return run();
+  const done = new AbortController();
+  await connection.listenToSession(AbortSignal.any([signal, done.signal]), relay.sessionHooks);
+  try {
+    return await run();
+  } finally {
+    done.abort();
+  }
 }
 
 /** `{"kind": "mcp", "url", "tool", "headers"?, "server"?, "protocol"?, "client_capabilities"?, "task_support"?}`: a pinned tool of an upstream MCP server. */

@@ -3,7 +3,7 @@ import { BrokenAnswerError } from './errors.ts';
 import { mcpNameHeader } from './header-values.ts';
 import { McpRpcError, nextRequestId, type RpcNotification, type RpcRequest, type RpcResponse } from './messages.ts';
 import { CLIENT_INFO, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION } from './protocol.ts';
-import { postNotice, postRequest, type McpEndpoint } from './transport.ts';
+import { openSessionStream, postNotice, postRequest, type McpEndpoint } from './transport.ts';
 
 /**
  * How requests to one upstream are framed. Legacy revisions: the session's id and negotiated
@@ -71,6 +71,27 @@ export class McpConnection {
       throw error;
     }
     throw new BrokenAnswerError('the connection closed before the answer came');
+  }
+
+  /**
+   * While `signal` lives, listens on a legacy session's own stream: what the upstream sends
+   * there belongs to no request, its requests go to `hooks.onRequest` (the answer is POSTed back)
+   * and its notifications to `hooks.onNotification`. Resolves once the stream is open, or known
+   * not to be (no session, none offered): listening is best effort.
+   */
+  async listenToSession(signal: AbortSignal, hooks: ExchangeHooks): Promise<void> {
+    const framing = this.framing;
+    if (framing.era !== 'legacy' || !framing.sessionId) return;
+    const messages = await openSessionStream(this.endpoint, this.#headers(undefined, undefined), signal);
+    if (!messages) return;
+    const listen = async () => {
+      for await (const inbound of messages) {
+        if (inbound.kind === 'notification') hooks.onNotification?.(inbound.message);
+        else if (inbound.kind === 'request' && hooks.onRequest) await this.#post((await hooks.onRequest(inbound.message, signal)) as unknown as JsonObject, signal);
+      }
+    };
+    // Ends when `signal` aborts (the read breaks off) or the server closes the stream.
+    listen().catch(() => {});
   }
 
   /**

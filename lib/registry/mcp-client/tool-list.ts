@@ -1,15 +1,13 @@
 import { isJsonObject, type JsonObject } from '../json.ts';
 import type { McpConnection } from './connection.ts';
 import { BrokenAnswerError } from './errors.ts';
+import { listAllPages } from './pages.ts';
 
 /** A tool as an upstream lists it: the fields toolgate reads, the rest kept as sent. */
 export interface UpstreamTool extends JsonObject {
   name: string;
   inputSchema: JsonObject;
 }
-
-/** Pages one listing may take: far more than any server needs, and a bound on one that never ends. */
-const MAX_PAGES = 1_000;
 
 function readTools(page: JsonObject, pageNumber: number): UpstreamTool[] {
   if (!Array.isArray(page.tools)) throw new BrokenAnswerError(`its tools/list answer (page ${pageNumber}) has no "tools" list`);
@@ -21,17 +19,6 @@ function readTools(page: JsonObject, pageNumber: number): UpstreamTool[] {
 }
 
 /** Every tool the upstream lists, following `nextCursor` pages. */
-export async function listUpstreamTools(connection: McpConnection, signal: AbortSignal): Promise<UpstreamTool[]> {
-  const tools: UpstreamTool[] = [];
-  const seen = new Set<string>();
-  let cursor: string | undefined;
-  for (let page = 1; ; page++) {
-    const answer = await connection.request('tools/list', cursor === undefined ? {} : { cursor }, signal);
-    tools.push(...readTools(answer, page));
-    cursor = typeof answer.nextCursor === 'string' ? answer.nextCursor : undefined;
-    if (cursor === undefined) return tools;
-    if (seen.has(cursor)) throw new BrokenAnswerError(`the server repeated the tools/list cursor "${cursor.slice(0, 100)}"; its pagination loops`);
-    if (page >= MAX_PAGES) throw new BrokenAnswerError(`its tools/list goes on past ${MAX_PAGES} pages`);
-    seen.add(cursor);
-  }
+export function listUpstreamTools(connection: McpConnection, signal: AbortSignal): Promise<UpstreamTool[]> {
+  return listAllPages(connection, 'tools/list', signal, readTools);
 }

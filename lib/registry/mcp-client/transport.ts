@@ -69,6 +69,23 @@ export async function postRequest(endpoint: McpEndpoint, body: JsonObject, heade
   throw new NotMcpError(`Unexpected content type: ${response.headers.get('content-type') ?? 'none'}`);
 }
 
+/**
+ * Opens a legacy session's own event stream (GET): what the server sends outside any request,
+ * such as requests of the client it makes on its own and session notifications. Undefined when
+ * it cannot be had (the server offers none: 405; another listener holds it: 409; no answer; not
+ * an event stream): listening there is best effort.
+ */
+export async function openSessionStream(endpoint: McpEndpoint, headers: Record<string, string>, signal: AbortSignal): Promise<AsyncIterable<InboundMessage> | undefined> {
+  const sent = new Headers(endpoint.headers);
+  for (const [name, value] of Object.entries(headers)) sent.set(name, value);
+  sent.set('accept', 'text/event-stream');
+  const response = await endpoint.fetch(endpoint.url, { method: 'GET', headers: sent, signal }).catch(() => undefined);
+  if (!response) return undefined;
+  if (response.ok && mediaType(response.headers.get('content-type')) === 'text/event-stream' && response.body) return streamed(response.body);
+  await response.body?.cancel().catch(() => {});
+  return undefined;
+}
+
 /** POSTs a notification or a response to the upstream's request: only the status matters (202 Accepted, as a rule). */
 export async function postNotice(endpoint: McpEndpoint, body: JsonObject, headers: Record<string, string>, signal: AbortSignal): Promise<void> {
   const response = await send(endpoint, body, headers, signal);

@@ -64,6 +64,17 @@ const richTools: UpstreamTool[] = [
     },
   },
   {
+    tool: { name: 'ask_roots_outside', description: 'Asks for roots outside the call, as some servers do.', inputSchema: NO_ARGS },
+    needs: 'roots',
+    async run(_args, { askOutside }) {
+      try {
+        return { content: [{ type: 'text', text: `roots: ${JSON.stringify(await askOutside('roots/list', {}))}` }] };
+      } catch (error) {
+        return { isError: true, content: [{ type: 'text', text: `no roots: ${(error as Error).message}` }] };
+      }
+    },
+  },
+  {
     tool: { name: 'ask_user', description: 'Asks the user.', inputSchema: NO_ARGS },
     needs: 'elicitation',
     async run(_args, { ask }) {
@@ -151,6 +162,15 @@ describe("an upstream's requests of the client", () => {
     expect(upstream.messages.filter((m) => m.result !== undefined)).toHaveLength(32);
   });
 
+  it('made outside the call, on the session\'s own stream, are heard while the call runs and refused at once, never relayed', async () => {
+    const logged: Array<[string, Record<string, unknown>]> = [];
+    const asked: unknown[] = [];
+    const output = await (await executorFor('ask_roots_outside')).execute({}, context({ log: (event, fields) => logged.push([event, fields]), ask_client: async (request) => { asked.push(request); return { roots: [] }; } }));
+    expect((output as ContentOutput).content[0]).toMatchObject({ type: 'text', text: expect.stringContaining('toolgate cannot relay roots/list to the client that made this call') });
+    expect(asked).toEqual([]);
+    expect(logged).toContainEqual(['mcp.upstream_request.refused', expect.objectContaining({ method: 'roots/list', outside_call: true })]);
+  });
+
   it('go to the caller\'s client when it can answer (the hook the MCP face sets)', async () => {
     const asked: unknown[] = [];
     const output = await (await executorFor('ask_model')).execute({}, context({ ask_client: async (request) => { asked.push(request); return { role: 'assistant', content: { type: 'text', text: 'a summary' }, model: 'm' }; } }));
@@ -160,13 +180,23 @@ describe("an upstream's requests of the client", () => {
 });
 
 describe('notifications during a call', () => {
-  it('progress (under the caller\'s own token) and log messages reach a listener', async () => {
+  it('progress (under the caller\'s own token) and log messages at the caller\'s level reach a listener', async () => {
     const heard: ToolNotification[] = [];
-    await (await executorFor('report')).execute({}, context({ notify: (n) => heard.push(n), progress_token: 42 }));
+    await (await executorFor('report')).execute({}, context({ notify: (n) => heard.push(n), progress_token: 42, log_level: 'info' }));
     expect(heard).toEqual([
       ...[1, 2, 3].map((progress) => ({ method: 'notifications/progress', params: { progressToken: 42, progress, total: 3 } })),
       { method: 'notifications/message', params: { level: 'info', logger: 'crm', data: 'indexed 3 contacts' } },
     ]);
+  });
+
+  it('log messages below the caller\'s level, or when it asked for none, do not reach the listener: they are dropped and counted', async () => {
+    for (const log_level of ['warning', undefined]) {
+      const heard: ToolNotification[] = [];
+      const logged: Array<[string, Record<string, unknown>]> = [];
+      await (await executorFor('report')).execute({}, context({ notify: (n) => heard.push(n), progress_token: 7, ...(log_level ? { log_level } : {}), log: (event, fields) => logged.push([event, fields]) }));
+      expect(heard.map((n) => n.method)).toEqual(['notifications/progress', 'notifications/progress', 'notifications/progress']);
+      expect(logged).toEqual([['mcp.notifications.dropped', expect.objectContaining({ count: 1, by_method: { 'notifications/message': 1 } })]]);
+    }
   });
 
   it('without a listener nothing asks for progress, and what comes anyway is dropped and counted in the log', async () => {

@@ -78,7 +78,9 @@ describe('an upstream at 2026-07-28', () => {
       structured_content: { retry_after_s: 30 },
     });
     const response = await gw.request('/mcp', { key: 'agent', json: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'crm_fails', arguments: {} } }, headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' } });
-    expect(((await response.json()) as { result: unknown }).result).toMatchObject({
+    // A legacy client hears an upstream tool's log messages: the answer is an event stream, the result its last event.
+    const last = (await response.text()).trim().split('\n').at(-1)!;
+    expect((JSON.parse(last.slice('data: '.length)) as { result: unknown }).result).toMatchObject({
       isError: true,
       content: [{ type: 'text', text: 'the index is offline', annotations: { audience: ['assistant'] } }],
       structuredContent: { retry_after_s: 30 },

@@ -1,0 +1,77 @@
+import { missingScope } from '../governance/scopes.ts';
+import { LOG_LEVEL_META_KEY, LOG_LEVELS, metaOf } from '../mcp-wire/envelope.ts';
+import type { JsonRpcRequest } from '../mcp-wire/json-rpc.ts';
+import type { CallRelay } from '../registry/executor.ts';
+import { McpToolExecutor } from '../registry/executors/mcp.ts';
+import type { McpAnswer } from './answer.ts';
+import { McpEventStream } from './event-stream.ts';
+import type { McpRequestContext, McpRequestScope } from './methods.ts';
+
+/**
+ * What an upstream says while a `tools/call` runs (progress, log messages) reaches the MCP client
+ * when its request can hear it: the answer is then an event stream carrying the notifications,
+ * then the result. Only calls of upstream MCP tools stream; every other answer stays plain JSON.
+ */
+
+export type McpEra = 'legacy' | 'modern';
+
+/** What a call's client asked to hear: progress under its token, log messages from a level on. */
+interface Listening {
+  progressToken?: string | number;
+  logLevel?: string;
+}
+
+/**
+ * A modern request names its log level in `_meta` (none: no log messages). A legacy client sets
+ * it with `logging/setLevel` on an earlier request, which a stateless gateway cannot remember: it
+ * hears every log message of the call (as a legacy server's session without a level is sent).
+ */
+function listening(params: unknown, era: McpEra): Listening {
+  const meta = metaOf(params);
+  const token = meta?.progressToken;
+  const level = era === 'legacy' ? LOG_LEVELS[0] : meta?.[LOG_LEVEL_META_KEY];
+  return {
+    ...(typeof token === 'string' || Number.isSafeInteger(token) ? { progressToken: token as string | number } : {}),
+    ...(typeof level === 'string' && LOG_LEVELS.includes(level) ? { logLevel: level } : {}),
+  };
+}
+
+/**
+ * Whether a request's answer streams: a `tools/call` of an upstream MCP tool the caller holds the
+ * scopes for, asking to hear something. (A call refused for a scope keeps its JSON answer, which
+ * the route may turn into 403 insufficient_scope.)
+ */
+export function streamsNotifications(request: JsonRpcRequest, context: McpRequestContext, era: McpEra): boolean {
+  if (request.method !== 'tools/call' || typeof request.params?.name !== 'string') return false;
+  const executor = context.runtime.registry.get(request.params.name);
+  if (!(executor instanceof McpToolExecutor)) return false;
+  if (missingScope(executor.definition, new Set(context.principal.scopes)) !== undefined) return false;
+  const heard = listening(request.params, era);
+  return heard.progressToken !== undefined || heard.logLevel !== undefined;
+}
+
+function relayOn(events: McpEventStream, era: McpEra): (params: unknown) => CallRelay {
+  return (params) => {
+    const { progressToken, logLevel } = listening(params, era);
+    return {
+      notify: (notification) => events.send({ jsonrpc: '2.0', ...notification }),
+      ...(progressToken !== undefined ? { progress_token: progressToken } : {}),
+      ...(logLevel !== undefined ? { log_level: logLevel } : {}),
+    };
+  };
+}
+
+/**
+ * An answer as an event stream: 200 at once, the notifications as the calls make them, then the
+ * JSON-RPC answers (`answer` never throws: failures are answers). Workers keep the request alive
+ * while the stream is open; the calls run on after the response starts.
+ */
+export function streamedAnswer(era: McpEra, scope: McpRequestScope, answer: (scope: McpRequestScope) => Promise<unknown[]>): McpAnswer {
+  const events = new McpEventStream();
+  void answer({ ...scope, relay: relayOn(events, era) })
+    .then((messages) => messages.forEach((message) => events.send(message)))
+    // Answering never throws (a fault in toolgate is an error answer); a stream without an answer is the last resort.
+    .catch(() => {})
+    .finally(() => events.close());
+  return { status: 200, body: null, stream: events.readable };
+}
