@@ -140,6 +140,21 @@ describe('the console confirm page', () => {
 });
 
 describe('who may decide a confirm approval, and a review', () => {
+  it('the developer whose key minted the agent\'s key confirms its calls on the console, as the same person', async () => {
+    const minted = await served.api('/v1/admin/keys', { key: 'alice', json: { principal: 'alice-ide', scopes: [] } });
+    expect(minted.status).toBe(201);
+    const ideKey = ((await minted.json()) as { key: string }).key;
+    const id = (await dispatch('m1', { text: 'from the ide' }, ideKey)).results[0].error!.details.approval_id;
+    const developer = await signInConsole(served.url, 'alice');
+    expect(await (await developer.get('/console/confirm')).text()).toContain(id);
+    expect((await developer.post(`/console/confirm/${id}`, { decision: 'confirm' })).status).toBe(303);
+    expect(await approvalOf(id)).toMatchObject({ state: 'executed', requested_by: 'alice-ide', decided_by: 'alice', decided_via: 'confirm' });
+    // Someone who did not mint it is another person.
+    const other = (await dispatch('m2', { text: 'again' }, ideKey)).results[0].error!.details.approval_id;
+    expect((await (await signInConsole(served.url, 'mallory')).get(`/console/confirm/${other}`)).status).toBe(404);
+    expect(runs).toBe(1);
+  });
+
   it('over the API the requester confirms its own call without approvals:decide; nobody else can approve it, an approver may reject it', async () => {
     const id = (await dispatch('a1')).results[0].error!.details.approval_id;
     const byMallory = await served.api(`/v1/approvals/${id}`, { key: 'mallory', json: { decision: 'approve' } });

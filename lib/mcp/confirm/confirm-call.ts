@@ -33,7 +33,8 @@ export async function answerModernToolCall(request: JsonRpcRequest, scope: McpRe
   const { runtime, principal, consoleOrigin } = scope.context;
   const asked = declaresTasks(params) && tasksOffered(runtime) ? 'modern' : undefined;
   const asker = confirmAsker(runtime.deps, consoleOrigin, params);
-  const args_hash = await hashJson(mcpToolArguments(call) ?? {});
+  // Only a call that can be asked, or a retry, binds its arguments' hash to a requestState.
+  const args_hash = asker || params.requestState !== undefined ? await hashJson(mcpToolArguments(call) ?? {}) : '';
   const identity = await mcpToolIdentity(scope, request.id, call);
   const ask = (number: number): ConfirmOptions | undefined => asker && { asker, round: { number, tool: call.name, args_hash } };
   if (typeof params.requestState !== 'string') {
