@@ -299,6 +299,11 @@ describe('a 2026-07-28 client with URL elicitation (Multi Round-Trip Requests)',
     const body = (await legacy.json()) as { result: { isError: boolean; content: Array<{ text: string }> } };
     expect(body.result.isError).toBe(true);
     expect(body.result.content[0].text).toContain('Confirmations page');
+    // A 2025-11-25 task: working, its message naming the console page (that vocabulary is never asked input in-band).
+    const tasked = await fetch(`${served.url}/mcp`, { method: 'POST', headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', authorization: 'Bearer agent', 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'save_note', arguments: { text: 'legacy task' }, task: {} } }) });
+    const task = ((await tasked.json()) as { result: { task: { status: string; statusMessage: string } } }).result.task;
+    expect(task).toMatchObject({ status: 'working', statusMessage: expect.stringContaining('Waiting for the user to confirm `save_note`') });
+    expect(runs).toBe(0);
   });
 });
 
