@@ -144,6 +144,7 @@ export function mcpCaller(scope: McpRequestScope, thread_id: string, span: Span 
     patternBudget: scope.patternBudget,
     validationBudget: scope.validationBudget,
     trace: span?.context,
+    tool_format: 'mcp',
   };
 }
 
