@@ -86,7 +86,7 @@ export function toolCatalog(source: CatalogSource): Promise<ToolCatalog> {
   if (!catalog) {
     catalog = loadCatalog(source);
     catalogs.set(source.registry, catalog);
-    // A store outage must not stick: the next search tries again.
+    // A failure must not stick: the next search tries again.
     catalog.catch(() => catalogs.delete(source.registry));
   }
   return catalog;
@@ -94,10 +94,20 @@ export function toolCatalog(source: CatalogSource): Promise<ToolCatalog> {
 
 async function loadCatalog({ manifest, registry, store, log }: CatalogSource): Promise<ToolCatalog> {
   const definitions = searchableDefinitions(registry);
-  const text = store ? await loadSearchIndexText(store, manifest.tenant, manifest.version) : undefined;
+  const text = store ? await storedIndexText(store, manifest, log) : undefined;
   const stored = text === undefined ? undefined : readPackedIndex(text);
   const fits = stored !== undefined && stored.names.length === definitions.length && stored.names.every((name, i) => name === definitions[i].name);
   if (!fits) log?.('search.index.built', { tenant: manifest.tenant, version: manifest.version, tools: definitions.length, reason: stored ? 'the stored index covers other tools' : 'no stored index' });
   const packed = fits ? stored : buildSearchIndex(definitions.map(searchDocument));
   return new ToolCatalog(new SearchIndex(packed), definitions, manifest);
+}
+
+/** The stored index's text; a store that cannot answer costs speed, not the search: the index is built here instead. */
+async function storedIndexText(store: Store, manifest: Manifest, log: Logger | undefined): Promise<string | undefined> {
+  try {
+    return await loadSearchIndexText(store, manifest.tenant, manifest.version);
+  } catch (error) {
+    log?.('search.index.unreadable', { tenant: manifest.tenant, version: manifest.version, error: error instanceof Error ? error.message : String(error) });
+    return undefined;
+  }
 }
