@@ -54,10 +54,11 @@ export class ToolCatalog {
 
   /** The best matches the caller may call, best first. */
   search({ query, limit, scopes, tags = [] }: CatalogQuery): ToolDefinition[] {
-    const mask = this.#mask(scopes);
     const definitions = this.#definitions;
-    const visible = tags.length === 0 ? (id: number) => mask[id] === 1 : (id: number) => mask[id] === 1 && tags.every((tag) => definitions[id].tags.includes(tag));
-    return this.#index.search(query, limit, visible).map((hit) => definitions[hit.id]);
+    const callable = this.#mask(scopes);
+    // Tags are judged once per tool here, not once per posting while scoring (a query's words may each match every tool).
+    const mask = tags.length === 0 ? callable : callable.map((visible, id) => (visible === 1 && tags.every((tag) => definitions[id].tags.includes(tag)) ? 1 : 0));
+    return this.#index.search(query, limit, (id) => mask[id] === 1).map((hit) => definitions[hit.id]);
   }
 
   /** 1 where the caller may call document i: computed once per scope set. */

@@ -21,7 +21,7 @@ const echoTool = (name: string, description: string, extra: Record<string, unkno
 const TOOLS = [
   { name: 'echo', executor: { kind: 'builtin' } },
   echoTool('create_issue', 'Create a new issue in a repository', { scopes: ['repo'] }),
-  echoTool('list_issues', 'List the issues of a repository'),
+  echoTool('list_issues', 'List the issues of a repository', { tags: ['tracker'] }),
   echoTool('send_invoice', 'Send an invoice to a customer', { tier: 'write', scopes: ['billing'] }),
   echoTool('delete_repository', 'Delete a repository for good', { tier: 'write' }),
   echoTool('archive_repository', 'Archive a repository', { tier: 'write' }),
@@ -41,6 +41,8 @@ const POLICY: Manifest['policy'] = {
 };
 
 const acme = validManifest({ tenant: 'acme', policy: POLICY, tools: TOOLS, tool_search: { always_loaded: ['echo', 'create_issue'], page_size: 2 } });
+// search_tools reviewed by a human: an approved call runs without its caller, so it must not answer as someone.
+const strict = validManifest({ tenant: 'strict', policy: { ...POLICY, rules: [{ tool: 'search_tools', action: 'review' }] }, tools: TOOLS, tool_search: {} });
 const lean = validManifest({ tenant: 'lean', policy: POLICY, tools: TOOLS, tool_search: { always_loaded: ['echo', 'create_issue'], mcp_list: 'always_loaded' } });
 
 let gw: Awaited<ReturnType<typeof testGateway>>;
@@ -48,7 +50,9 @@ const logged: Array<[string, Record<string, unknown>]> = [];
 const everLogged: Array<[string, Record<string, unknown>]> = [];
 
 beforeAll(async () => {
-  gw = await testGateway([acme, lean], {
+  gw = await testGateway([acme, lean, strict], {
+    'strict-agent': { tenant: 'strict', principal: 'agent', scopes: [] },
+    'strict-approver': { tenant: 'strict', principal: 'approver', scopes: ['approvals:decide'] },
     full: { tenant: 'acme', scopes: ['repo', 'billing', 'admin'] },
     plain: { tenant: 'acme', scopes: [] },
     'lean-full': { tenant: 'lean', scopes: ['repo'] },
@@ -78,8 +82,10 @@ describe('GET /v1/tools?q=', () => {
     expect(limited.tools).toHaveLength(1);
   });
 
-  it('finds by argument names and tags too, and answers an empty list when nothing matches', async () => {
+  it('finds by argument names and tags too, keeps the tag filter, and answers an empty list when nothing matches', async () => {
     expect(names((await (await get('/v1/tools?q=text')).json()).tools)).toContain('echo');
+    expect(names((await (await get('/v1/tools?q=tracker')).json()).tools)).toEqual(['list_issues']);
+    expect(names((await (await get('/v1/tools?q=issue&tag=tracker')).json()).tools)).toEqual(['list_issues']);
     expect((await (await get('/v1/tools?q=zebra+unicorn')).json()).tools).toEqual([]);
   });
 
@@ -149,6 +155,19 @@ describe('search_tools', () => {
     const bad = await mcp('plain', 'tools/call', { name: 'search_tools', arguments: { query: 'x'.repeat(501), limit: 1000 } });
     expect(bad.result!.isError).toBe(true);
     expect(bad.result!.content![0].text).toMatch(/query|limit/);
+  });
+});
+
+describe('search_tools approved by a human', () => {
+  it("refuses to run without its caller (an approved call runs outside the caller's request) rather than show every tool", async () => {
+    const json = { thread_id: 'th', calls: [{ call_id: 's1', name: 'search_tools', arguments: { query: 'invoice' } }] };
+    const parked = (await (await gw.request('/v1/dispatch', { key: 'strict-agent', json })).json()).results[0];
+    expect(parked.status).toBe('pending_approval');
+    const decided = await gw.request(`/v1/approvals/${parked.error.details.approval_id}`, { key: 'strict-approver', json: { decision: 'approve' } });
+    const { result } = await decided.json();
+    expect(result.status).toBe('error');
+    expect(result.content).toMatch(/search_tools runs only as a caller's own call: search again/);
+    expect(result.content).not.toMatch(/send_invoice/);
   });
 });
 
