@@ -194,6 +194,6 @@ export function readPackedIndex(text: string): PackedSearchIndex | undefined {
     const id = packed.docs[j];
     if (!(Number.isInteger(id) && id >= 0 && id < count && packed.tfs[j] > 0)) return undefined;
   }
-  if (!packed.lengths.every((length) => length > 0 || length === 0)) return undefined;
+  if (!packed.lengths.every((length) => typeof length === 'number' && length >= 0)) return undefined;
   return packed;
 }
