@@ -26,7 +26,7 @@ export interface AskingClient {
   principal: string;
   now: () => number;
   /** The client's capabilities for this request, when it declared them (2026-07-28); undefined: unknown (a legacy client told them to a session toolgate does not keep). */
-  capabilities?: JsonObject;
+  capabilities?: Record<string, unknown>;
   /** Hands the request to the client under the slot's id. */
   deliver(id: string, request: UpstreamRequest): Promise<void> | void;
 }
@@ -46,7 +46,7 @@ function neededCapability(request: UpstreamRequest): { name: string; sub?: strin
 }
 
 /** Whether `capabilities` take `request` (an empty elicitation object means form mode, as the spec says). */
-export function declares(capabilities: JsonObject, request: UpstreamRequest): boolean {
+export function declares(capabilities: Record<string, unknown>, request: UpstreamRequest): boolean {
   const needed = neededCapability(request);
   const declared = needed && capabilities[needed.name];
   if (!needed || !isPlainObject(declared)) return false;
@@ -55,7 +55,7 @@ export function declares(capabilities: JsonObject, request: UpstreamRequest): bo
 }
 
 /** Whether `capabilities` declare anything an upstream may ask of a client. */
-export const declaresAnyAsking = (capabilities: JsonObject): boolean => ['sampling', 'elicitation', 'roots'].some((name) => isPlainObject(capabilities[name]));
+export const declaresAnyAsking = (capabilities: Record<string, unknown>): boolean => ['sampling', 'elicitation', 'roots'].some((name) => isPlainObject(capabilities[name]));
 
 /** The `ask_client` of a call whose client can be asked. */
 export function clientAsker(client: AskingClient): (request: UpstreamRequest, signal: AbortSignal) => Promise<JsonObject> {
