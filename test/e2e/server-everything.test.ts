@@ -319,6 +319,14 @@ async function callDirect(client: Client, tool: string, args: Record<string, unk
 
 const text = (result: ToolAnswer) => (result.content as Array<{ type: string; text?: string }> | undefined)?.map((part) => part.text ?? '').join('\n') ?? '';
 
+/** Several plain text blocks upstream, one block through toolgate with their text joined by newlines (ids such as an elicitation's left out). */
+function textBlocksJoined(upstream: ToolAnswer, ours: ToolAnswer) {
+  const uuid = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+  expect(upstream.content!.length).toBeGreaterThan(1);
+  expect(upstream.content!.every((part) => (part as { type: string }).type === 'text')).toBe(true);
+  expect([ours.content?.length, text(ours).replace(uuid, '<id>'), ours.isError ?? false]).toEqual([1, text(upstream).replace(uuid, '<id>'), upstream.isError ?? false]);
+}
+
 /**
  * Each tool of the server with arguments to call it with; `difference` checks what differs on
  * purpose (the README names each), otherwise the answers must be equal.
@@ -355,8 +363,10 @@ const TOOL_CASES: Array<{ tool: string; args: Record<string, unknown>; differenc
     },
   },
   // Relayed to the client on the call's event stream, answered by it, and its answers passed back: the same answers.
-  { tool: 'trigger-elicitation-request', args: {} },
-  { tool: 'trigger-url-elicitation', args: { url: 'https://example.com/consent' } },
+  // Plain text blocks only (no annotations, no _meta): toolgate's results carry plain text as one string, so they come back as one block, joined by newlines.
+  { tool: 'trigger-elicitation-request', args: {}, difference: textBlocksJoined },
+  // The same, and each elicitation has an id of its own.
+  { tool: 'trigger-url-elicitation', args: { url: 'https://example.com/consent' }, difference: textBlocksJoined },
   { tool: 'trigger-sampling-request', args: { prompt: 'hello' } },
   { tool: 'simulate-research-query', args: { topic: 'tides' } },
 ];
