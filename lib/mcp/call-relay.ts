@@ -74,7 +74,7 @@ function relayOn(events: McpEventStream, era: McpEra, context: McpRequestContext
  */
 function streamAsker(events: McpEventStream, context: McpRequestContext): CallRelay['ask_client'] {
   const { store, now } = context.runtime.deps;
-  if (!store) return undefined;
+  if (!store || !context.replyChannel) return undefined;
   const { tenant, principal } = context.principal;
   return clientAsker({ store, tenant, principal, now, deliver: (id, request) => events.send({ jsonrpc: '2.0', id, method: request.method, params: request.params }) });
 }

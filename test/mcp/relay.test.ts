@@ -145,6 +145,15 @@ describe('legacy: the request on the call\'s event stream, the answer POSTed bac
     expect((await next()).result?.content?.[0]?.text).toBe('the model says: Tokyo');
   });
 
+  it('refuses at once, as before, where the runtime delivers answers whole (Lambda: the channel is off)', async () => {
+    const lambdaLike = await testGateway([validManifest(await importMcpTools(validManifest({ tenant: 'acme', policy: { read: 'grant', write: 'deny', execute: 'deny' }, mcp_imports: [{ server: 'asking', url: upstream.url, tools: ['capital'], tier: 'read' }] }), {}))], { agent: { tenant: 'acme', principal: 'agent' } }, { egressTransport: nodeEgressTransport(), mcpReplyChannel: false });
+    const response = await lambdaLike.request('/mcp', { key: 'agent', json: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'capital', arguments: { country: 'France' } } }, headers: { ...ACCEPT, 'mcp-protocol-version': '2025-11-25' } });
+    const answer = await eventReader(response)();
+    expect(answer.id).toBe(1);
+    expect(answer.result?.isError).toBe(true);
+    expect(answer.result?.content?.[0]?.text).toContain('toolgate cannot relay sampling/createMessage to the client that made this call');
+  });
+
   it("passes a client's error answer (a client that cannot sample) to the upstream, whose tool fails with it", async () => {
     const next = eventReader(await legacyCall(1, 'capital', { country: 'Spain' }));
     const { id } = await next();

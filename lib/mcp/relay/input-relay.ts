@@ -33,7 +33,7 @@ const RETRY_WAIT_MS = 25_000;
 /** Whether this call's upstream requests can be relayed: an upstream MCP tool, a store, and a request declaring something an upstream may ask. */
 export function relaysInput(scope: McpRequestScope, call: McpToolCall): boolean {
   const capabilities = metaOf(call)?.[CLIENT_CAPABILITIES_META_KEY];
-  return scope.context.runtime.deps.store !== undefined && isPlainObject(capabilities) && declaresAnyAsking(capabilities) && scope.context.runtime.registry.get(call.name) instanceof McpToolExecutor;
+  return scope.context.replyChannel === true && scope.context.runtime.deps.store !== undefined && isPlainObject(capabilities) && declaresAnyAsking(capabilities) && scope.context.runtime.registry.get(call.name) instanceof McpToolExecutor;
 }
 
 export const isInputState = (requestState: unknown): requestState is string => typeof requestState === 'string' && requestState.startsWith('tgi_');

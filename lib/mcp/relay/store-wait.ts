@@ -29,17 +29,24 @@ export class WaitEndedError extends Error {
 export async function waitFor<T>(key: string, read: () => Promise<T | undefined>, options: { signal?: AbortSignal; until: number; now: () => number }): Promise<T> {
   const { signal, until, now } = options;
   let nudge: () => void = () => {};
+  // A wake-up while the store is being read must not wait out the next poll.
+  let woken = false;
   const listeners = waiters.get(key) ?? new Set();
-  const listener = () => nudge();
+  const listener = () => {
+    woken = true;
+    nudge();
+  };
   listeners.add(listener);
   waiters.set(key, listeners);
   try {
     for (;;) {
       signal?.throwIfAborted();
+      woken = false;
       const found = await read();
       if (found !== undefined) return found;
       const left = until - now();
       if (left <= 0) throw new WaitEndedError('nothing came before the wait ended');
+      if (woken) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, Math.min(POLL_MS, left));
         function done() {
