@@ -44,6 +44,13 @@ beforeEach(async () => {
       },
     },
     {
+      tool: { name: 'pair', description: 'Asks the model and the user at once.', inputSchema: { type: 'object', properties: {} } },
+      async run(_args, { ask }) {
+        const [sampled, elicited] = (await Promise.all([ask('sampling/createMessage', { messages: [{ role: 'user', content: { type: 'text', text: 'A word?' } }], maxTokens: 5 }), ask('elicitation/create', { mode: 'form', message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } })])) as [{ content: { text: string } }, { content?: { name?: string } }];
+        return { content: [{ type: 'text', text: `${sampled.content.text}, ${elicited.content?.name ?? '-'}` }] };
+      },
+    },
+    {
       tool: { name: 'haiku', description: 'Offered only to clients that can sample.', inputSchema: { type: 'object', properties: {} } },
       needs: 'sampling',
       run: () => ({ content: [{ type: 'text', text: 'an old pond' }] }),
@@ -197,6 +204,18 @@ describe('2026-07-28: the request in an input_required answer, the answer in the
     expect(cityRequest.params.message).toBe('Your city?');
     const done = await modernCall(4, 'signup', FORM, { requestState: second.requestState, inputResponses: { [cityKey]: { action: 'accept', content: { city: 'London' } } } });
     expect(done.body.result?.content?.[0]?.text).toBe('accept: Ada from London');
+  });
+
+  it('asks what the upstream asks at the same time, one request a round (toolgate answers an upstream\'s requests in turn)', async () => {
+    const BOTH = { sampling: {}, elicitation: {} };
+    const first = (await modernCall(1, 'pair', BOTH)).body.result as { inputRequests: Record<string, { method: string }>; requestState: string };
+    const [sampleKey, sampleRequest] = Object.entries(first.inputRequests)[0]!;
+    expect([Object.keys(first.inputRequests).length, sampleRequest.method]).toEqual([1, 'sampling/createMessage']);
+    const second = (await modernCall(2, 'pair', BOTH, { requestState: first.requestState, inputResponses: { [sampleKey]: { ...SAMPLED, content: { type: 'text', text: 'hello' } } } })).body.result as typeof first;
+    const [nameKey, nameRequest] = Object.entries(second.inputRequests)[0]!;
+    expect(nameRequest.method).toBe('elicitation/create');
+    const done = await modernCall(3, 'pair', BOTH, { requestState: second.requestState, inputResponses: { [nameKey]: { action: 'accept', content: { name: 'Ada' } } } });
+    expect(done.body.result?.content?.[0]?.text).toBe('hello, Ada');
   });
 
   it("refuses another principal's or tenant's retry, a tampered or used requestState, and a malformed answer, each as a JSON-RPC error", async () => {

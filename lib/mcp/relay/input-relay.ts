@@ -67,7 +67,7 @@ export async function answerWithInputRelay(scope: McpRequestScope, requestId: st
   if ('answer' in first) return first.answer;
   scope.context.defer?.(running);
   const args_hash = await hashJson(mcpToolArguments(call) ?? {});
-  return stepAnswer(store!, { tenant: principal.tenant, principal: principal.principal, thread_id: identity.thread_id, tool: call.name, args_hash, channel: channel.id }, first.step, now());
+  return stepAnswer(store!, { tenant: principal.tenant, principal: principal.principal, thread_id: identity.thread_id, tool: call.name, args_hash, channel: channel.id }, first.step, now);
 }
 
 /** A retry echoing a `requestState` of ours: its answers go to the waiting call, then the call's next step is answered. */
@@ -90,7 +90,7 @@ export async function resumeWithInput(scope: McpRequestScope, call: McpToolCall,
   if (Object.keys(missing).length > 0) return inputRequired(store!, { ...bound, seq: state.seq }, missing, now());
   try {
     const step = await awaitStep(store!, principal.tenant, state.channel, state.seq + 1, { until: now() + RETRY_WAIT_MS, now });
-    return stepAnswer(store!, bound, step, now());
+    return stepAnswer(store!, bound, step, now);
   } catch (error) {
     if (!(error instanceof WaitEndedError)) throw error;
     // Still running, nothing asked: a handle without requests, so the client retries and waits again.
@@ -100,9 +100,13 @@ export async function resumeWithInput(scope: McpRequestScope, call: McpToolCall,
 
 type Bound = Omit<InputRequestState, 'id' | 'seq' | 'requests' | 'expires_at'>;
 
-function stepAnswer(store: RecordStore, bound: Bound, step: InputStep, now: number): Promise<JsonObject> | JsonObject {
+/**
+ * The answer for a step: the call's answer, or its request as input_required. (toolgate's client
+ * answers an upstream's requests in turn, so one made alongside another is asked in the next round.)
+ */
+function stepAnswer(store: RecordStore, bound: Bound, step: InputStep, now: () => number): Promise<JsonObject> | JsonObject {
   if (step.kind === 'done') return step.answer;
-  return inputRequired(store, { ...bound, seq: step.seq }, { [step.reply_id]: step.request }, now);
+  return inputRequired(store, { ...bound, seq: step.seq }, { [step.reply_id]: step.request }, now());
 }
 
 async function inputRequired(store: RecordStore, bound: Bound & { seq: number }, requests: InputRequestState['requests'], now: number): Promise<JsonObject> {
