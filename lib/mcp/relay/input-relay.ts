@@ -8,13 +8,13 @@ import type { McpCallIdentity } from '../call-identity.ts';
 import { McpMethodError } from '../method-error.ts';
 import { dispatchMcpTool, mcpToolArguments, type McpRequestScope, type McpToolCall } from '../methods.ts';
 import { clientAsker, declaresAnyAsking } from './client-asker.ts';
-import { INPUT_STATE, newInputStateId, saveInputState, takeInputState, type InputRequestState, type TakenInputState } from './input-state.ts';
+import { newInputStateId, saveInputState, takeInputState, type InputRequestState, type TakenInputState } from './input-state.ts';
 import { awaitStep, InputChannel, type InputStep } from './input-steps.ts';
 import { replyProblem } from './reply-shapes.ts';
 import { answerReplySlot, REPLY_TTL_MS, type ClientReply } from './reply-slots.ts';
+import { WaitEndedError } from './store-wait.ts';
 
 type ReplyResult = Extract<ClientReply, { result: unknown }>['result'];
-import { WaitEndedError } from './store-wait.ts';
 
 /**
  * An upstream's requests of the client during a 2026-07-28 `tools/call` (Multi Round-Trip
@@ -141,4 +141,3 @@ function refusedState(taken: Exclude<TakenInputState, { ok: true }>): string {
   }
 }
 
-export { INPUT_STATE };
