@@ -11,7 +11,10 @@
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nodeEgressTransport } from '../../lib/cli/node-egress.ts';
-import { openReplySlot } from '../../lib/mcp/relay/reply-slots.ts';
+import { clientAsker } from '../../lib/mcp/relay/client-asker.ts';
+import { answerReplySlot, openReplySlot, REPLY_TTL_MS } from '../../lib/mcp/relay/reply-slots.ts';
+import { McpRpcError } from '../../lib/registry/mcp-client/messages.ts';
+import { MemoryStore } from '../../lib/stores/memory.ts';
 import { sharedMcpSessionPool } from '../../lib/registry/executors/mcp-session-pool.ts';
 import { importMcpTools } from '../../lib/registry/mcp-import.ts';
 import { testGateway } from '../helpers/gateway.ts';
@@ -168,6 +171,19 @@ describe('legacy: the request on the call\'s event stream, the answer POSTed bac
     const answer = await next();
     expect(answer.result?.isError).toBe(true);
     expect(answer.result?.content?.[0]?.text).toContain('Method not found');
+  });
+});
+
+describe('the wait for an answer', () => {
+  it('is bounded: a client that never answers gets the upstream an error once the slot expires, and a late answer is refused', async () => {
+    const store = new MemoryStore();
+    let clock = Date.now();
+    let sent = '';
+    const ask = clientAsker({ store, tenant: 'acme', principal: 'agent', now: () => clock, deliver: (id) => { sent = id; clock += REPLY_TTL_MS + 1; } });
+    const refused = await ask({ method: 'sampling/createMessage', params: {} }, new AbortController().signal).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(McpRpcError);
+    expect((refused as McpRpcError).message).toBe('the calling client did not answer sampling/createMessage within 300 s');
+    expect(await answerReplySlot(store, { tenant: 'acme', principal: 'agent' }, sent, { result: SAMPLED }, clock)).toEqual({ ok: false, reason: 'expired' });
   });
 });
 
