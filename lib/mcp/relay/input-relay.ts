@@ -100,13 +100,22 @@ export async function resumeWithInput(scope: McpRequestScope, call: McpToolCall,
 
 type Bound = Omit<InputRequestState, 'id' | 'seq' | 'requests' | 'expires_at'>;
 
-/**
- * The answer for a step: the call's answer, or its request as input_required. (toolgate's client
- * answers an upstream's requests in turn, so one made alongside another is asked in the next round.)
- */
-function stepAnswer(store: RecordStore, bound: Bound, step: InputStep, now: () => number): Promise<JsonObject> | JsonObject {
+/** How long a request the upstream makes waits for others it makes at the same time, to be asked in one answer. */
+const GATHER_MS = 50;
+
+/** The answer for a step: the call's answer, or its request (with those the upstream made along with it) as input_required. */
+async function stepAnswer(store: RecordStore, bound: Bound, step: InputStep, now: () => number): Promise<JsonObject> {
   if (step.kind === 'done') return step.answer;
-  return inputRequired(store, { ...bound, seq: step.seq }, { [step.reply_id]: step.request }, now());
+  const requests: InputRequestState['requests'] = { [step.reply_id]: step.request };
+  let last = step.seq;
+  for (;;) {
+    const next = await awaitStep(store, bound.tenant, bound.channel, last + 1, { until: now() + GATHER_MS, now }).catch(() => undefined);
+    // A `done` step is left for the retry: it follows the requests asked here.
+    if (next?.kind !== 'ask') break;
+    requests[next.reply_id] = next.request;
+    last = next.seq;
+  }
+  return inputRequired(store, { ...bound, seq: last }, requests, now());
 }
 
 async function inputRequired(store: RecordStore, bound: Bound & { seq: number }, requests: InputRequestState['requests'], now: number): Promise<JsonObject> {
