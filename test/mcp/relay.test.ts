@@ -151,6 +151,9 @@ describe('legacy: the request on the call\'s event stream, the answer POSTed bac
     const malformed = await reply(String(id), { result: { role: 'wizard', content: 'Tokyo' } });
     expect(malformed.status).toBe(400);
     expect((await malformed.json()).error).toMatchObject({ code: -32602, message: 'the answer to sampling/createMessage is malformed: role must be "user" or "assistant"; nothing was relayed, the request still waits for a well-formed answer' });
+    const huge = await reply(String(id), { result: { ...SAMPLED, content: { type: 'text', text: 'x'.repeat(300 * 1024) } } });
+    expect(huge.status).toBe(400);
+    expect((await huge.json()).error.message).toContain('the answer to sampling/createMessage is larger than 256 KiB, more than toolgate relays');
     expect((await reply(String(id), { result: { ...SAMPLED, content: { type: 'text', text: 'Tokyo' } } })).status).toBe(202);
     expect((await next()).result?.content?.[0]?.text).toBe('the model says: Tokyo');
   });

@@ -3,6 +3,7 @@ import type { JsonObject } from '../../registry/json.ts';
 import { McpRpcError } from '../../registry/mcp-client/messages.ts';
 import { cannotRelayMessage, METHOD_NOT_FOUND } from '../../registry/mcp-client/upstream-requests.ts';
 import type { RecordStore } from '../../stores/store.ts';
+import { MAX_RELAYED_CHARS } from './reply-shapes.ts';
 import { awaitReply, newReplyId, openReplySlot, REPLY_TTL_MS, type ReplySlot } from './reply-slots.ts';
 import { WaitEndedError } from './store-wait.ts';
 
@@ -62,6 +63,9 @@ export function clientAsker(client: AskingClient): (request: UpstreamRequest, si
   return async (request, signal) => {
     if (client.capabilities && !declares(client.capabilities, request)) {
       throw new McpRpcError({ code: METHOD_NOT_FOUND, message: `${cannotRelayMessage(request.method)}: its request did not declare the capability` });
+    }
+    if (JSON.stringify(request.params).length > MAX_RELAYED_CHARS) {
+      throw new McpRpcError({ code: -32603, message: `toolgate relays no ${request.method} request larger than ${MAX_RELAYED_CHARS / 1024} KiB` });
     }
     const slot: ReplySlot = { id: newReplyId(), tenant: client.tenant, principal: client.principal, method: request.method, expires_at: client.now() + REPLY_TTL_MS };
     await openReplySlot(client.store, slot);

@@ -26,7 +26,14 @@ export async function takePostedReplies(responses: PostedResponse[], context: Mc
     const id = response.id;
     if (!isRelayedId(id)) continue;
     const reply = ('result' in response ? { result: response.result } : { error: response.error }) as ClientReply;
-    const outcome = store ? await answerReplySlot(store, principal, id, reply, runtime.deps.now()) : { ok: false as const, reason: 'unknown' as const };
+    let outcome;
+    try {
+      outcome = store ? await answerReplySlot(store, principal, id, reply, runtime.deps.now()) : { ok: false as const, reason: 'unknown' as const };
+    } catch (error) {
+      // The store is unreachable: nothing was taken, and the client may send its answer again.
+      refused ??= rejectionAnswer(503, jsonRpcError(ErrorCode.InternalError, `toolgate could not take the answer to ${id} (its store failed: ${error instanceof Error ? error.message : String(error)}); send it again`), id);
+      continue;
+    }
     if (outcome.ok) continue;
     context.runtime.deps.log('mcp.reply.refused', { level: 'warn', tenant: principal.tenant, principal: principal.principal, reply_id: id, reason: outcome.reason });
     refused ??= rejectionAnswer(outcome.reason === 'malformed' ? 400 : 404, jsonRpcError(ErrorCode.InvalidParams, refusalMessage(id, outcome)), id);

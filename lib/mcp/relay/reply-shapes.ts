@@ -8,6 +8,9 @@ import { isPlainObject } from '../../mcp-wire/json-rpc.ts';
 
 type Check = (result: Record<string, unknown>) => string | undefined;
 
+/** The largest request or answer relayed (as JSON text): both are kept in store records, which every adapter must hold. */
+export const MAX_RELAYED_CHARS = 256 * 1024;
+
 const ROLES = ['user', 'assistant'];
 const ACTIONS = ['accept', 'decline', 'cancel'];
 
@@ -52,6 +55,7 @@ const CHECKS: Readonly<Record<string, Check>> = {
 /** What is wrong with `result` as the answer to a `method` request, or undefined when it is well-formed. */
 export function replyProblem(method: string, result: unknown): string | undefined {
   if (!isPlainObject(result)) return `the answer to ${method} must be an object`;
+  if (JSON.stringify(result).length > MAX_RELAYED_CHARS) return `the answer to ${method} is larger than ${MAX_RELAYED_CHARS / 1024} KiB, more than toolgate relays`;
   const check = CHECKS[method];
   const problem = check ? check(result) : `toolgate relays no ${method} requests`;
   return problem && `the answer to ${method} is malformed: ${problem}`;

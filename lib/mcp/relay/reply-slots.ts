@@ -2,7 +2,7 @@ import { toHex } from '../../crypto/sha256.ts';
 import type { JsonRpcError } from '../../mcp-wire/json-rpc.ts';
 import type { JsonObject } from '../../registry/json.ts';
 import type { RecordStore } from '../../stores/store.ts';
-import { replyProblem } from './reply-shapes.ts';
+import { MAX_RELAYED_CHARS, replyProblem } from './reply-shapes.ts';
 import { wake, waitFor } from './store-wait.ts';
 
 /**
@@ -32,6 +32,7 @@ export const REPLY_ID = /^tgr_[0-9a-f]{32}$/;
 /** The longest a relayed request waits for its answer (a person may be filling in a form); a tool's own timeout may end it sooner. */
 export const REPLY_TTL_MS = 5 * 60 * 1000;
 
+
 const WAITING = 'reply-waiting';
 const ANSWERED = 'reply-answered';
 const slotKey = (tenant: string, id: string) => `mcp-reply/${encodeURIComponent(tenant)}/${id}`;
@@ -53,7 +54,7 @@ export async function answerReplySlot(store: RecordStore, caller: { tenant: stri
   if (!record || !slot || slot.id !== id || slot.tenant !== caller.tenant || slot.principal !== caller.principal) return { ok: false, reason: 'unknown' };
   if (record.state === ANSWERED) return { ok: false, reason: 'answered' };
   if (slot.expires_at <= now) return { ok: false, reason: 'expired' };
-  const problem = 'result' in reply ? replyProblem(slot.method, reply.result) : undefined;
+  const problem = 'result' in reply ? replyProblem(slot.method, reply.result) : JSON.stringify(reply.error).length > MAX_RELAYED_CHARS ? `the error answer is larger than ${MAX_RELAYED_CHARS / 1024} KiB, more than toolgate relays` : undefined;
   if (problem) return { ok: false, reason: 'malformed', message: problem };
   const taken = await store.transition(key, { state: WAITING, owner: id }, { ...record, state: ANSWERED, data: { ...record.data, reply: reply as unknown as JsonObject } });
   if (!taken.ok) return { ok: false, reason: 'answered' };
