@@ -1,4 +1,5 @@
 import type { Manifest } from '../registry/manifest.ts';
+import { oldToNew, type ManifestDiff } from '../registry/manifest-diff.ts';
 import { unpinnedImports } from '../registry/mcp-import-check.ts';
 import { flagOf, textOf, type Invocation } from './command-line.ts';
 import { fetchGateway, GatewayUnreachableError } from './gateway-fetch.ts';
@@ -107,12 +108,15 @@ const remote: Record<string, (target: Target, operands: string[], activate: bool
   async diff(target, [from, to]) {
     const diffed = await request(target, 'GET', `/manifests/diff?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`);
     if (!diffed.ok) return diffed.code;
-    const d = diffed.body as { added: string[]; removed: string[]; changed: Array<{ name: string; fields: string[] }>; settings: string[] };
+    const d = diffed.body as unknown as ManifestDiff;
     console.log(`${from} → ${to}`);
     for (const name of d.added) console.log(`+ ${name}`);
     for (const name of d.removed) console.log(`- ${name}`);
-    for (const change of d.changed) console.log(`~ ${change.name} (${change.fields.join(', ')})`);
-    for (const setting of d.settings) console.log(`~ [${setting}]`);
+    for (const tool of d.changed) {
+      console.log(`~ ${tool.name}`);
+      for (const change of tool.changes) console.log(`    ${change.path}: ${oldToNew(change)}`);
+    }
+    for (const change of d.setting_changes) console.log(`~ [${change.path}] ${oldToNew(change)}`);
     if (d.added.length + d.removed.length + d.changed.length + d.settings.length === 0) console.log('  no differences');
     return 0;
   },
