@@ -55,7 +55,7 @@ export function diffManifests(from: Manifest, to: Manifest): ManifestDiff {
 }
 
 /** Characters of one value a diff line shows before cutting it (a policy or a schema can be long). */
-const MAX_VALUE_CHARS = 80;
+const MAX_VALUE_CHARS = 120;
 
 /** A value as a diff line shows it: JSON, cut when long; "(none)" where the key is absent. */
 export function shownValue(value: unknown): string {
