@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { walkthroughBlock } from '../../scripts/readme-figures.ts';
+import { fromLambdaResult, toHttpApiEvent } from '../e2e/runtimes/lambda-events.ts';
+import { startLambdaEnvironment } from '../e2e/runtimes/lambda-environment.ts';
+import { readServerlessConfig } from '../deploy/serverless-config.ts';
 import { freePort, REPO_ROOT } from '../helpers/processes.ts';
 
 // README walkthroughs run as written: the code block under `<!-- walkthrough:NAME -->`, in bash
@@ -31,8 +34,8 @@ function promisedOutput(block: string): string[] {
   return promised;
 }
 
-/** Times differ from run to run; everything else must be as printed. */
-const steady = (text: string) => text.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '<time>').trimEnd();
+/** Times and sizes differ from run to run and build to build; everything else must be as printed. */
+const steady = (text: string) => text.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '<time>').replace(/\d+ KiB/g, '<n> KiB').trimEnd();
 
 /** A README environment: the project as cwd, a scratch data folder, no TOOLGATE_* of the developer's. */
 function scratchEnv(dataDir: string, port: number): NodeJS.ProcessEnv {
@@ -97,5 +100,38 @@ describe('the acme walkthrough (Deploy › A tenant\'s first manifest), as writt
     const promised = promisedOutput(block).map(steady);
     expect(promised.length).toBeGreaterThanOrEqual(11);
     for (const line of promised) expect(printed, `README promises: ${line}\nthe run printed:\n${run.output}`).toContain(line);
+  }, 180_000);
+});
+
+describe('the Lambda walkthrough (Deploy › AWS Lambda): install what serverless.yml needs, build the bundle offline', () => {
+  const block = walkthroughBlock(README, 'lambda');
+  const [install, ...rest] = block.split('\n');
+
+  it('installs the framework version serverless.yml asks for and every plugin it names', () => {
+    const config = readServerlessConfig();
+    expect(install).toMatch(/^npm install --no-save /);
+    const packages = install.replace(/#.*/, '').trim().split(/\s+/).slice(3);
+    expect(packages).toEqual([`serverless@${config.frameworkVersion}`, ...config.plugins]);
+  });
+
+  // The install itself reaches the npm registry and is left out; the build runs as written, offline.
+  it('builds the bundle as written, and that bundle answers /healthz in a fresh Node', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'toolgate-walkthrough-lambda-'));
+    try {
+      const run = runBlock(rest.join('\n'), scratchEnv(dataDir, 0));
+      expect({ code: run.code, output: run.output }).toMatchObject({ code: 0 });
+      const printed = run.output.split('\n').map(steady);
+      for (const line of promisedOutput(rest.join('\n')).map(steady)) expect(printed).toContain(line);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+    const environment = await startLambdaEnvironment(join(REPO_ROOT, 'dist/lambda/lambda.mjs'), { TOOLGATE_STORE: 'memory', AWS_REGION: 'eu-west-1' });
+    try {
+      const response = fromLambdaResult(await environment.invoke(await toHttpApiEvent(new Request('https://gateway/healthz'))));
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ status: 'ok', store: 'memory' });
+    } finally {
+      await environment.stop();
+    }
   }, 180_000);
 });
