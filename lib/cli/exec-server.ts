@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { jsonLineLogger } from '../dispatch/events.ts';
 import type { CommandSandbox } from '../exec/command-sandbox.ts';
-import { DEFAULT_COMMAND_LIMITS, type CommandLimits } from '../exec/command-limits.ts';
+import type { CommandLimits } from '../exec/command-limits.ts';
 import { probeCommandSandbox, type SandboxSettings } from '../exec/local-sandbox-probe.ts';
 import { startExecServer, type ExecServerOptions } from '../exec/server.ts';
 import { flagOf, listOf, parseCommandLine, textOf, type Invocation } from './command-line.ts';
