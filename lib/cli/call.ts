@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ToolRouter } from '../dispatch/router.ts';
 import { LocalExecutionEnvironment } from '../exec/local.ts';
+import { RefusedCommands } from '../exec/command-sandbox.ts';
 import { probeCommandSandbox } from '../exec/local-sandbox-probe.ts';
 import { policyGovernor } from '../governance/policy.ts';
 import { editFileTool } from '../tools/coding/edit-file.ts';
@@ -21,7 +22,8 @@ export async function callCommand(invocation: Invocation): Promise<number> {
   }
   const rawArguments = inline ?? readFileSync(file!, 'utf8');
   // The developer's own folder, but a model may have written the command being replayed: sandboxed like the exec-server.
-  const sandbox = await probeCommandSandbox({ unsandboxed: flagOf(invocation, 'unsandboxed') });
+  // Only shell starts processes; probing bubblewrap costs about a second, so other tools skip it.
+  const sandbox = tool === 'shell' ? await probeCommandSandbox({ unsandboxed: flagOf(invocation, 'unsandboxed') }) : new RefusedCommands(`${tool} runs no command`);
   const environment = new LocalExecutionEnvironment(resolve(root), { sandbox });
   let fullOutput = '';
   // Local debugging of your own tree: every tool runs, as if the policy granted it, and a
