@@ -10,8 +10,9 @@ export async function keysCommand(action: string, invocation: Invocation): Promi
   let target: KeysTarget | undefined;
   try {
     const values = valuesOf(invocation);
-    target = targetFor(values);
-    return await ACTIONS[action](target, values, invocation.operands);
+    // Opened by the action once its own options are checked: a refused command touches no store.
+    const open = () => (target = targetFor(values));
+    return await ACTIONS[action](open, values, invocation.operands);
   } catch (error) {
     if (error instanceof KeysCommandError || error instanceof GatewayUnreachableError) {
       console.error(`toolgate keys ${action}: ${error.message}`);
@@ -39,7 +40,7 @@ function valuesOf(invocation: Invocation): Values {
   return values;
 }
 
-type Action = (target: KeysTarget, values: Values, operands: string[]) => Promise<number>;
+type Action = (open: () => KeysTarget, values: Values, operands: string[]) => Promise<number>;
 
 /** --tenant: the store itself (bootstrap); otherwise a gateway, for the admin key's own tenant. */
 function targetFor(values: Values): KeysTarget {
@@ -55,36 +56,37 @@ function targetFor(values: Values): KeysTarget {
 }
 
 const ACTIONS: Record<string, Action> = {
-  async create(target, values) {
+  async create(open, values) {
     if (!values.principal) throw new UsageError('--principal is required');
     const scopes = scopesOf(values.scopes);
     const expiresIn = values['expires-in'] === undefined ? undefined : seconds(values['expires-in'], '--expires-in');
-    const { key, info } = await target.create({ principal: values.principal, scopes, ...(expiresIn !== undefined ? { expires_in_seconds: expiresIn } : {}) });
+    const { key, info } = await open().create({ principal: values.principal, scopes, ...(expiresIn !== undefined ? { expires_in_seconds: expiresIn } : {}) });
     if (values.json) console.log(JSON.stringify({ key, ...info }, null, 2));
     else console.log(key);
     console.error(`created key ${info.id} for principal "${info.principal}" of tenant "${info.tenant}" with scopes [${info.scopes.join(', ')}], ${info.expires_at ? `expiring at ${info.expires_at}` : 'never expiring'}; it is shown only this once`);
     return 0;
   },
 
-  async list(target, values) {
+  async list(open, values) {
     const limit = values.limit === undefined ? 50 : wholeNumber(values.limit, '--limit');
-    const page = await target.list({ cursor: values.cursor, limit });
+    const page = await open().list({ cursor: values.cursor, limit });
     if (values.json) console.log(JSON.stringify({ keys: page.keys, ...(page.next ? { next_cursor: page.next } : {}) }, null, 2));
     else console.log(keysTable(page.keys));
     if (page.next && !values.json) console.error(`more keys: toolgate keys list --cursor ${page.next}`);
     return 0;
   },
 
-  async revoke(target, values, [id]) {
+  async revoke(open, values, [id]) {
+    const target = open();
     const info = await target.revoke(id);
     if (values.json) console.log(JSON.stringify(info, null, 2));
     console.error(`revoked key ${info.id} (${info.prefix}, principal "${info.principal}"): ${target.revocation}`);
     return 0;
   },
 
-  async rotate(target, values, [id]) {
+  async rotate(open, values, [id]) {
     const grace = values.grace === undefined ? undefined : seconds(values.grace, '--grace', true);
-    const { key, info, previous } = await target.rotate(id, grace);
+    const { key, info, previous } = await open().rotate(id, grace);
     if (values.json) console.log(JSON.stringify({ key, ...info, previous }, null, 2));
     else console.log(key);
     console.error(`rotated key ${previous.id}: the new key ${info.id} (shown only this once) has the same principal "${info.principal}" and scopes; the old key works until ${previous.grace_until}`);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { DEFAULT_FILE_OPERATIONS_AT_ONCE } from '../../lib/exec/server.ts';
 import { cliProgram } from '../../lib/cli/main.ts';
 import { ApiKeyLifecycle } from '../../lib/governance/key-lifecycle.ts';
 import { SqliteStore } from '../../lib/stores/sqlite.ts';
-import { freePort, runNode } from '../helpers/processes.ts';
+import { freePort, REPO_ROOT, runNode } from '../helpers/processes.ts';
 
 const toolgate = (args: string[], env: NodeJS.ProcessEnv = {}) => runNode(['bin/toolgate.js', ...args], { env: { TOOLGATE_URL: '', TOOLGATE_KEY: '', ...env } });
 
@@ -108,6 +108,11 @@ describe('audit verify and keys create say what they did not do', () => {
         await store.close();
       }
     };
+    const elsewhere = mkdtempSync(join(tmpdir(), 'toolgate-explains-cwd-'));
+    const refusedHere = await runNode([join(REPO_ROOT, 'bin/toolgate.js'), 'keys', 'create', '--tenant', 'acme', '--principal', 'bot'], { cwd: elsewhere, env: { TOOLGATE_DATA_DIR: '' } });
+    expect(refusedHere.code).toBe(2);
+    expect(readdirSync(elsewhere)).toEqual([]); // refused before any store was opened (no .toolgate/ made)
+    rmSync(elsewhere, { recursive: true, force: true });
     const without = await toolgate(['keys', 'create', '--tenant', 'acme', '--principal', 'bot'], env);
     expect(without.code).toBe(2);
     expect(without.stdout).toBe('');
