@@ -8,6 +8,7 @@ import { AuditRecorder } from '../audit/recorder.ts';
 import type { Store } from '../stores/store.ts';
 import { MemoryStore } from '../stores/memory.ts';
 import { Limiter } from '../limits/limiter.ts';
+import { countersOf } from '../limits/store-counters.ts';
 import type { ManifestLimit } from '../limits/limit.ts';
 import { createSchemaValidator } from '../validation/select-engine.ts';
 import type { SchemaValidator } from '../validation/validator.ts';
@@ -72,7 +73,7 @@ export class ToolRouter {
       log: options.log ?? silentLogger,
       now: options.now ?? Date.now,
       tracer: options.tracer,
-      ...(options.limits?.length ? { limiter: new Limiter(options.limits, options.store ?? new MemoryStore(), { costs: new Map(Object.entries(options.costs ?? {})), now: options.now }) } : {}),
+      ...(options.limits?.length ? { limiter: new Limiter(options.limits, countersOf(options.store ?? new MemoryStore()), { costs: new Map(Object.entries(options.costs ?? {})), now: options.now }) } : {}),
     };
   }
 

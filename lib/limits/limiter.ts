@@ -1,7 +1,6 @@
-import type { RecordStore } from '../stores/store.ts';
-import { returnToWindow, rolledWindow, takeFromWindow, takeLease, withoutLease, type TakeDecision } from './counters.ts';
+import type { LimitCounters, WindowSpec } from '../stores/limit-counters.ts';
+import { windowRetryAfterMs, windowUsed } from './counters.ts';
 import { compileLimit, toolGlobMatches, type Limit, type ManifestLimit } from './limit.ts';
-import { compareAndSet } from './record-cas.ts';
 
 /** Who is asking, as the limits see it. */
 export interface LimitedCaller {
@@ -9,7 +8,7 @@ export interface LimitedCaller {
   principal: string;
 }
 
-/** One limit's counter for one call: which record, and how much the call counts. */
+/** One limit's counter for one call: which key, and how much the call counts. */
 interface Take {
   limit: Limit;
   key: string;
@@ -27,27 +26,28 @@ export interface HeldLimit {
   lease?: string;
 }
 
-export type LimitVerdict =
-  | { ok: true; held: HeldLimit[] }
-  | { ok: false; limit: Limit; retry_after_ms: number; used: number; weight: number; held: [] };
+export type LimitRefusal = { ok: false; limit: Limit; retry_after_ms: number; used: number; weight: number };
+export type LimitVerdict = { ok: true; held: HeldLimit[] } | LimitRefusal;
+
+type TakeOutcome = { ok: true; held: HeldLimit } | LimitRefusal;
 
 const LIMIT_KEY_PREFIX = 'limit/';
 
 /**
- * A tenant's limits over a store. Limits are taken one after another in key order; when one
- * refuses, the counts already taken are given back. Each take is atomic (record-cas.ts), so a
- * limit never admits more than its max; while a refused call gives its counts back, a concurrent
- * call may see them (and be refused too) for that moment, never the other way round.
+ * A tenant's limits over a store's counters. Limits are taken one after another in key order;
+ * when one refuses, the counts already taken are given back. Each take is atomic in the store,
+ * so a limit never admits more than its max; while a refused call gives its counts back, a
+ * concurrent call may see them (and be refused too) for that moment, never the other way round.
  */
 export class Limiter {
   readonly limits: readonly Limit[];
-  readonly #store: RecordStore;
+  readonly #counters: LimitCounters;
   readonly #costs: ReadonlyMap<string, number>;
   readonly #now: () => number;
 
-  constructor(limits: readonly ManifestLimit[], store: RecordStore, options: { costs?: ReadonlyMap<string, number>; now?: () => number } = {}) {
+  constructor(limits: readonly ManifestLimit[], counters: LimitCounters, options: { costs?: ReadonlyMap<string, number>; now?: () => number } = {}) {
     this.limits = limits.map(compileLimit);
-    this.#store = store;
+    this.#counters = counters;
     this.#costs = options.costs ?? new Map();
     this.#now = options.now ?? Date.now;
   }
@@ -69,14 +69,15 @@ export class Limiter {
     return this.#takeAll(takes, leaseMs);
   }
 
-  /** Takes the request limits (one HTTP request to the dispatch endpoints). */
+  /** Takes the request limits (one HTTP request to a dispatch endpoint). */
   takeForRequest(caller: LimitedCaller): Promise<LimitVerdict> {
     return this.#takeAll(this.limits.filter((limit) => limit.counts === 'requests').map((limit) => this.#take(limit, caller, '')), 0);
   }
 
   /** Ends a call's leases (success, error, timeout alike). A lease that cannot be released (store down) expires by itself. */
   async release(held: readonly HeldLimit[]): Promise<void> {
-    await Promise.all(held.filter((h) => h.lease !== undefined).map((h) => this.#releaseLease(h.key, h.lease!).catch(() => undefined)));
+    const now = this.#now();
+    await Promise.all(held.filter((h) => h.lease !== undefined).map((h) => this.#counters.removeLease(h.key, h.lease!, now).catch(() => undefined)));
   }
 
   #take(limit: Limit, caller: LimitedCaller, tool: string): Take {
@@ -90,58 +91,47 @@ export class Limiter {
     const held: HeldLimit[] = [];
     // Key order: two calls taking the same limits take them in the same order.
     for (const take of [...takes].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))) {
-      let taken: { decision: TakeDecision; held?: HeldLimit };
+      let taken: TakeOutcome;
       try {
         taken = await this.#takeOne(take, leaseMs);
       } catch (error) {
         await this.#giveBack(held);
         throw error;
       }
-      if (!taken.decision.ok) {
+      if (!taken.ok) {
         await this.#giveBack(held);
-        return { ok: false, limit: take.limit, retry_after_ms: taken.decision.retry_after_ms, used: taken.decision.used, weight: take.weight, held: [] };
+        return taken;
       }
-      held.push(taken.held!);
+      held.push(taken.held);
     }
     return { ok: true, held };
   }
 
-  #takeOne({ limit, key, weight }: Take, leaseMs: number): Promise<{ decision: TakeDecision; held?: HeldLimit }> {
-    return compareAndSet<{ decision: TakeDecision; held?: HeldLimit }>(this.#store, key, (data) => {
-      const now = this.#now();
-      if (limit.kind.type === 'concurrency') {
-        const lease = crypto.randomUUID();
-        const decision = takeLease(data, now, limit.kind.max, lease, now + leaseMs);
-        return decision.ok ? { write: decision, value: { decision, held: { key, limit, weight, lease } } } : { value: { decision } };
-      }
-      const decision = takeFromWindow(data, now, limit.kind, weight);
-      const window_start = rolledWindow(undefined, now, limit.kind.window_ms).window_start;
-      return decision.ok ? { write: decision, value: { decision, held: { key, limit, weight, window_start } } } : { value: { decision } };
-    });
+  async #takeOne({ limit, key, weight }: Take, leaseMs: number): Promise<TakeOutcome> {
+    const now = this.#now();
+    if (limit.kind.type === 'concurrency') {
+      const lease = crypto.randomUUID();
+      const taken = await this.#counters.addLease(key, now, limit.kind.max, lease, now + leaseMs);
+      // A running call may end any moment: try again in a second.
+      return taken.ok ? { ok: true, held: { key, limit, weight, lease } } : { ok: false, limit, retry_after_ms: 1000, used: taken.used, weight };
+    }
+    const spec = windowSpec(limit);
+    const taken = await this.#counters.addToWindow(key, now, spec, weight);
+    if (taken.ok) return { ok: true, held: { key, limit, weight, window_start: taken.window_start } };
+    return { ok: false, limit, retry_after_ms: windowRetryAfterMs(taken.state, now, spec, weight), used: windowUsed(taken.state, now, spec), weight };
   }
 
   async #giveBack(held: readonly HeldLimit[]): Promise<void> {
+    const now = this.#now();
     await Promise.all(
       held.map((h) =>
-        (h.lease !== undefined
-          ? this.#releaseLease(h.key, h.lease)
-          : compareAndSet(this.#store, h.key, (data) => {
-              const returned = returnToWindow(data, h.window_start!, h.weight);
-              return returned ? { write: { data: returned, expires_at: h.window_start! + this.#windowLife(h.limit) }, value: undefined } : { value: undefined };
-            })
-        ).catch(() => undefined),
+        (h.lease !== undefined ? this.#counters.removeLease(h.key, h.lease, now) : this.#counters.subtractFromWindow(h.key, h.window_start!, windowSpec(h.limit), h.weight)).catch(() => undefined),
       ),
     );
   }
+}
 
-  #windowLife(limit: Limit): number {
-    return limit.kind.type === 'window' ? limit.kind.window_ms * (limit.kind.sliding ? 2 : 1) : 0;
-  }
-
-  #releaseLease(key: string, lease: string): Promise<void> {
-    return compareAndSet(this.#store, key, (data) => {
-      const next = withoutLease(data, this.#now(), lease);
-      return next ? { write: next, value: undefined } : { value: undefined };
-    });
-  }
+function windowSpec(limit: Limit): WindowSpec {
+  if (limit.kind.type !== 'window') throw new TypeError(`limit ${limit.id} counts concurrency, not a window`);
+  return { window_ms: limit.kind.window_ms, sliding: limit.kind.sliding, max: limit.kind.max };
 }
