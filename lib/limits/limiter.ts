@@ -29,6 +29,9 @@ export interface HeldLimit {
 export type LimitRefusal = { ok: false; limit: Limit; retry_after_ms: number; used: number; weight: number };
 export type LimitVerdict = { ok: true; held: HeldLimit[] } | LimitRefusal;
 
+/** Hears every count taken (metrics): which limit, and whether it refused. */
+export type LimitObserver = (limit: Limit, refused: boolean) => void;
+
 type TakeOutcome = { ok: true; held: HeldLimit } | LimitRefusal;
 
 const LIMIT_KEY_PREFIX = 'limit/';
@@ -44,12 +47,14 @@ export class Limiter {
   readonly #counters: LimitCounters;
   readonly #costs: ReadonlyMap<string, number>;
   readonly #now: () => number;
+  readonly #observe?: LimitObserver;
 
-  constructor(limits: readonly ManifestLimit[], counters: LimitCounters, options: { costs?: ReadonlyMap<string, number>; now?: () => number } = {}) {
+  constructor(limits: readonly ManifestLimit[], counters: LimitCounters, options: { costs?: ReadonlyMap<string, number>; now?: () => number; observe?: LimitObserver } = {}) {
     this.limits = limits.map(compileLimit);
     this.#counters = counters;
     this.#costs = options.costs ?? new Map();
     this.#now = options.now ?? Date.now;
+    this.#observe = options.observe;
   }
 
   /** Whether any limit counts calls (the pipeline skips the stage otherwise). */
@@ -98,6 +103,7 @@ export class Limiter {
         await this.#giveBack(held);
         throw error;
       }
+      this.#observe?.(take.limit, !taken.ok);
       if (!taken.ok) {
         await this.#giveBack(held);
         return taken;

@@ -36,6 +36,6 @@ export function refusalDetails(verdict: Extract<LimitVerdict, { ok: false }>, no
     used: Math.round(verdict.used * 100) / 100,
     weight: verdict.weight,
     retry_after_seconds: seconds,
-    retry_at: new Date(now + seconds * 1000).toISOString(),
+    retry_at: new Date(now + verdict.retry_after_ms).toISOString(),
   };
 }

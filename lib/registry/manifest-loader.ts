@@ -15,6 +15,7 @@ import { checkMcpFeatures } from './mcp-feature-check.ts';
 import { checkRuleClasses } from './rule-classes-check.ts';
 import { checkRuleTimeouts } from './rule-timeout-check.ts';
 import { checkApprovalSettings } from './approval-settings-check.ts';
+import { checkLimits } from '../limits/limits-check.ts';
 
 export interface ManifestLoadOptions {
   validator: SchemaValidator;
@@ -74,6 +75,7 @@ export function loadManifest(value: unknown, options: ManifestLoadOptions): Mani
     problems.push(...checkRuleClasses(value.policy, value.tools));
     problems.push(...checkRuleTimeouts(value.policy));
     problems.push(...checkApprovalSettings(value));
+    problems.push(...checkLimits(value));
     problems.push(...confinementProblems(value, options.confinement ?? {}));
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, manifest: value as unknown as Manifest };
