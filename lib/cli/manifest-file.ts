@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { loadConditionEngine } from '../governance/conditions/condition.ts';
+import { hasRuleConditions } from '../registry/rule-conditions-check.ts';
 import { SecretGrants, TENANT_SECRETS_VARIABLE } from '../crypto/secret-grants.ts';
 import { EGRESS_ALLOW_VARIABLE } from '../egress/allowlist.ts';
 import { EgressPolicy } from '../egress/policy.ts';
@@ -18,6 +20,18 @@ export function manifestLoadOptions(env: Readonly<Record<string, string | undefi
     egress: env[EGRESS_ALLOW_VARIABLE] !== undefined ? EgressPolicy.fromEnv(env) : undefined,
   };
   return { validator: createSchemaValidator(), kinds: defaultExecutorKinds(), builtins: builtinsForUncheckedManifest, confinement };
+}
+
+/** loadManifestFile, loading the CEL engine first when the file's rules have conditions (it is loaded only then). */
+export async function loadManifestFileWithConditions(path: string, options: ManifestLoadOptions = manifestLoadOptions()): Promise<ManifestLoadResult> {
+  let document: unknown;
+  try {
+    document = JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    document = undefined; // loadManifestFile reports what is wrong with the file
+  }
+  if (hasRuleConditions(document)) await loadConditionEngine();
+  return loadManifestFile(path, options);
 }
 
 /** Reads and checks a manifest file with the gateway's own executor kinds and builtins (and `options`' checks). */

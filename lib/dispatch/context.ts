@@ -21,6 +21,8 @@ export interface CallerContext {
   principal: string;
   /** The principals the caller's key was minted under (four-eyes.ts); absent for tokens and operator-made keys. */
   lineage?: readonly string[];
+  /** The caller's token claims (a token from the tenant's identity provider), for rule conditions; none for API keys. */
+  claims?: Readonly<Record<string, unknown>>;
   /** The caller's scopes; undefined means a trusted in-process caller (library use). */
   scopes?: ReadonlySet<string>;
   thread_id: string;

@@ -95,7 +95,7 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
   // Governed before anything else is awaited: the policy's rules run right after validation, so
   // each call of a parallel batch finishes both before the next starts, and the calls that ran
   // before the request's budget ran out keep their decisions.
-  const governed = await governStage(deps.governor, { definition, args, principal: caller.principal, patternBudget: budget }, naming);
+  const governed = await governStage(deps.governor, { definition, args, principal: caller.principal, claims: caller.claims, now: deps.now(), patternBudget: budget }, naming);
   // The arguments hash keys idempotency and audit; nothing to hash for without a store.
   const args_hash = deps.store ? await hashJson(args) : undefined;
   const known = { definition, args, args_hash };

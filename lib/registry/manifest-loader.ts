@@ -16,6 +16,7 @@ import { checkRuleClasses } from './rule-classes-check.ts';
 import { checkRuleTimeouts } from './rule-timeout-check.ts';
 import { checkApprovalSettings } from './approval-settings-check.ts';
 import { checkLimits } from '../limits/limits-check.ts';
+import { checkRuleConditions } from './rule-conditions-check.ts';
 
 export interface ManifestLoadOptions {
   validator: SchemaValidator;
@@ -76,6 +77,7 @@ export function loadManifest(value: unknown, options: ManifestLoadOptions): Mani
     problems.push(...checkRuleTimeouts(value.policy));
     problems.push(...checkApprovalSettings(value));
     problems.push(...checkLimits(value));
+    problems.push(...checkRuleConditions(value, builtins));
     problems.push(...confinementProblems(value, options.confinement ?? {}));
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, manifest: value as unknown as Manifest };
