@@ -1,6 +1,6 @@
 import { Environment, type ASTNode, type ParseResult } from '@marcbachmann/cel-js';
-import { checkPattern, withPatternBudget } from '../../patterns/index.ts';
-import { withLinearRegExp } from '../../validation/linear-patterns.ts';
+import { checkPattern, compileSafePattern, withPatternBudget, type SafePattern } from '../../patterns/index.ts';
+import { NativeRegExp } from '../../patterns/native-regexp.ts';
 import { celArguments, celSchemaOf, type CelObject } from './argument-types.ts';
 import { ConditionCompileError, type CompiledCondition, type ConditionEngine, type ConditionInput, type ConditionProblem } from './condition.ts';
 
@@ -13,7 +13,8 @@ import { ConditionCompileError, type CompiledCondition, type ConditionEngine, ty
  * exists, exists_one, map, filter: nested, they are quadratic and more), joining strings or
  * lists (`+` copies), and `matches` with anything but a literal pattern that lib/patterns finds
  * free of catastrophic backtracking. `matches` then runs on lib/patterns' linear-time matcher
- * (withLinearRegExp), on the request's matching budget, so it behaves the same on every runtime.
+ * in Unicode mode (withConditionRegExp), on the request's matching budget, so it behaves the same
+ * on every runtime.
  */
 export const MAX_SOURCE = 1000;
 const LIMITS = { maxAstNodes: 100, maxDepth: 12, maxListElements: 32, maxMapEntries: 32, maxCallArguments: 4 };
@@ -95,7 +96,7 @@ function patternProblem(pattern: ASTNode | undefined): ConditionProblem | undefi
   if (!pattern || pattern.op !== 'value' || typeof pattern.args !== 'string') {
     return { at: pattern?.start, message: 'matches() takes a literal pattern here ("…"), never one built from the call' };
   }
-  const refused = checkPattern(pattern.args, '');
+  const refused = checkPattern(pattern.args, 'u');
   return refused ? { at: pattern.start, message: `matches() ${refused}` } : undefined;
 }
 
@@ -124,8 +125,27 @@ function evaluator(parsed: ParseResult, fields: CelObject | undefined): Compiled
       principal: { id: input.principal, claims: input.claims },
       now: new Date(input.now),
     };
-    const value: unknown = withLinearRegExp(() => withPatternBudget(() => parsed(context)));
+    const value: unknown = withConditionRegExp(() => withPatternBudget(() => parsed(context)));
     if (typeof value !== 'boolean') throw new TypeError(`the condition gave ${typeof value}, not true or false`);
     return value;
   };
+}
+
+/**
+ * cel-js's matches() builds `new RegExp(pattern)` from the global constructor at each call, and
+ * its built-in cannot be replaced. While a condition evaluates (synchronously: nothing else runs)
+ * the global constructor is lib/patterns' linear-time matcher in Unicode mode; a pattern it cannot
+ * run throws (the condition cannot be judged), never falling back to the native engine.
+ */
+function withConditionRegExp<T>(evaluate: () => T): T {
+  const global = globalThis as { RegExp: unknown };
+  if (global.RegExp !== NativeRegExp) return evaluate();
+  global.RegExp = function ConditionRegExp(source: unknown): SafePattern {
+    return compileSafePattern(String(source), 'u');
+  };
+  try {
+    return evaluate();
+  } finally {
+    global.RegExp = NativeRegExp;
+  }
 }
