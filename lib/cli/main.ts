@@ -31,11 +31,7 @@ const commands: Record<string, Command> = {
     process.once('SIGTERM', stop);
     return new Promise<number>(() => {});
   },
-  // Manifest checks include rule conditions: the CEL engine is loaded first (the gateway loads it only when a manifest has one).
-  manifest: async (args) => {
-    await (await import('../governance/conditions/condition.ts')).loadConditionEngine();
-    return (await import('./manifest.ts')).manifestCommand(args);
-  },
+  manifest: async (args) => (await import('./manifest.ts')).manifestCommand(args),
   'exec-server': async (args) => (await import('./exec-server.ts')).execServerCommand(args),
   call: async (args) => (await import('./call.ts')).callCommand(args),
   audit: async (args) => (await import('./audit.ts')).auditCommand(args),

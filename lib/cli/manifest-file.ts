@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { loadConditionEngine } from '../governance/conditions/condition.ts';
-import { hasRuleConditions } from '../registry/rule-conditions-check.ts';
+import { celConditionEngine } from '../governance/conditions/cel-engine.ts';
+import { useConditionEngine } from '../governance/conditions/condition.ts';
 import { SecretGrants, TENANT_SECRETS_VARIABLE } from '../crypto/secret-grants.ts';
 import { EGRESS_ALLOW_VARIABLE } from '../egress/allowlist.ts';
 import { EgressPolicy } from '../egress/policy.ts';
@@ -22,17 +22,9 @@ export function manifestLoadOptions(env: Readonly<Record<string, string | undefi
   return { validator: createSchemaValidator(), kinds: defaultExecutorKinds(), builtins: builtinsForUncheckedManifest, confinement };
 }
 
-/** loadManifestFile, loading the CEL engine first when the file's rules have conditions (it is loaded only then). */
-export async function loadManifestFileWithConditions(path: string, options: ManifestLoadOptions = manifestLoadOptions()): Promise<ManifestLoadResult> {
-  let document: unknown;
-  try {
-    document = JSON.parse(readFileSync(path, 'utf8'));
-  } catch {
-    document = undefined; // loadManifestFile reports what is wrong with the file
-  }
-  if (hasRuleConditions(document)) await loadConditionEngine();
-  return loadManifestFile(path, options);
-}
+// The CLI checks manifest files as a publish does, rule conditions included: it loads the CEL engine
+// with this module (the gateway loads it only for a manifest or a call that has a condition).
+useConditionEngine(celConditionEngine());
 
 /** Reads and checks a manifest file with the gateway's own executor kinds and builtins (and `options`' checks). */
 export function loadManifestFile(path: string, options: ManifestLoadOptions = manifestLoadOptions()): ManifestLoadResult {

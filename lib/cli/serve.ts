@@ -10,7 +10,7 @@ import { demoKeyLines, demoKeys } from './demo-key.ts';
 import { jsonLineWriter } from './json-line-writer.ts';
 import { localExecAccess } from './local-exec-access.ts';
 import { startLocalExecServer, type LocalExecServer } from './local-exec-server.ts';
-import { loadManifestFileWithConditions } from './manifest-file.ts';
+import { loadManifestFile } from './manifest-file.ts';
 import { useNodeCrypto } from './node-crypto.ts';
 import { nodeEgressTransport } from './node-egress.ts';
 import { nodeStoreFromEnv } from './node-store.ts';
@@ -40,8 +40,8 @@ export interface LocalGateway {
  * The deployment's own manifest file, through a publish's checks (its schemas, patterns, executors
  * and rules) but not the tenant confinement: the operator wrote it, as with the other runtimes' demo.
  */
-async function readManifest(path: string): Promise<Manifest> {
-  const loaded = await loadManifestFileWithConditions(path);
+function readManifest(path: string): Manifest {
+  const loaded = loadManifestFile(path);
   if (loaded.ok) return loaded.manifest;
   const lines = loaded.problems.map((p) => `  ${p.path}: ${p.message}`).join('\n');
   throw new Error(`the manifest ${path} has problems:\n${lines}`);
@@ -94,7 +94,7 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
   const dataDir = resolve(options.dataDir ?? env.TOOLGATE_DATA_DIR ?? '.toolgate');
   const manifestPath = resolve(options.manifestPath ?? env.TOOLGATE_MANIFEST ?? 'examples/demo/manifest.json');
 
-  const manifest = await readManifest(manifestPath);
+  const manifest = readManifest(manifestPath);
   const store = nodeStoreFromEnv(env, dataDir);
   const lines = options.quiet ? undefined : jsonLineWriter();
   const log = lines?.log ?? silentLogger;

@@ -48,6 +48,12 @@ export function loadConditionEngine(): Promise<ConditionEngine> {
   return loading;
 }
 
+/** Makes the engine available at once (Node-only code that imports cel-engine.ts statically, such as the CLI's manifest checks). */
+export function useConditionEngine(loaded: ConditionEngine): void {
+  engine ??= loaded;
+  loading ??= Promise.resolve(engine);
+}
+
 /** The engine if it is loaded already (publish checks and the governor then stay synchronous). */
 export function loadedConditionEngine(): ConditionEngine | undefined {
   return engine;
