@@ -1,24 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { windowRetryAfterMs, windowUsed } from '../../lib/limits/counters.ts';
+import { Limiter } from '../../lib/limits/limiter.ts';
 import { countersOf } from '../../lib/limits/store-counters.ts';
 import type { LimitCounters, WindowSpec } from '../../lib/stores/limit-counters.ts';
-import { MemoryStore } from '../../lib/stores/memory.ts';
-import { openDynamoDbStore } from '../support/dynalite.ts';
-import { openSqliteStore, openUpstashStore, type RunningStore } from '../support/store-fixtures.ts';
-
-const ADAPTERS: Array<[string, () => Promise<RunningStore>]> = [
-  ['memory', async () => ({ store: new MemoryStore(), stop: async () => {} })],
-  ['sqlite', openSqliteStore],
-  ['upstash', openUpstashStore],
-  ['dynamodb', openDynamoDbStore],
-];
+import { EVERY_STORE } from '../support/every-store.ts';
+import type { RunningStore } from '../support/store-fixtures.ts';
 
 const T0 = 1_800_000_000_000; // a window boundary for every window below
 const fixed: WindowSpec = { window_ms: 60_000, sliding: false, max: 3 };
 const sliding: WindowSpec = { window_ms: 60_000, sliding: true, max: 10 };
 
 /** The LimitCounters port means the same on every store: the same steps give the same answers. */
-describe.each(ADAPTERS)('limit counters on %s', (_name, open) => {
+describe.each(EVERY_STORE)('limit counters on %s', (_name, open) => {
   let running: RunningStore;
   let counters: LimitCounters;
   beforeAll(async () => {
@@ -60,6 +53,16 @@ describe.each(ADAPTERS)('limit counters on %s', (_name, open) => {
     expect((await counters.addToWindow('cost', T0, cost, 40)).ok).toBe(true);
     expect(await counters.addToWindow('cost', T0, cost, 40)).toEqual({ ok: false, state: { window_start: T0, current: 80, previous: 0 } });
     expect((await counters.addToWindow('cost', T0, cost, 20)).ok).toBe(true);
+  });
+
+  it('a tenant\'s counter is its own: another tenant\'s limit of the same name, or a principal named like a key path, never shares it', async () => {
+    const limits = [{ name: 'shared', tools: 'refund', per: 'principal' as const, max: 1, window_seconds: 3600 }];
+    const limiter = new Limiter(limits, counters);
+    expect((await limiter.takeForCall({ tenant: 'acme', principal: 'alice' }, 'refund', 1000)).ok).toBe(true);
+    expect((await limiter.takeForCall({ tenant: 'acme', principal: 'alice' }, 'refund', 1000)).ok).toBe(false);
+    expect((await limiter.takeForCall({ tenant: 'beta', principal: 'alice' }, 'refund', 1000)).ok).toBe(true);
+    expect((await limiter.takeForCall({ tenant: 'acme', principal: 'alice/shared/principal/alice' }, 'refund', 1000)).ok).toBe(true);
+    expect((await limiter.takeForCall({ tenant: 'acme/shared', principal: 'alice' }, 'refund', 1000)).ok).toBe(true);
   });
 
   it('a lease that is never released (the process crashed mid-call) stops counting when it expires', async () => {

@@ -1,18 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolRouter } from '../../lib/dispatch/router.ts';
 import type { ManifestLimit } from '../../lib/limits/limit.ts';
-import { MemoryStore } from '../../lib/stores/memory.ts';
-import { openDynamoDbStore } from '../support/dynalite.ts';
-import { openSqliteStore, openUpstashStore, type RunningStore } from '../support/store-fixtures.ts';
-
-const openMemoryStore = async (): Promise<RunningStore> => ({ store: new MemoryStore(), stop: async () => {} });
-
-const ADAPTERS: Array<[string, () => Promise<RunningStore>]> = [
-  ['memory', openMemoryStore],
-  ['sqlite', openSqliteStore],
-  ['upstash', openUpstashStore],
-  ['dynamodb', openDynamoDbStore],
-];
+import { EVERY_STORE } from '../support/every-store.ts';
+import type { RunningStore } from '../support/store-fixtures.ts';
 
 /** A router whose `echo` counts its runs and holds each for a moment (or until `gate` opens), so the calls overlap. */
 function countingRouter(store: RunningStore['store'], limits: ManifestLimit[], holdMs = 20, gate?: Promise<void>, now?: () => number) {
@@ -46,7 +36,7 @@ async function waitFor(done: () => boolean, calls: Array<Promise<unknown>>): Pro
 const fifty = (router: ToolRouter, thread: string, name = 'echo', extra: Record<string, unknown> = {}) =>
   Promise.all(Array.from({ length: 50 }, (_, i) => router.execute({ call_id: `c${i}`, name, arguments: { text: String(i), ...extra } }, { thread_id: thread, principal: 'alice' })));
 
-describe.each(ADAPTERS)('limits on %s', (_name, open) => {
+describe.each(EVERY_STORE)('limits on %s', (_name, open) => {
   let running: RunningStore;
   beforeAll(async () => { running = await open(); }, 60_000);
   afterAll(async () => { await running?.stop(); });
