@@ -6,6 +6,7 @@ import { defineTool } from '../../lib/registry/definition.ts';
 import { loadManifest } from '../../lib/registry/manifest-loader.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { baseManifest, loaderOptions, validManifest } from '../helpers/manifests.ts';
+import { startLocalIssuer } from '../support/local-issuer.ts';
 
 const refundSchema = { type: 'object', properties: { amount: { type: 'number' }, currency: { type: 'string' }, count: { type: 'integer' }, tags: { type: 'array', items: { type: 'string' } } }, required: ['amount'] };
 const writeSchema = { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path'] };
@@ -140,5 +141,27 @@ describe('conditions over HTTP', () => {
     const call = async (call_id: string, amount: number) => (await (await gw.request('/v1/dispatch', { key: 'agent', json: { thread_id: 'th', calls: [{ call_id, name: 'refund', arguments: { amount } }] } })).json()).results[0];
     expect((await call('small', 20)).status).toBe('ok');
     expect((await call('big', 250)).status).toBe('pending_approval');
+  });
+
+  it('a claim of a token from the tenant\'s identity provider: the finance department refunds without approval, others wait, over /v1/dispatch and /mcp', async () => {
+    const audience = 'https://tools.example.com/mcp';
+    const idp = await startLocalIssuer({ audience });
+    try {
+      const rules: PolicyRule[] = [{ tool: 'refund', condition: 'has(principal.claims.dept) && principal.claims.dept == "finance"', action: 'grant' }];
+      const manifest = validManifest({ tenant: 'acme', policy: { write: 'review', rules }, tools, identity: { oidc: { issuer: idp.issuer, audience } } });
+      const gw = await testGateway([manifest], {});
+      const refund = async (token: string, call_id: string) => (await (await gw.request('/v1/dispatch', { key: token, headers: { 'x-toolgate-tenant': 'acme' }, json: { thread_id: 'claims', calls: [{ call_id, name: 'refund', arguments: { amount: 10 } }] } })).json()).results[0].status;
+      expect(await refund(await idp.sign({ sub: 'fiona', dept: 'finance' }), 'f1')).toBe('ok');
+      expect(await refund(await idp.sign({ sub: 'sam', dept: 'sales' }), 's1')).toBe('pending_approval');
+      expect(await refund(await idp.sign({ sub: 'nobody' }), 'n1')).toBe('pending_approval');
+      const viaMcp = await gw.request('/mcp/acme', {
+        key: await idp.sign({ sub: 'fiona', dept: 'finance' }),
+        json: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'refund', arguments: { amount: 10 } } },
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      });
+      expect((await viaMcp.json()).result).toMatchObject({ isError: false });
+    } finally {
+      await idp.close();
+    }
   });
 });
