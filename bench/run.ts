@@ -26,6 +26,7 @@ import { runtimesBench } from './runtimes.ts';
 import { schemaCostBench } from './schema-cost.ts';
 import { shellClassifier } from './shell-classifier.ts';
 import { storesBench } from './stores.ts';
+import { toolSearchBench } from './tool-search.ts';
 import { tracingCost } from './tracing-cost.ts';
 import { validationCost } from './validation-cost.ts';
 import { validationWorstCase } from './validation-worst-case.ts';
@@ -56,6 +57,7 @@ const MODULES: BenchModule[] = [
   workerEdge,
   consoleBench,
   cliStartup,
+  toolSearchBench,
 ];
 
 interface Report {

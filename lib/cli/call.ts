@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ToolRouter } from '../dispatch/router.ts';
 import { LocalExecutionEnvironment } from '../exec/local.ts';
+import { RefusedCommands } from '../exec/command-sandbox.ts';
 import { probeCommandSandbox } from '../exec/local-sandbox-probe.ts';
 import { policyGovernor } from '../governance/policy.ts';
 import { editFileTool } from '../tools/coding/edit-file.ts';
@@ -31,7 +32,8 @@ export async function callCommand(args: string[]): Promise<number> {
   }
   const rawArguments = values.args ?? readFileSync(values['args-file']!, 'utf8');
   // The developer's own folder, but a model may have written the command being replayed: sandboxed like the exec-server.
-  const sandbox = await probeCommandSandbox({ unsandboxed: values.unsandboxed === true });
+  // Only shell starts processes; probing bubblewrap costs about a second, so other tools skip it.
+  const sandbox = tool === 'shell' ? await probeCommandSandbox({ unsandboxed: values.unsandboxed === true }) : new RefusedCommands(`${tool} runs no command`);
   const environment = new LocalExecutionEnvironment(resolve(values.root), { sandbox });
   let fullOutput = '';
   // Local debugging of your own tree: every tool runs, as if the policy granted it, and a

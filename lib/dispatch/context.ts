@@ -43,6 +43,8 @@ export interface CallerContext {
   trace?: SpanContext;
   /** What the caller's client can take from upstreams while its calls run (notifications, requests); none by default. */
   relay?: CallRelay;
+  /** The format the caller's client takes tool definitions in (its dispatch format; MCP: mcp); default toolgate. */
+  tool_format?: string;
 }
 
 /** The caller with its request's budgets, made when missing: a request or batch cannot buy one per call. */

@@ -157,7 +157,18 @@ async function runClaimed(
       return { ...trace, result, output: result.content };
     }
   }
-  const context = { call_id: call.call_id, thread_id: caller.thread_id, tenant: caller.tenant, principal: caller.principal, env: caller.env, ...caller.relay, log: deps.log, ...grantedExecution(verdict), ...nativeTool(call) };
+  const context = {
+    call_id: call.call_id,
+    thread_id: caller.thread_id,
+    tenant: caller.tenant,
+    principal: caller.principal,
+    env: caller.env,
+    ...caller.relay,
+    log: deps.log,
+    ...grantedExecution(verdict),
+    ...nativeTool(call),
+    caller: { scopes: caller.scopes, tool_format: caller.tool_format ?? 'toolgate' },
+  };
   const executed = await inStageSpan(traced, 'execute', async (span) => {
     const outcome = await executeStage(executor, args, span ? { ...context, traceparent: span.traceparent } : context, timeoutMs, naming);
     if (!outcome.ok) span?.setAttribute('error.type', outcome.failure.code).setError(outcome.failure.code);

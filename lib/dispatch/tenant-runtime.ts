@@ -26,6 +26,8 @@ import { TokenVerifier } from '../governance/token-verifier.ts';
 import type { Tracer } from '../telemetry/tracer.ts';
 import { upstreamAccess } from '../registry/executors/mcp.ts';
 import { mcpFeaturesOf, type McpFeatures } from '../registry/mcp-features.ts';
+import { SEARCH_TOOL_NAME } from '../search/search-tool-definition.ts';
+import { searchToolExecutor } from '../search/search-tool-executor.ts';
 
 /** What every tenant runtime of a gateway shares. */
 export interface GatewayServices {
@@ -85,6 +87,8 @@ export function buildVersionTools(manifest: Manifest, services: GatewayServices,
   const secrets = tenantSecretResolver(manifest.tenant, services.secretGrants, services.env);
   const { coding, builtins } = tenantBuiltins(manifest, { secrets, egress: services.egress });
   const registry = buildManifestRegistry(manifest, services.kinds, { builtins, secrets, egress: services.egress }, coding);
+  // A tenant's own tool of that name wins, as over any built-in.
+  if (manifest.tool_search && !registry.has(SEARCH_TOOL_NAME)) registry.register(searchToolExecutor({ manifest, registry, store: services.store, log: services.log }));
   return { manifest, registry, schemas: new SchemaCache(services.validator, { checked }) };
 }
 

@@ -93,7 +93,7 @@ export function createApp(options: AppOptions) {
   const withCredential = requireCredential(authenticator);
   app.use('/v1/*', withCredential);
   // Operator routes work before a tenant has an active manifest (publishing its first one).
-  app.route('/v1/admin', adminRoutes(options.store, options.tenants, options.validator, options.confinement, keyLifecycle));
+  app.route('/v1/admin', adminRoutes(options.store, options.tenants, options.validator, options.confinement, keyLifecycle, log));
   app.route('/v1/audit', auditRoutes(options.store));
   const withRuntime = tenantRuntime(options.tenants);
   for (const path of ['/v1/tools/*', '/v1/tools', '/v1/dispatch', '/v1/approvals/*', '/v1/approvals', '/v1/calls/*']) app.use(path, withRuntime);

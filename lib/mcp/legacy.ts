@@ -71,7 +71,7 @@ export interface LegacyMethod {
 const LEGACY_METHODS: Readonly<Record<string, LegacyMethod>> = {
   initialize: { issues: initializeIssues, answer: (request, scope) => initializeResult(scope.context.runtime, request.params!.protocolVersion as string) },
   ping: { issues: () => [], answer: () => ({}) },
-  'tools/list': { issues: toolsListIssues, answer: (request, scope) => listMcpTools(scope, request.id, metaOf(request.params)) },
+  'tools/list': { issues: toolsListIssues, answer: (request, scope) => listMcpTools(scope, request.id, metaOf(request.params), request.params?.cursor) },
   'tools/call': { issues: toolsCallIssues, answer: (request, scope) => callMcpTool(scope, request.id, request.params as unknown as McpToolCall, asksForTask(request.params) ? 'legacy' : undefined) },
   // Taken, and nothing kept: a stateless server has no session to hold a level or a subscription
   // in (so no resources/updated notification ever follows; the capability does not claim one).

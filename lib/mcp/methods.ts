@@ -7,6 +7,7 @@ import type { Principal } from '../governance/api-keys.ts';
 import { requestPatternBudget, type PatternBudget } from '../patterns/index.ts';
 import { ValidationBudget } from '../validation/work-budget.ts';
 import { toMcpTools } from '../registry/formats/mcp.ts';
+import { DEFAULT_TOOLS_PAGE_SIZE, mcpListedTools, toolsPage } from './tools-page.ts';
 import { answerToolCall } from './call-answer.ts';
 import { mcpCallIdentity, type McpCallIdentity } from './call-identity.ts';
 import { canPark, tasksOffered } from './parking.ts';
@@ -54,14 +55,23 @@ export function mcpRequestScope(context: McpRequestContext): McpRequestScope {
   return { context, patternBudget: context.patternBudget ?? requestPatternBudget(), validationBudget: new ValidationBudget() };
 }
 
-/** `tools/list`: the tenant's active manifest and profile as MCP tools. */
-export function listMcpTools(scope: McpRequestScope, requestId: string | number, meta: Record<string, unknown> | undefined) {
+/**
+ * `tools/list`: the tenant's active manifest and profile as MCP tools (all of them, or its
+ * always_loaded ones and search_tools: tools-page.ts), a page at a time from `cursor`.
+ */
+export function listMcpTools(scope: McpRequestScope, requestId: string | number, meta: Record<string, unknown> | undefined, cursor?: unknown) {
   const { context } = scope;
-  const tracer = context.runtime.deps.tracer;
+  const { runtime, principal } = context;
+  const tracer = runtime.deps.tracer;
   const span = tracer ? startMcpServerSpan(tracer, { method: 'tools/list', requestId, meta, protocolVersion: context.protocolVersion }, context.span) : undefined;
-  const tools = withTaskSupport(context.runtime, toMcpTools(context.runtime.registry.definitions()));
-  span?.end();
-  return { tools };
+  try {
+    const listed = mcpListedTools(runtime.manifest, runtime.registry, new Set(principal.scopes));
+    const { page, nextCursor } = toolsPage(listed, cursor, runtime.manifest.tool_search?.page_size ?? DEFAULT_TOOLS_PAGE_SIZE);
+    const tools = withTaskSupport(runtime, toMcpTools(page));
+    return nextCursor === undefined ? { tools } : { tools, nextCursor };
+  } finally {
+    span?.end();
+  }
 }
 
 /**
@@ -145,6 +155,7 @@ export function mcpCaller(scope: McpRequestScope, thread_id: string, span: Span 
     patternBudget: scope.patternBudget,
     validationBudget: scope.validationBudget,
     trace: span?.context,
+    tool_format: 'mcp',
   };
 }
 

@@ -33,7 +33,7 @@ const MODERN_METHODS: Readonly<Record<string, ModernMethod>> = {
   'server/discover': { answer: (_request, scope) => discoverResult(scope.context.runtime) },
   'tools/list': {
     invalid: (params) => (params?.cursor !== undefined && typeof params.cursor !== 'string' ? 'params.cursor must be a string (a cursor from an earlier tools/list)' : undefined),
-    answer: (request, scope) => listMcpTools(scope, request.id, metaOf(request.params)),
+    answer: (request, scope) => listMcpTools(scope, request.id, metaOf(request.params), request.params?.cursor),
   },
   'tools/call': { invalid: toolsCallProblem, answer: answerModernToolCall },
   ...MODERN_TASK_METHODS,

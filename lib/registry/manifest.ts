@@ -182,6 +182,16 @@ export interface IdentitySettings {
 }
 
 /** One tenant's tools and policy: versioned, immutable once published (schema/manifest.v1.json). */
+/** Manifest `tool_search`: present, the tenant's tools include the built-in `search_tools`. */
+export interface ToolSearchSettings {
+  /** Tools always sent in full: never marked deferred (defer=1), and listed over MCP when `mcp_list` is "always_loaded". */
+  always_loaded?: string[];
+  /** MCP tools/list: every tool (default), or only the always_loaded ones plus search_tools. */
+  mcp_list?: 'all' | 'always_loaded';
+  /** Tools per page of MCP tools/list (default 500). */
+  page_size?: number;
+}
+
 export interface Manifest {
   format: typeof MANIFEST_FORMAT;
   tenant: string;
@@ -194,6 +204,8 @@ export interface Manifest {
   mcp_imports?: McpImport[];
   /** Who may sign in besides API keys: tokens from the tenant's identity provider. */
   identity?: IdentitySettings;
+  /** Tool search for large catalogs (lib/search): search_tools, what is never deferred, MCP listing. */
+  tool_search?: ToolSearchSettings;
   tools: ManifestTool[];
   /** Quotas and rate limits (lib/limits). */
   limits?: ManifestLimit[];

@@ -106,7 +106,6 @@ const UNUSUAL: Array<[string, unknown, Record<string, string>?]> = [
   ['a task with a string ttl', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', task: { ttl: 'x' } } }],
   ['a task on tools/list', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { task: {} } }],
   ['a task on an unknown method', { jsonrpc: '2.0', id: 1, method: 'resources/list', params: { task: {} } }],
-  ['a list cursor', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 'c' } }],
   ['a list cursor that is a number', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 5 } }],
   ['a response', { jsonrpc: '2.0', id: 1, result: {} }],
   ['an error response', { jsonrpc: '2.0', id: 1, error: { code: 1, message: 'x' } }],
@@ -191,6 +190,12 @@ describe('legacy MCP messages: the same status, headers and bytes as the officia
  * v2 reads results (any `_meta` object).
  */
 describe('deliberate differences from the SDK v1', () => {
+  it('pages tools/list, so a cursor it never gave is refused as invalid params (the v1 oracle ignores cursors)', async () => {
+    const body = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 'c' } };
+    expect(await (await sdk(body)).json()).toMatchObject({ result: { tools: expect.any(Array) } });
+    expect(await (await ours(body)).json()).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Invalid cursor: pass back the nextCursor of an earlier tools/list, unchanged (or list again without one)' } });
+  });
+
   it('refuses an empty batch as an invalid request', async () => {
     expect((await snapshot(await sdk([]))).status).toBe(202);
     expect(await snapshot(await ours([]))).toEqual({ status: 400, type: 'application/json', session: null, body: '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Bad Request: empty JSON-RPC batch"},"id":null}' });

@@ -2,6 +2,7 @@ import { Hono, type Context } from 'hono';
 import { loadConditionEngine } from '../../governance/conditions/condition.ts';
 import { hasRuleConditions } from '../../registry/rule-conditions-check.ts';
 import { AuditRecorder } from '../../audit/recorder.ts';
+import { silentLogger, type Logger } from '../../dispatch/events.ts';
 import type { TenantDirectory } from '../../dispatch/tenant-directory.ts';
 import type { ApiKeyLifecycle } from '../../governance/key-lifecycle.ts';
 import { defaultExecutorKinds } from '../../registry/executors/index.ts';
@@ -31,7 +32,7 @@ function lifecycleError(c: Context, error: unknown) {
  * Operator routes (scope `admin`), always within the key's own tenant: API keys (admin-keys.ts), and the
  * manifest lifecycle (publish, activate, rollback, list, diff), every step audited.
  */
-export function adminRoutes(store: Store, tenants: TenantDirectory, validator: SchemaValidator, confinement: ConfinementChecks, keys: ApiKeyLifecycle) {
+export function adminRoutes(store: Store, tenants: TenantDirectory, validator: SchemaValidator, confinement: ConfinementChecks, keys: ApiKeyLifecycle, log: Logger = silentLogger) {
   const routes = new Hono<GatewayEnv>();
   const audit = new AuditRecorder(store);
   routes.use('*', requireScope('admin'));
@@ -56,6 +57,9 @@ export function adminRoutes(store: Store, tenants: TenantDirectory, validator: S
     }
     try {
       const published = await publishManifest(store, audit, checked.manifest, actor(c), { checked: true });
+      // The version's tool search index, built once here rather than by every isolate that serves it (lib/search).
+      const { indexPublishedManifest } = await import('../../search/publish-index.ts');
+      await indexPublishedManifest(store, checked.manifest, log);
       return c.json(published, published.status === 'published' ? 201 : 200);
     } catch (error) {
       return lifecycleError(c, error);

@@ -37,6 +37,7 @@ export function dispatchRoutes(env: Readonly<Record<string, string | undefined>>
       manifest_version: runtime.manifest.version,
       defer: deferFor(c),
       trace: c.get('span')?.context,
+      tool_format: request.format ?? 'toolgate',
     };
     // Anthropic's native text editor and bash run as the tenant's coding tools (same pipeline).
     const registered = { isRegistered: (name: string) => runtime.registry.has(name) };
