@@ -18,6 +18,7 @@ import { grepBench } from './grep.ts';
 import type { BenchModule, Figures } from './harness.ts';
 import { progress, VERDICT_SUFFIX } from './harness.ts';
 import { httpThroughput } from './http-throughput.ts';
+import { limitsBench } from './limits.ts';
 import { manifestLoad } from './manifest-load.ts';
 import { mcpBench } from './mcp.ts';
 import { patternsBench } from './patterns.ts';
@@ -51,6 +52,7 @@ const MODULES: BenchModule[] = [
   execSandbox,
   shellClassifier,
   storesBench,
+  limitsBench,
   runtimesBench,
   workerEdge,
   consoleBench,

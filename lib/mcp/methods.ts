@@ -151,6 +151,7 @@ export function mcpCaller(scope: McpRequestScope, thread_id: string, span: Span 
     tenant: principal.tenant,
     principal: principal.principal,
     ...(principal.lineage ? { lineage: principal.lineage } : {}),
+    ...(principal.claims ? { claims: principal.claims } : {}),
     scopes: new Set(principal.scopes),
     thread_id,
     env: context.env,

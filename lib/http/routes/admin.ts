@@ -1,4 +1,6 @@
 import { Hono, type Context } from 'hono';
+import { loadConditionEngine } from '../../governance/conditions/condition.ts';
+import { hasRuleConditions } from '../../registry/rule-conditions-check.ts';
 import { AuditRecorder } from '../../audit/recorder.ts';
 import { silentLogger, type Logger } from '../../dispatch/events.ts';
 import type { TenantDirectory } from '../../dispatch/tenant-directory.ts';
@@ -44,6 +46,8 @@ export function adminRoutes(store: Store, tenants: TenantDirectory, validator: S
     if (!read.ok) return read.response;
     // Grants are checked only for the caller's own tenant: another tenant's are none of its business.
     const ownTenant = (read.body as { tenant?: unknown } | null)?.tenant === tenantOf(c);
+    // Rule conditions are checked by the CEL engine, loaded only for manifests that have some.
+    if (hasRuleConditions(read.body)) await loadConditionEngine();
     const checked = loadManifest(read.body, { validator, kinds: defaultExecutorKinds(), builtins: builtinsForUncheckedManifest, confinement: ownTenant ? confinement : {} });
     if (!checked.ok) return c.json({ error: { code: 'invalid_manifest', message: `the manifest has ${checked.problems.length} problem(s)`, problems: checked.problems } }, 400);
     if (checked.manifest.tenant !== tenantOf(c)) return errorResponse(c, 404, 'not_found', `tenant "${checked.manifest.tenant}" not found`);
