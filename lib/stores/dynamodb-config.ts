@@ -10,16 +10,15 @@ export interface DynamoDbEnvConfig {
 }
 
 /**
- * Reads the DynamoDB store's settings. Credentials are passed on explicitly when present (Lambda
- * puts its role's keys in the environment; on Workers they are secrets), so the SDK never needs
- * its Node-only credential chain; without them the SDK's default chain is used (Node only).
+ * Reads the DynamoDB store's settings. Credentials always come from the environment (Lambda puts
+ * its role's temporary keys there; on Workers they are secrets): there is no credential chain,
+ * no ~/.aws files and no instance metadata, so the same code runs on every runtime.
  */
 export function readDynamoDbEnv(env: EnvSource): DynamoDbEnvConfig {
   const table = required(env, 'TOOLGATE_DYNAMODB_TABLE', 'the name of the DynamoDB table (serverless.yml creates one), e.g. `export TOOLGATE_DYNAMODB_TABLE=toolgate`');
   const region = required(env, 'AWS_REGION', 'the region the table lives in, e.g. `export AWS_REGION=eu-west-1` (Lambda sets it for you)');
   const endpoint = endpointOf(env);
-  const credentials = credentialsOf(env);
-  return { table, client: { region, ...(endpoint ? { endpoint } : {}), ...(credentials ? { credentials } : {}) } };
+  return { table, client: { region, ...(endpoint ? { endpoint } : {}), credentials: credentialsOf(env) } };
 }
 
 export function dynamoDbStoreFromEnv(env: EnvSource, options: { now?: () => number } = {}): DynamoDbStore {
@@ -39,11 +38,19 @@ function endpointOf(env: EnvSource): string | undefined {
 function credentialsOf(env: EnvSource): DynamoDbClientOptions['credentials'] {
   const accessKeyId = value(env, 'AWS_ACCESS_KEY_ID');
   const secretAccessKey = value(env, 'AWS_SECRET_ACCESS_KEY');
-  if (accessKeyId === undefined && secretAccessKey === undefined) return undefined;
-  if (accessKeyId === undefined) throw new Error('AWS_ACCESS_KEY_ID is not set but AWS_SECRET_ACCESS_KEY is: set both (the key pair of an IAM user or role allowed to use the table), or neither to use the default credential chain');
-  if (secretAccessKey === undefined) throw new Error('AWS_SECRET_ACCESS_KEY is not set but AWS_ACCESS_KEY_ID is: set both (the key pair of an IAM user or role allowed to use the table), or neither to use the default credential chain');
+  if (accessKeyId === undefined) throw missingCredential('AWS_ACCESS_KEY_ID');
+  if (secretAccessKey === undefined) throw missingCredential('AWS_SECRET_ACCESS_KEY');
   const sessionToken = value(env, 'AWS_SESSION_TOKEN');
   return { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
+}
+
+function missingCredential(name: string): Error {
+  return new Error(
+    `${name} is not set: DynamoDB requests are signed with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (plus AWS_SESSION_TOKEN for temporary keys), ` +
+      'the key pair of an IAM user or role allowed to use the table, read from the environment only. Lambda sets all three from the function\'s role; ' +
+      `on Workers run \`npx wrangler secret put ${name}\`; on Node export them (\`eval "$(aws configure export-credentials --format env)"\` exports a profile's). ` +
+      'toolgate reads no ~/.aws files and no instance metadata',
+  );
 }
 
 function required(env: EnvSource, name: string, help: string): string {

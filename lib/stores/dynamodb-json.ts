@@ -1,4 +1,4 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue } from './dynamodb-types.ts';
 import { StoreUnavailableError } from './store.ts';
 
 /**

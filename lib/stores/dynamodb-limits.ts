@@ -1,6 +1,6 @@
-import { PutItemCommand, UpdateItemCommand, type UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
 import { limitKey } from './dynamodb-items.ts';
 import { call, readItem, type DynamoDbContext, type Item } from './dynamodb-requests.ts';
+import type { Update } from './dynamodb-types.ts';
 import { windowBound, windowLifeMs, windowStartOf, type LimitCounters } from './limit-counters.ts';
 
 /*
@@ -85,7 +85,7 @@ export function dynamoDbLimitCounters(ctx: DynamoDbContext): LimitCounters {
 async function firstLease(ctx: DynamoDbContext, key: string, lease: string, until: number, ttl: { N: string }): Promise<boolean> {
   try {
     await call(ctx, (options) =>
-      ctx.client.send(new PutItemCommand({ TableName: ctx.table, Item: { ...limitKey(key, 'leases'), leases: { M: { [lease]: { N: String(until) } } }, ttl }, ConditionExpression: 'attribute_not_exists(pk)' }), options),
+      ctx.client.send('PutItem', { TableName: ctx.table, Item: { ...limitKey(key, 'leases'), leases: { M: { [lease]: { N: String(until) } } }, ttl }, ConditionExpression: 'attribute_not_exists(pk)' }, options),
     );
     return true;
   } catch (error) {
@@ -112,9 +112,9 @@ async function removeExpired(ctx: DynamoDbContext, key: string, expired: Array<[
 }
 
 /** An UpdateItem whose failed condition is an answer (false), not an error. */
-async function conditionalUpdate(ctx: DynamoDbContext, input: Omit<UpdateItemCommandInput, 'TableName'>): Promise<boolean> {
+async function conditionalUpdate(ctx: DynamoDbContext, input: Omit<Update, 'TableName'>): Promise<boolean> {
   try {
-    await call(ctx, (options) => ctx.client.send(new UpdateItemCommand({ ...input, TableName: ctx.table }), options));
+    await call(ctx, (options) => ctx.client.send('UpdateItem', { ...input, TableName: ctx.table }, options));
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;

@@ -1,4 +1,4 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue } from './dynamodb-types.ts';
 import { recordFromItem, recordItem, recordKey } from './dynamodb-items.ts';
 import { readItem, writeOne, type Condition, type ConditionalWrite, type DynamoDbContext } from './dynamodb-requests.ts';
 import { isLive, StoreUnavailableError, type ClaimOutcome, type StateRecord, type TransitionExpectation, type TransitionOutcome } from './store.ts';

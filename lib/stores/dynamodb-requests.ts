@@ -1,36 +1,21 @@
-import {
-  DeleteItemCommand,
-  GetItemCommand,
-  PutItemCommand,
-  QueryCommand,
-  TransactWriteItemsCommand,
-  type AttributeValue,
-  type CancellationReason,
-  type Delete,
-  type DynamoDBClient,
-  type Put,
-  type QueryCommandInput,
-  type QueryCommandOutput,
-} from '@aws-sdk/client-dynamodb';
+import { DynamoDbError, type DynamoDbClient } from './dynamodb-client.ts';
+import type { CancellationReason, Condition, Delete, Item, Put, QueryInput, QueryOutput } from './dynamodb-types.ts';
 import { StoreUnavailableError } from './store.ts';
 
-export type Item = Record<string, AttributeValue>;
+export type { Condition, Item };
 
 /** What every item operation needs. */
 export interface DynamoDbContext {
-  readonly client: DynamoDBClient;
+  readonly client: DynamoDbClient;
   readonly table: string;
   /** The clock expiry is compared against (ms since epoch). */
   readonly now: () => number;
-  /** Budget for one call, SDK retries included. */
+  /** Budget for one call, client retries included. */
   readonly deadlineMs: number;
 }
 
 /** A conditional write in the shape TransactWriteItems takes, so it can go alone or in a transaction. */
 export type ConditionalWrite = { Put: Put; Delete?: never } | { Delete: Delete; Put?: never };
-
-/** The condition half of a write. */
-export type Condition = Pick<Put, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>;
 
 const CONFLICT_ATTEMPTS = 4;
 
@@ -56,25 +41,24 @@ export async function call<T>(ctx: DynamoDbContext, request: (options: { abortSi
 }
 
 /**
- * Applies one write. `written: false` means its condition did not hold; `resent` means the SDK
+ * Applies one write. `written: false` means its condition did not hold; `resent` means the client
  * sent it more than once (an answer was lost), so the failed condition may have met our own
  * first attempt.
  */
 export async function writeOne(ctx: DynamoDbContext, write: ConditionalWrite): Promise<{ written: boolean; resent: boolean }> {
   try {
-    await call(ctx, (options) => (write.Put ? ctx.client.send(new PutItemCommand(write.Put), options) : ctx.client.send(new DeleteItemCommand(write.Delete), options)));
+    await call(ctx, (options) => (write.Put ? ctx.client.send('PutItem', write.Put, options) : ctx.client.send('DeleteItem', write.Delete, options)));
     return { written: true, resent: false };
   } catch (error) {
     if (errorName(error) !== 'ConditionalCheckFailedException') throw error;
-    const attempts = (error as { $metadata?: { attempts?: number } }).$metadata?.attempts ?? 1;
-    return { written: false, resent: attempts > 1 };
+    return { written: false, resent: error instanceof DynamoDbError && error.attempts > 1 };
   }
 }
 
 /** Applies all writes or none; on a failed condition returns one reason per write (`None` where it held). */
 export async function transact(ctx: DynamoDbContext, writes: ConditionalWrite[]): Promise<CancellationReason[] | undefined> {
   try {
-    await call(ctx, (options) => ctx.client.send(new TransactWriteItemsCommand({ TransactItems: writes }), options));
+    await call(ctx, (options) => ctx.client.send('TransactWriteItems', { TransactItems: writes }, options));
     return undefined;
   } catch (error) {
     if (errorName(error) === 'TransactionCanceledException') return cancellationReasons(error);
@@ -84,12 +68,12 @@ export async function transact(ctx: DynamoDbContext, writes: ConditionalWrite[])
 
 /** A strongly consistent read: a condition that just failed must be explained by what is there now. */
 export async function readItem(ctx: DynamoDbContext, key: Item): Promise<Item | undefined> {
-  const output = await call(ctx, (options) => ctx.client.send(new GetItemCommand({ TableName: ctx.table, Key: key, ConsistentRead: true }), options));
+  const output = await call(ctx, (options) => ctx.client.send('GetItem', { TableName: ctx.table, Key: key, ConsistentRead: true }, options));
   return output.Item;
 }
 
-export function query(ctx: DynamoDbContext, input: Omit<QueryCommandInput, 'TableName' | 'ConsistentRead'>): Promise<QueryCommandOutput> {
-  return call(ctx, (options) => ctx.client.send(new QueryCommand({ ...input, TableName: ctx.table, ConsistentRead: true }), options));
+export function query(ctx: DynamoDbContext, input: Omit<QueryInput, 'TableName' | 'ConsistentRead'>): Promise<QueryOutput> {
+  return call(ctx, (options) => ctx.client.send('Query', { ...input, TableName: ctx.table, ConsistentRead: true }, options));
 }
 
 /** Whether a transaction's write held its own condition (DynamoDB reports `None` for those). */

@@ -1,4 +1,4 @@
-import { CreateTableCommand, DescribeTableCommand, DescribeTimeToLiveCommand, UpdateTimeToLiveCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDbClient } from './dynamodb-client.ts';
 
 const ACTIVE_WAIT_MS = 120_000;
 const POLL_MS = 500;
@@ -9,49 +9,47 @@ const POLL_MS = 500;
  * existing table is accepted, so this can run on every deploy. TTL only reclaims space: the
  * store decides expiry itself, so a table without TTL is correct, it just keeps dead items.
  */
-export async function createDynamoDbTable(client: DynamoDBClient, tableName: string): Promise<void> {
+export async function createDynamoDbTable(client: DynamoDbClient, tableName: string): Promise<void> {
   await createIfMissing(client, tableName);
   await waitUntilActive(client, tableName);
   await enableTimeToLive(client, tableName);
 }
 
-async function createIfMissing(client: DynamoDBClient, tableName: string): Promise<void> {
+async function createIfMissing(client: DynamoDbClient, tableName: string): Promise<void> {
   try {
-    await client.send(
-      new CreateTableCommand({
-        TableName: tableName,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [
-          { AttributeName: 'pk', AttributeType: 'S' },
-          { AttributeName: 'sk', AttributeType: 'S' },
-        ],
-        KeySchema: [
-          { AttributeName: 'pk', KeyType: 'HASH' },
-          { AttributeName: 'sk', KeyType: 'RANGE' },
-        ],
-      }),
-    );
+    await client.send('CreateTable', {
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ],
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+    });
   } catch (error) {
     if (error instanceof Error && error.name === 'ResourceInUseException') return;
     throw new Error(`could not create DynamoDB table "${tableName}": ${message(error)}; check the region, endpoint and that the credentials may call dynamodb:CreateTable`, { cause: error });
   }
 }
 
-async function waitUntilActive(client: DynamoDBClient, tableName: string): Promise<void> {
+async function waitUntilActive(client: DynamoDbClient, tableName: string): Promise<void> {
   const deadline = Date.now() + ACTIVE_WAIT_MS;
   while (Date.now() < deadline) {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const { Table } = await client.send('DescribeTable', { TableName: tableName });
     if (Table?.TableStatus === 'ACTIVE') return;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
   throw new Error(`DynamoDB table "${tableName}" did not become ACTIVE within ${ACTIVE_WAIT_MS / 1000} s; look at it in the AWS console and run this again`);
 }
 
-async function enableTimeToLive(client: DynamoDBClient, tableName: string): Promise<void> {
+async function enableTimeToLive(client: DynamoDbClient, tableName: string): Promise<void> {
   try {
-    const { TimeToLiveDescription: ttl } = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
+    const { TimeToLiveDescription: ttl } = await client.send('DescribeTimeToLive', { TableName: tableName });
     if (ttl?.AttributeName === 'ttl' && (ttl.TimeToLiveStatus === 'ENABLED' || ttl.TimeToLiveStatus === 'ENABLING')) return;
-    await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true } }));
+    await client.send('UpdateTimeToLive', { TableName: tableName, TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true } });
   } catch (error) {
     throw new Error(
       `could not enable TTL on attribute "ttl" of DynamoDB table "${tableName}": ${message(error)}; ` +

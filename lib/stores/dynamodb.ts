@@ -1,4 +1,4 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDbClient } from './dynamodb-client.ts';
 import { appendedHead, appendEnvelopes, appendWrites, failedAppend, listEnvelopes, readHead } from './dynamodb-audit.ts';
 import { addIndexMember, listIndexMembers, removeIndexMember } from './dynamodb-index.ts';
 import { changeRecord, changeWrite, claimRecord, failedChange, liveRecord, putRecord, removeRecord } from './dynamodb-records.ts';
@@ -20,15 +20,15 @@ import type {
   TransitionOutcome,
 } from './store.ts';
 
-export { createDynamoDbClient, type DynamoDbClientOptions } from './dynamodb-client.ts';
+export { createDynamoDbClient, DynamoDbError, type DynamoDbClient, type DynamoDbClientOptions } from './dynamodb-client.ts';
 export { createDynamoDbTable } from './dynamodb-table.ts';
 
-/** Budget for one request to DynamoDB, SDK retries included: a dead store fails fast. */
+/** Budget for one request to DynamoDB, client retries included: a dead store fails fast. */
 export const DYNAMODB_CALL_DEADLINE_MS = 5_000;
 
 export interface DynamoDbStoreOptions {
-  /** From createDynamoDbClient; the store owns it from now on and destroys it on close(). */
-  client: DynamoDBClient;
+  /** From createDynamoDbClient. */
+  client: DynamoDbClient;
   /** A table made by createDynamoDbTable (string keys `pk` and `sk`). */
   table: string;
   /** The clock expiry is compared against (ms since epoch); tests inject one. */
@@ -110,9 +110,8 @@ export class DynamoDbStore implements Store {
     return dynamoDbLimitCounters(this.#ctx);
   }
 
-  async close(): Promise<void> {
-    this.#ctx.client.destroy();
-  }
+  /** Nothing to release: each request is a fetch of its own. */
+  async close(): Promise<void> {}
 
   /**
    * The record change and the append as ONE TransactWriteItems: one request in the normal case.

@@ -54,7 +54,7 @@ export function handlerEntry(handler: string): { file: string; exportName: strin
 const TRANSACTION_PARTS: Record<string, string> = { Put: 'PutItem', Delete: 'DeleteItem', Update: 'UpdateItem', ConditionCheck: 'ConditionCheckItem' };
 
 /**
- * The IAM actions DynamoDbStore needs, read from its source: every `new XCommand(` it sends, with
+ * The IAM actions DynamoDbStore needs, read from its source: every `send('X', ...)` it makes, with
  * TransactWriteItems replaced by the kinds of write a ConditionalWrite may hold. The table setup
  * (dynamodb-table.ts) is left out: the stack creates the table, the function never does.
  */
@@ -63,7 +63,7 @@ export function dynamoDbActionsTheStoreUses(): string[] {
   const files = readdirSync(dir).filter((name) => name.startsWith('dynamodb') && name.endsWith('.ts') && name !== 'dynamodb-table.ts');
   const source = files.map((name) => readFileSync(join(dir, name), 'utf8')).join('\n');
   const actions = new Set<string>();
-  for (const [, operation] of source.matchAll(/new (\w+)Command\(/g)) {
+  for (const [, operation] of source.matchAll(/\.send\('(\w+)'/g)) {
     if (operation !== 'TransactWriteItems') actions.add(`dynamodb:${operation}`);
     else for (const part of transactionParts(source)) actions.add(`dynamodb:${TRANSACTION_PARTS[part]}`);
   }

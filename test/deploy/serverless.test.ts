@@ -1,4 +1,3 @@
-import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -57,7 +56,7 @@ describe('serverless.yml', () => {
 
   it('grants exactly the DynamoDB item actions the store sends, on that table only', () => {
     const expected = dynamoDbActionsTheStoreUses();
-    expect(expected).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query']);
+    expect(expected).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
     const statements = config.provider.iam.role.statements;
     const granted = statements.flatMap((statement) => statement.Action.filter((action) => action.startsWith('dynamodb:')));
     expect([...granted].sort()).toEqual(expected);
@@ -113,10 +112,9 @@ async function describeTableMadeByTheStore() {
   const client = createDynamoDbClient(dynaliteClientOptions(dynalite.endpoint));
   try {
     await createTestTable(dynalite.endpoint, 'toolgate-shape');
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: 'toolgate-shape' }));
+    const { Table } = await client.send('DescribeTable', { TableName: 'toolgate-shape' });
     return { KeySchema: Table?.KeySchema, AttributeDefinitions: Table?.AttributeDefinitions };
   } finally {
-    client.destroy();
     await dynalite.stop();
   }
 }

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDbStoreFromEnv, readDynamoDbEnv } from '../../lib/stores/dynamodb-config.ts';
 import { createFreshTable, DYNALITE_CREDENTIALS, startDynalite, type RunningDynalite } from '../support/dynalite.ts';
 
-const base = { TOOLGATE_DYNAMODB_TABLE: 'toolgate', AWS_REGION: 'eu-west-1' };
+const base = { TOOLGATE_DYNAMODB_TABLE: 'toolgate', AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'AKIA1', AWS_SECRET_ACCESS_KEY: 'secret' };
 
 describe('readDynamoDbEnv', () => {
-  it('reads the table and region, and leaves credentials to the SDK when none are set', () => {
-    expect(readDynamoDbEnv(base)).toEqual({ table: 'toolgate', client: { region: 'eu-west-1' } });
+  it('reads the table, the region and the key pair', () => {
+    expect(readDynamoDbEnv(base)).toEqual({ table: 'toolgate', client: { region: 'eu-west-1', credentials: { accessKeyId: 'AKIA1', secretAccessKey: 'secret' } } });
   });
 
   it('passes an endpoint override and explicit credentials, session token included', () => {
@@ -19,9 +19,14 @@ describe('readDynamoDbEnv', () => {
     expect(() => readDynamoDbEnv({ TOOLGATE_DYNAMODB_TABLE: 'toolgate', AWS_REGION: '  ' })).toThrow(/^AWS_REGION is not set: .*export AWS_REGION=/);
   });
 
-  it('refuses half a key pair and an endpoint that is not a URL', () => {
-    expect(() => readDynamoDbEnv({ ...base, AWS_ACCESS_KEY_ID: 'AKIA1' })).toThrow(/^AWS_SECRET_ACCESS_KEY is not set but AWS_ACCESS_KEY_ID is: set both/);
-    expect(() => readDynamoDbEnv({ ...base, AWS_SECRET_ACCESS_KEY: 'secret' })).toThrow(/^AWS_ACCESS_KEY_ID is not set/);
+  it('refuses to start without a key pair: there is no credential chain to fall back on', () => {
+    const { AWS_ACCESS_KEY_ID: _id, AWS_SECRET_ACCESS_KEY: _secret, ...noKeys } = base;
+    expect(() => readDynamoDbEnv(noKeys)).toThrow(/^AWS_ACCESS_KEY_ID is not set: DynamoDB requests are signed with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY .*npx wrangler secret put AWS_ACCESS_KEY_ID.*toolgate reads no ~\/\.aws files and no instance metadata$/);
+    expect(() => readDynamoDbEnv({ ...base, AWS_SECRET_ACCESS_KEY: ' ' })).toThrow(/^AWS_SECRET_ACCESS_KEY is not set: .*Lambda sets all three from the function's role/);
+    expect(() => readDynamoDbEnv({ ...noKeys, AWS_SECRET_ACCESS_KEY: 'secret' })).toThrow(/^AWS_ACCESS_KEY_ID is not set/);
+  });
+
+  it('refuses an endpoint that is not a URL', () => {
     expect(() => readDynamoDbEnv({ ...base, TOOLGATE_DYNAMODB_ENDPOINT: 'localhost:4567' })).toThrow(/^TOOLGATE_DYNAMODB_ENDPOINT is not an http\(s\) URL: "localhost:4567"/);
   });
 });

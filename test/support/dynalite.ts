@@ -51,13 +51,10 @@ export async function createFreshTable(endpoint: string): Promise<string> {
 
 /** createDynamoDbTable, except that dynalite's missing UpdateTimeToLive is tolerated (tests only). */
 export async function createTestTable(endpoint: string, table: string): Promise<void> {
-  const client = createDynamoDbClient(dynaliteClientOptions(endpoint));
   try {
-    await createDynamoDbTable(client, table);
+    await createDynamoDbTable(createDynamoDbClient(dynaliteClientOptions(endpoint)), table);
   } catch (error) {
     if (!(error instanceof Error && error.cause instanceof Error && error.cause.name === 'UnknownOperationException')) throw error;
-  } finally {
-    client.destroy();
   }
 }
 
