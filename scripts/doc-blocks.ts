@@ -71,7 +71,7 @@ export function sessionSteps(file: string, session: string, text = readDoc(file)
 
 /** The sessions a file's blocks name. */
 export function sessionsOf(file: string, text = readDoc(file)): string[] {
-  const names = commandBlocks(file, text).flatMap((block) => block.markers.map((marker) => /^run:([\w-]+)/.exec(marker)?.[1] ?? []));
+  const names = commandBlocks(file, text).flatMap((block) => block.markers.flatMap((marker) => /^run:([\w-]+)/.exec(marker)?.[1] ?? []));
   return [...new Set(names)];
 }
 

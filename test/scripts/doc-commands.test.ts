@@ -25,7 +25,7 @@ describe('every command block in README.md and docs/ runs in a test, or says why
   });
 
   it('the walkthroughs named in the docs are the ones readme-walkthroughs.test.ts runs', () => {
-    const named = blocks.flatMap((block) => block.markers.map((marker) => /^walkthrough:([\w-]+)$/.exec(marker)?.[1] ?? []));
+    const named = blocks.flatMap((block) => block.markers.flatMap((marker) => /^walkthrough:([\w-]+)$/.exec(marker)?.[1] ?? []));
     expect(named.sort()).toEqual([...WALKTHROUGHS].sort());
   });
 
@@ -40,14 +40,13 @@ describe('every command block in README.md and docs/ runs in a test, or says why
 
 /** What a person does between blocks, named by `<!-- run:SESSION:step NAME -->`. */
 const STEPS: Record<string, (gateway: { url: string; dataDir: string }) => Promise<void>> = {
-  /** The README's tour: the agent's key sees its own call waiting; the admin key approves it in the console. */
+  /** The README's tour: the agent's key cannot open the approvals; the admin key approves the call in the console. */
   async 'console-approve'({ url, dataDir }) {
     const browser = await launchChromium();
     try {
-      const requester = await signIn(browser, url, readFileSync(join(dataDir, 'demo-key'), 'utf8').trim());
-      await requester.page.goto(`${url}/console/approvals`);
-      expect(await text(requester.page, '[data-approval] [data-role="waiting"]')).toBe('You requested this call: waiting for another approver.');
-      await requester.context.close();
+      const agent = await signIn(browser, url, readFileSync(join(dataDir, 'demo-key'), 'utf8').trim());
+      expect((await agent.page.goto(`${url}/console/approvals`))?.status()).toBe(403);
+      await agent.context.close();
       const approver = await signIn(browser, url, readFileSync(join(dataDir, 'demo-admin-key'), 'utf8').trim());
       await approver.page.goto(`${url}/console/approvals`);
       await submit(approver.page, '[data-approval] button[value="approve"]');

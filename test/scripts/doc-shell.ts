@@ -31,17 +31,21 @@ export function promisedOutput(block: string): string[] {
 /** Times and sizes differ from run to run and build to build; everything else must be as printed. */
 export const steady = (text: string) => text.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '<time>').replace(/\d+ KiB/g, '<n> KiB').trimEnd();
 
+/** Ids and hashes (8 or more hex digits) differ from run to run too. */
+const unhashed = (text: string) => steady(text).replace(/[0-9a-f]{8,}/g, '<hex>');
+
 /**
  * Whether `output` printed what a promised line shows. A line shown abridged (`→ ` before it, or
  * `...` inside it) is pieces the output holds in that order, `...` standing for anything; any other
- * line is one the output printed exactly (times and sizes aside).
+ * line is one the output printed exactly (times and sizes aside; ids and hashes too, when abridged).
  */
 export function printed(output: string, promise: string): boolean {
   const abridged = promise.startsWith('→ ') || promise.includes('...');
   if (!abridged) return output.split('\n').map(steady).includes(steady(promise));
+  const seen = unhashed(output);
   let at = 0;
-  for (const piece of promise.replace(/^→ /, '').split('...').filter((part) => part !== '')) {
-    const found = output.indexOf(piece, at);
+  for (const piece of unhashed(promise.replace(/^→ /, '')).split('...').filter((part) => part !== '')) {
+    const found = seen.indexOf(piece, at);
     if (found < 0) return false;
     at = found + piece.length;
   }
