@@ -29,7 +29,7 @@ describe('the acme walkthrough (docs/manifests.md › A tenant\'s first manifest
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('every command succeeds and prints what the README shows', () => {
+  it('every command succeeds and prints what the doc shows', () => {
     const block = walkthroughBlock('acme');
     expect(block).toContain('127.0.0.1:8787');
     const run = runBlock(block.replaceAll('127.0.0.1:8787', `127.0.0.1:${port}`), scratchEnv(dataDir, port));
