@@ -26,7 +26,7 @@ const FIRST_WARMUP_MS = 3000;
 const ROUNDS = 5;
 const DEMO_KEY = 'tg_bench_fedcba9876543210fedcba9876543210';
 const START_TIMEOUT_MS = 60_000;
-const BUDGET = { deployed: 0.5, memory: 0.6, mcp: 0.9 };
+const BUDGET = { deployed: 0.5, memory: 0.6, mcp: 1.0 };
 
 type TargetName = 'bare' | 'deployed' | 'memory' | 'mcp' | 'refused';
 /** Reversed every other round; the pairs the ratios compare sit next to each other. */
