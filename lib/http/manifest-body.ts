@@ -14,6 +14,11 @@ export function manifestBodyLimitFromEnv(value: string | undefined): number {
 
 class TooLarge extends Error {}
 
+/** The 413 of a manifest over the limit, as sent or once decompressed, with what to do. */
+export function manifestTooLarge(c: Context, problem: string): Response {
+  return errorResponse(c, 413, 'payload_too_large', `${problem}: publish fewer tools per manifest, or ask the operator to raise TOOLGATE_MANIFEST_BODY_LIMIT_BYTES`);
+}
+
 /** Passes `stream` on, erroring it with TooLarge once more than `maxBytes` went through. */
 function atMost(stream: ReadableStream<Uint8Array>, maxBytes: number, what: string): ReadableStream<Uint8Array> {
   let seen = 0;
@@ -68,7 +73,7 @@ export async function readManifestBody(c: Context, maxBytes: number): Promise<{ 
     try {
       bytes = await readAll(body);
     } catch (error) {
-      if (error instanceof TooLarge) return { ok: false, response: errorResponse(c, 413, 'payload_too_large', `${error.message}: publish fewer tools per manifest, or ask the operator to raise TOOLGATE_MANIFEST_BODY_LIMIT_BYTES`) };
+      if (error instanceof TooLarge) return { ok: false, response: manifestTooLarge(c, error.message) };
       return { ok: false, response: errorResponse(c, 400, 'invalid_request', `the body could not be read as ${encoding === 'gzip' ? 'gzip' : 'sent'}: ${error instanceof Error ? error.message : String(error)}`) };
     }
   }

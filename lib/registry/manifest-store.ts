@@ -2,7 +2,7 @@ import type { AuditRecorder } from '../audit/recorder.ts';
 import { hashJson } from '../idempotency/canonical-json.ts';
 import type { JsonObject } from './json.ts';
 import type { Store } from '../stores/store.ts';
-import { DamagedPartsError, isPartsHead, PART_CHARS, readParts, removeParts, writeParts, type PartsHead } from '../stores/text-parts.ts';
+import { DamagedRecordError, isPartsHead, PART_CHARS, readParts, removeParts, writeParts, type PartsHead } from '../stores/text-parts.ts';
 import type { Manifest } from './manifest.ts';
 import { MANIFEST_CHECKS } from './manifest-checks.ts';
 
@@ -63,14 +63,23 @@ async function loadRecord(store: Store, tenant: string, version: string): Promis
 
 /**
  * A published version, whole: from its record, or read back from its parts and checked (a part
- * missing or changed throws DamagedPartsError, a StoreUnavailableError: never half a manifest).
+ * missing or changed throws DamagedRecordError, a StoreUnavailableError: never half a manifest).
+ * A record holding another tenant's or version's manifest (records copied between keys) is
+ * refused the same way, so no key serves what another published.
  */
 export async function loadPublished(store: Store, tenant: string, version: string): Promise<PublishedManifest | undefined> {
   const record = await loadRecord(store, tenant, version);
-  if (!record?.parts) return record as PublishedManifest | undefined;
-  const { parts, ...published } = record;
+  if (!record) return undefined;
   const what = `version ${version} of tenant "${tenant}"`;
-  if (!isPartsHead(parts)) throw new DamagedPartsError(store.name, what, 'its record does not say what its parts are');
+  const published = record.parts ? await readPublishedParts(store, tenant, version, record, what) : (record as PublishedManifest);
+  const held = published.manifest as Partial<Manifest> | undefined;
+  if (held?.tenant !== tenant || held.version !== version) throw new DamagedRecordError(store.name, what, `its record holds ${held ? `version ${String(held.version)} of tenant "${String(held.tenant)}"` : 'no manifest'}`);
+  return published;
+}
+
+async function readPublishedParts(store: Store, tenant: string, version: string, record: StoredPublished, what: string): Promise<PublishedManifest> {
+  const { parts, ...published } = record;
+  if (!isPartsHead(parts)) throw new DamagedRecordError(store.name, what, 'its record does not say what its parts are');
   const text = await readParts(store, manifestPartsPrefix(tenant, version, record.hash), PART_STATE, parts, what);
   return { ...published, manifest: JSON.parse(text) as Manifest };
 }

@@ -21,11 +21,11 @@ export interface PartsHead {
   sha256: string;
 }
 
-/** A stored text whose parts are missing or not what its head says: the store answers garbage. */
-export class DamagedPartsError extends StoreUnavailableError {
+/** A stored record (or a text's parts) missing or not what it says it is: the store answers garbage. */
+export class DamagedRecordError extends StoreUnavailableError {
   constructor(store: string, what: string, problem: string) {
     super(store, `${what} is damaged in the store: ${problem}`);
-    this.name = 'DamagedPartsError';
+    this.name = 'DamagedRecordError';
   }
 }
 
@@ -58,7 +58,7 @@ export function isPartsHead(value: unknown): value is PartsHead {
 
 /**
  * The whole text the head describes, read in parallel and checked: every part present and of its
- * length, and the whole of the head's length and SHA-256. Throws DamagedPartsError naming `what`
+ * length, and the whole of the head's length and SHA-256. Throws DamagedRecordError naming `what`
  * and the first problem otherwise.
  */
 export async function readParts(store: Store, prefix: string, state: string, head: PartsHead, what: string): Promise<string> {
@@ -66,12 +66,12 @@ export async function readParts(store: Store, prefix: string, state: string, hea
   const texts: string[] = [];
   for (const [i, record] of records.entries()) {
     const text = record?.state === state ? record.data.text : undefined;
-    if (typeof text !== 'string') throw new DamagedPartsError(store.name, what, `part ${i + 1} of ${head.parts} is missing`);
+    if (typeof text !== 'string') throw new DamagedRecordError(store.name, what, `part ${i + 1} of ${head.parts} is missing`);
     const expected = i < head.parts - 1 ? PART_CHARS : head.chars - PART_CHARS * (head.parts - 1);
-    if (text.length !== expected) throw new DamagedPartsError(store.name, what, `part ${i + 1} of ${head.parts} has ${text.length} characters, not ${expected}`);
+    if (text.length !== expected) throw new DamagedRecordError(store.name, what, `part ${i + 1} of ${head.parts} has ${text.length} characters, not ${expected}`);
     texts.push(text);
   }
   const whole = texts.join('');
-  if ((await sha256Hex(whole)) !== head.sha256) throw new DamagedPartsError(store.name, what, 'its parts do not add up to the text that was written (SHA-256 differs)');
+  if ((await sha256Hex(whole)) !== head.sha256) throw new DamagedRecordError(store.name, what, 'its parts do not add up to the text that was written (SHA-256 differs)');
   return whole;
 }
