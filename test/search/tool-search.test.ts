@@ -246,7 +246,7 @@ describe('the index is built at publish and stored with the version', () => {
     const published = await gw.request('/v1/admin/manifests', { key: 'full', json: manifest });
     expect(published.status).toBe(201);
     const head = await gw.store.get(searchIndexKey('acme', '2'));
-    expect(head?.data).toEqual({ format: 'toolgate.search/v1', parts: 1, chars: expect.any(Number) });
+    expect(head?.data).toEqual({ format: 'toolgate.search/v1', parts: 1, chars: expect.any(Number), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect((await gw.request('/v1/admin/manifests/2/activate', { key: 'full', method: 'POST' })).status).toBe(200);
     logged.length = 0;
     const body = await (await get('/v1/tools?q=invoice')).json();
