@@ -2,7 +2,8 @@
  * `catalog-publish`: a 10,000-tool catalog (bench/tool-search-corpus.ts: real MCP tool
  * definitions, about 13 MB of JSON) published as a user would, through POST /v1/admin/manifests
  * with gzip, on each store: the time it takes (the publish checks, the parts, the search index),
- * what the store then holds for the version (its record, its parts, its search index), and a
+ * what the store then holds for the version (its record, its parts, its search index: JSON text,
+ * gzipped above 64 KiB on DynamoDB), and a
  * new process's first dispatch on it (read back from SQLite, checked, runtime built, one call).
  */
 import { execFile } from 'node:child_process';
@@ -16,7 +17,8 @@ import { createGateway } from '../lib/http/gateway.ts';
 import { manifestKey, manifestPartsPrefix } from '../lib/registry/manifest-store.ts';
 import { searchIndexKey } from '../lib/search/stored-index.ts';
 import { SqliteStore } from '../lib/stores/sqlite.ts';
-import type { Store } from '../lib/stores/store.ts';
+import { encodeJson } from '../lib/stores/dynamodb-json.ts';
+import type { StateRecord, Store } from '../lib/stores/store.ts';
 import type { BenchModule, Figures } from './harness.ts';
 import { progress, round } from './harness.ts';
 import { median } from './stats.ts';
@@ -35,8 +37,15 @@ interface Published {
   parts: number;
 }
 
-/** The bytes of a version's records as JSON text: its record, its parts, its search index head and parts. */
-async function storedBytes(store: Store, version: string): Promise<{ bytes: number; parts: number }> {
+/** A record's bytes as its store holds them: JSON text (SQLite, Upstash); DynamoDB gzips a payload above 64 KiB (dynamodb-json.ts). */
+async function recordBytes(adapter: string, record: StateRecord | undefined): Promise<number> {
+  if (adapter !== 'dynamodb') return new TextEncoder().encode(JSON.stringify(record)).length;
+  const payload = await encodeJson(record!.data, 'bench');
+  return payload.B?.byteLength ?? new TextEncoder().encode(payload.S ?? '').length;
+}
+
+/** The bytes of a version's records: its record, its parts, its search index head and parts. */
+async function storedBytes(store: Store, adapter: string, version: string): Promise<{ bytes: number; parts: number }> {
   const head = (await store.get(manifestKey(TENANT, version)))!;
   const parts = (head.data.parts as { parts: number }).parts;
   const index = (await store.get(searchIndexKey(TENANT, version)))!;
@@ -45,11 +54,12 @@ async function storedBytes(store: Store, version: string): Promise<{ bytes: numb
     ...Array.from({ length: index.data.parts as number }, (_, i) => `${searchIndexKey(TENANT, version)}/${i}`),
   ];
   const records = await Promise.all(keys.map((key) => store.get(key)));
-  const bytes = [head, index, ...records].reduce((sum, record) => sum + new TextEncoder().encode(JSON.stringify(record)).length, 0);
+  const sizes = await Promise.all([head, index, ...records].map((record) => recordBytes(adapter, record)));
+  const bytes = sizes.reduce((sum, size) => sum + size, 0);
   return { bytes, parts };
 }
 
-async function publishOn(store: Store, body: Uint8Array<ArrayBuffer>, version: string): Promise<Published> {
+async function publishOn(store: Store, adapter: string, body: Uint8Array<ArrayBuffer>, version: string): Promise<Published> {
   await createApiKey(store, { tenant: TENANT, principal: 'ops', scopes: ['admin'] }, 'bench-ops');
   const gateway = createGateway({ store, env: {} });
   await gateway.ready;
@@ -61,7 +71,7 @@ async function publishOn(store: Store, body: Uint8Array<ArrayBuffer>, version: s
   if (response.status !== 201) throw new Error(`publish answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
   const activated = await gateway.fetch(new Request(`http://bench.test/v1/admin/manifests/${version}/activate`, { method: 'POST', headers: { authorization: 'Bearer bench-ops' } }));
   if (activated.status !== 200) throw new Error(`activate answered ${activated.status}`);
-  const { bytes, parts } = await storedBytes(store, version);
+  const { bytes, parts } = await storedBytes(store, adapter, version);
   return { wall_ms: wall, cpu_ms: (used.user + used.system) / 1000, stored_bytes: bytes, parts };
 }
 
@@ -78,7 +88,7 @@ async function coldDispatches(body: Uint8Array<ArrayBuffer>): Promise<ColdDispat
   try {
     const file = join(dir, 'toolgate.db');
     const store = new SqliteStore(file);
-    await publishOn(store, body, 'catalog');
+    await publishOn(store, 'sqlite', body, 'catalog');
     await store.close();
     const script = new URL('./catalog-cold.ts', import.meta.url).pathname;
     const runs: ColdDispatch[] = [];
@@ -101,7 +111,7 @@ export const catalogPublishBench: BenchModule = {
     const figures: Figures = { tools: TOOLS, manifest_mb: round(text.length / 1e6), gzip_body_mb: round(body.length / 1e6) };
     for (const adapter of STORE_ADAPTERS) {
       progress(`catalog-publish: publishing on ${adapter.name}`);
-      const published = await adapter.use(({ store }) => publishOn(store, body, 'catalog'));
+      const published = await adapter.use(({ store }) => publishOn(store, adapter.name, body, 'catalog'));
       figures[`${adapter.name}_publish_wall_ms`] = round(published.wall_ms);
       figures[`${adapter.name}_publish_cpu_ms`] = round(published.cpu_ms);
       figures[`${adapter.name}_stored_mb`] = round(published.stored_bytes / 1e6);
