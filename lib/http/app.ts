@@ -61,6 +61,8 @@ export interface AppOptions {
   origins?: () => OriginPolicy;
   /** OpenTelemetry: a server span per request, continuing the caller's traceparent (lib/telemetry). */
   tracer?: Tracer;
+  /** Relay upstreams' requests of the client to MCP clients (default true; see GatewayConfig). */
+  mcpReplyChannel?: boolean;
 }
 
 /** The gateway: the same Hono app on every runtime; entrypoints only build its options. */
@@ -107,7 +109,7 @@ export function createApp(options: AppOptions) {
   const withCors = mcpCors(origins);
   app.use('/mcp', withCors, withOrigins, requestBodyLimit(maxSize), withCredential, withRuntime);
   app.use('/mcp/:tenant', withCors, withOrigins, requestBodyLimit(maxSize), requireCredential(authenticator, { tenantParam: 'tenant', resourceMetadata: metadataUrl }), withRuntime);
-  app.route('/mcp', mcpRoutes(options.env, { resourceMetadata: metadataUrl, tenants: options.tenants, publicOrigin: (c) => publicOrigin(pinnedOrigin, c.req.url) }));
+  app.route('/mcp', mcpRoutes(options.env, { resourceMetadata: metadataUrl, tenants: options.tenants, publicOrigin: (c) => publicOrigin(pinnedOrigin, c.req.url), replyChannel: options.mcpReplyChannel ?? true }));
   app.use(`${RESOURCE_METADATA_PATH}/*`, withCors, withOrigins);
   app.route(RESOURCE_METADATA_PATH, protectedResourceRoutes(options.tenants, pinnedOrigin));
   app.route('/v1/tools', toolRoutes());

@@ -50,6 +50,12 @@ export interface GatewayConfig {
   origins?: () => OriginPolicy;
   /** OpenTelemetry (lib/telemetry/config.ts tracerFromEnv); without it nothing is traced. */
   tracer?: Tracer;
+  /**
+   * Relay an upstream's requests of the client to the MCP client that made the call (default
+   * true). Off where a response is delivered only once the request ends (Lambda behind API
+   * Gateway): a request on its event stream would reach the client too late, so it is refused at once.
+   */
+  mcpReplyChannel?: boolean;
 }
 
 /**
@@ -97,6 +103,7 @@ export function createGateway(config: GatewayConfig) {
     metrics: config.serveMetrics ? services.metrics : undefined,
     origins: config.origins,
     tracer: config.tracer,
+    mcpReplyChannel: config.mcpReplyChannel,
   });
   // Seeding is I/O: it starts with the first request (or `ready`), so building the gateway does
   // none — Workers forbid I/O, timers and randomness at module scope, where the Worker builds it.

@@ -9,6 +9,7 @@ import { initializeIssues, issuesMessage, resourceUriIssues, setLevelIssues, too
 import { McpMethodError } from './method-error.ts';
 import { callMcpTool, listMcpTools, mcpRequestScope, type McpRequestContext, type McpRequestScope, type McpToolCall } from './methods.ts';
 import { tasksOffered } from './parking.ts';
+import { takePostedReplies } from './relay/posted-replies.ts';
 import { LEGACY_TASK_METHODS } from './tasks/legacy-task-methods.ts';
 
 /**
@@ -36,7 +37,10 @@ export async function answerLegacy(body: unknown, protocolVersion: string | null
   // The handshake names its revision in the body; everything else must name a legacy one it knows.
   if (!initializing && protocolVersion !== null && !isLegacyVersion(protocolVersion)) return rejectionAnswer(400, unsupportedVersion(protocolVersion));
   const requests = messages.flatMap((read) => (read.kind === 'request' ? [read.message] : []));
-  if (requests.length === 0) return ACCEPTED;
+  const responses = messages.flatMap((read) => (read.kind === 'response' ? [read.message] : []));
+  // A client's answers to requests relayed on a call's event stream (relay/posted-replies.ts).
+  const refused = responses.length > 0 ? await takePostedReplies(responses, context) : undefined;
+  if (requests.length === 0) return refused ?? ACCEPTED;
   // One scope for the POST: a batch's calls spend its budgets together, in the batch's order (one
   // after another, as a sequential /v1/dispatch), so where the budget runs out is not up to timing.
   const scope = mcpRequestScope(context);

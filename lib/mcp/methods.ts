@@ -40,6 +40,11 @@ export interface McpRequestContext {
    * again no later than the gateway would serve a newly activated version. Unknown: 0.
    */
   manifestFreshMs?: number;
+  /**
+   * Whether an upstream's requests of the client may wait for this client's answer (lib/mcp/relay):
+   * the runtime delivers a response while the request still runs, and keeps running after it.
+   */
+  replyChannel?: boolean;
 }
 
 /** What one HTTP request's MCP methods share: its budgets (a JSON-RPC batch spends them together). */

@@ -15,6 +15,8 @@ export interface McpRouteOptions {
   tenants?: TenantDirectory;
   /** Where browsers reach this gateway (TOOLGATE_PUBLIC_URL, else the request's origin): confirm links point at its console. */
   publicOrigin?: (c: Context) => string;
+  /** Whether an upstream's requests of the client may be relayed to the calling client (lib/mcp/relay). */
+  replyChannel?: boolean;
 }
 
 /**
@@ -45,6 +47,7 @@ export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, opt
       manifestFreshMs: options.tenants?.freshForMs?.(principal.tenant),
       consoleOrigin: options.publicOrigin?.(c),
       onMissingScope: (required) => (missing ??= required),
+      replyChannel: options.replyChannel ?? false,
     };
     // Sent through Hono's own response (as c.json does): a foreign Response would be merged with
     // the headers middleware already set by copying its body stream.
