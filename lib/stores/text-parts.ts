@@ -53,7 +53,10 @@ export async function removeParts(store: Store, prefix: string, state: string, h
 /** Whether `value` is a head this module wrote (the shape only: reading checks the parts). */
 export function isPartsHead(value: unknown): value is PartsHead {
   const head = value as Partial<PartsHead> | null;
-  return typeof head === 'object' && head !== null && Number.isSafeInteger(head.parts) && Number.isSafeInteger(head.chars) && typeof head.sha256 === 'string' && (head.parts as number) >= 1 && (head.parts as number) <= MAX_PARTS;
+  if (typeof head !== 'object' || head === null || typeof head.sha256 !== 'string' || !Number.isSafeInteger(head.parts) || !Number.isSafeInteger(head.chars)) return false;
+  const [parts, chars] = [head.parts as number, head.chars as number];
+  // Every part but the last is full: the length says how many parts there are.
+  return parts >= 1 && parts <= MAX_PARTS && chars > (parts - 1) * PART_CHARS && chars <= parts * PART_CHARS;
 }
 
 /**

@@ -129,6 +129,10 @@ describe('attacks: the parts of a stored catalog', () => {
     await publishBoth();
     await gw.store.put(manifestKey('acme', '1'), await head('acme', '2'));
     expect(await errorOf(await freshCall('agent'))).toMatchObject({ status: 503, message: expect.stringMatching(/version 1 of tenant "acme" is damaged in the store: part 1 of \d+ is missing/) });
+    // A head that cannot be true (more parts than its length needs) is refused before any part is read.
+    const own = await head('acme', '2');
+    await gw.store.put(manifestKey('acme', '1'), { ...own, data: { ...own.data, parts: { ...(own.data.parts as object), parts: 9999 } } });
+    expect(await errorOf(await freshCall('agent'))).toMatchObject({ status: 503, message: expect.stringContaining('version 1 of tenant "acme" is damaged in the store: its record does not say what its parts are') });
     // The other tenant is untouched.
     expect(await (await freshCall('beta-agent')).json()).toMatchObject({ manifest_version: '1', results: [{ status: 'ok' }] });
   });
