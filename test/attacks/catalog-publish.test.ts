@@ -107,6 +107,13 @@ describe('attacks: the parts of a stored catalog', () => {
     await publishBoth();
     expect((await partsOf('acme', '1')).length).toBeGreaterThan(1);
     expect(await (await freshCall('agent')).json()).toMatchObject({ manifest_version: '1', results: [{ status: 'ok' }] });
+    // The lifecycle reads large versions as it reads small ones: diff, activate, roll back, list.
+    const diff = await (await gw.request('/v1/admin/manifests/diff?from=1&to=2', { key: 'ops' })).json();
+    expect(diff).toMatchObject({ from: '1', to: '2' });
+    expect((await gw.request('/v1/admin/manifests/2/activate', { key: 'ops', method: 'POST' })).status).toBe(200);
+    expect(await (await freshCall('agent')).json()).toMatchObject({ manifest_version: '2', results: [{ status: 'ok' }] });
+    expect(await (await gw.request('/v1/admin/manifests/rollback', { key: 'ops', method: 'POST' })).json()).toEqual({ from: '2', to: '1' });
+    expect((await versions()).map((v: { version: string; active: boolean }) => [v.version, v.active])).toEqual([['1', true], ['2', false]]);
   });
 
   it("another tenant's parts copied over a tenant's own are refused, never served", async () => {
