@@ -64,8 +64,8 @@ export function mcpRequestScope(context: McpRequestContext): McpRequestScope {
 }
 
 /**
- * `tools/list`: the tenant's active manifest and profile as MCP tools (all of them, or its
- * always_loaded ones and search_tools: tools-page.ts), a page at a time from `cursor`.
+ * `tools/list`: the tenant's active manifest and profile as MCP tools (those the caller may call, or
+ * the always_loaded ones among them and search_tools: tools-page.ts), a page at a time from `cursor`.
  */
 export function listMcpTools(scope: McpRequestScope, requestId: string | number, meta: Record<string, unknown> | undefined, cursor?: unknown) {
   const { context } = scope;
