@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   'conflict',
   'unavailable',
   'indeterminate',
+  'rate_limited',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

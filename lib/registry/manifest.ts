@@ -1,4 +1,5 @@
 import type { ApprovalOverride, PolicyConfig } from '../governance/policy.ts';
+import type { ManifestLimit } from '../limits/limit.ts';
 import type { IdempotencyMode, OutputLimits, ToolTier } from './definition.ts';
 import type { JsonObject, JsonSchema } from './json.ts';
 
@@ -20,6 +21,8 @@ export interface ManifestTool {
   approval?: ApprovalOverride;
   /** When a call of this tool is reviewed: how many distinct approvers it needs. */
   approvals?: { quorum?: number };
+  /** What one call counts against limits with `weight: "cost"` (default 1). */
+  cost?: number;
   executor: JsonObject & { kind: string };
 }
 
@@ -204,6 +207,8 @@ export interface Manifest {
   /** Tool search for large catalogs (lib/search): search_tools, what is never deferred, MCP listing. */
   tool_search?: ToolSearchSettings;
   tools: ManifestTool[];
+  /** Quotas and rate limits (lib/limits). */
+  limits?: ManifestLimit[];
   /** Upstream resources, templates and prompts an import pinned: served on `/mcp` under the same scopes, policy and audit as tools. */
   resources?: ManifestResource[];
   resource_templates?: ManifestResourceTemplate[];

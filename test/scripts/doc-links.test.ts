@@ -30,7 +30,7 @@ function anchorsOf(file: string): Set<string> {
   return anchors;
 }
 
-/** Where each section heading of the README before the guides (main at 71ee664) lives now. */
+/** Where each section heading of the README before the guides (main at 71ee664, and those main added until the merge) lives now. */
 const FORMER_README_SECTIONS: Array<[string, string]> = [
   ["toolgate", "README.md"],
   ["Quick start", "README.md#install-and-start"],
@@ -90,6 +90,8 @@ const FORMER_README_SECTIONS: Array<[string, string]> = [
   ["Library use", "docs/deploy.md#library-use"],
   ["Validation engines", "docs/manifests.md#validation-engines"],
   ["Layout", "docs/development.md#layout"],
+  ["Conditions", "docs/manifests.md#conditions"],
+  ["Limits", "docs/manifests.md#limits"],
 ];
 
 describe('links between README.md and the guides', () => {

@@ -30,6 +30,7 @@ export function dispatchRoutes(env: Readonly<Record<string, string | undefined>>
       tenant: principal.tenant,
       principal: principal.principal,
       ...(principal.lineage ? { lineage: principal.lineage } : {}),
+      ...(principal.claims ? { claims: principal.claims } : {}),
       scopes: new Set(principal.scopes),
       thread_id: request.thread_id,
       env,
