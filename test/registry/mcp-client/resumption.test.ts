@@ -50,9 +50,10 @@ async function upstream(onCall: (id: number, response: ServerResponse) => void, 
 const gets = () => server!.requests.filter((r) => r.method === 'GET');
 
 /** The call as the pipeline runs it (its timeout included): the result's text, or its failure. */
-async function call(url: string, timeoutMs = 10_000): Promise<{ text?: string; error?: CallFailure; heard: string[] }> {
+async function call(url: string, timeoutMs = 10_000, protocol?: string): Promise<{ text?: string; error?: CallFailure; heard: string[] }> {
   const heard: string[] = [];
-  const executor = new McpToolExecutor(defineTool({ name: 'poll', tier: 'write' }), { url, tool: 'poll', headers: { authorization: 'Bearer upstream-key' } }, { pool: new McpSessionPool(), fetch: (input, init) => fetch(input, init) });
+  const config = { url, tool: 'poll', headers: { authorization: 'Bearer upstream-key' }, ...(protocol ? { protocol } : {}) };
+  const executor = new McpToolExecutor(defineTool({ name: 'poll', tier: 'write' }), config, { pool: new McpSessionPool(), fetch: (input, init) => fetch(input, init) });
   const notify = (n: ToolNotification) => heard.push(String(n.params.data));
   const outcome = await executeStage(executor, {}, { call_id: 'c', thread_id: 't', tenant: 'acme', principal: 'p', env: {}, notify, log_level: 'debug' }, timeoutMs);
   return outcome.ok ? { text: outcome.value.text, heard } : { error: outcome.failure, heard };
@@ -147,6 +148,16 @@ describe('an upstream that closes the call’s event stream before the answer', 
     const { error, heard } = await call(url);
     expect(error!.message).toContain('(the connection closed before the answer came); it may have run');
     expect(heard).toEqual(['no ids here']);
+    expect(gets()).toHaveLength(0);
+  });
+
+  it('of a 2026-07-28 upstream is not resumed: that revision has no event ids or Last-Event-ID', async () => {
+    const url = await upstream(
+      (_id, response) => response.writeHead(200, { 'content-type': 'text/event-stream' }).end('id: m1\nretry: 10\ndata: \n\n'),
+      (_request, id, response) => response.writeHead(200, SSE).end(event('m2', answer(id, 'should not be asked for'))),
+    );
+    const { error } = await call(url, 10_000, '2026-07-28');
+    expect(error!.message).toContain('(the connection closed before the answer came); it may have run');
     expect(gets()).toHaveLength(0);
   });
 
