@@ -77,6 +77,18 @@ describe('an upstream that closes the call’s event stream before the answer', 
     expect(gets()[0]!.headers).toMatchObject({ 'last-event-id': 'call-2', 'mcp-session-id': SESSION, 'mcp-protocol-version': '2025-11-25', authorization: 'Bearer upstream-key', accept: 'text/event-stream' });
   });
 
+  it('that breaks (the connection dropped, not closed) is resumed the same way', async () => {
+    const url = await upstream(
+      (_id, response) => {
+        response.writeHead(200, SSE).write('id: d1\nretry: 10\ndata: \n\n', () => setTimeout(() => response.socket?.destroy(), 20));
+      },
+      (request, id, response) => response.writeHead(200, SSE).end(event('d2', answer(id, `resumed after ${String(request.headers['last-event-id'])}`))),
+    );
+    const { text, error } = await call(url);
+    expect(error).toBeUndefined();
+    expect(text).toContain('resumed after d1');
+  });
+
   it('is resumed again each time it closes, while it keeps answering, up to the cap', async () => {
     let round = 0;
     const url = await upstream(
