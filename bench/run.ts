@@ -6,6 +6,7 @@
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { applyPatchBench } from './apply-patch.ts';
+import { catalogPublishBench } from './catalog-publish.ts';
 import { cliStartup } from './cli-startup.ts';
 import { consoleBench } from './console.ts';
 import { deployedThroughput } from './deployed-throughput.ts';
@@ -58,6 +59,7 @@ const MODULES: BenchModule[] = [
   consoleBench,
   cliStartup,
   toolSearchBench,
+  catalogPublishBench,
 ];
 
 interface Report {

@@ -71,3 +71,25 @@ export function labelledQueries(): LabelledQuery[] {
       return { query: query.trim(), server, tool };
     });
 }
+
+/**
+ * A pattern of one real tool (firecrawl's domain filters) that can backtrack catastrophically:
+ * toolgate refuses it at publish (lib/patterns), as it would from that upstream, so the catalog's
+ * manifest leaves it out of the schema, as a tenant would have to.
+ */
+const REFUSED_PATTERN = '^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z0-9][a-z0-9-]{0,61}[a-z0-9]$';
+
+function withoutRefusedPatterns(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutRefusedPatterns);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([key, v]) => !(key === 'pattern' && v === REFUSED_PATTERN)).map(([key, v]) => [key, withoutRefusedPatterns(v)]));
+}
+
+/**
+ * The catalog as a tenant's manifest (`count` tools, each an echo standing in for its upstream,
+ * with the real description, input schema and tags): what publishing a large catalog sends.
+ */
+export function catalogManifest(count: number, identity: { tenant: string; version: string }): Record<string, unknown> {
+  const tools = catalogDefinitions(count).map((d) => ({ name: d.name, description: d.description, input_schema: withoutRefusedPatterns(d.input_schema), tier: d.tier, tags: d.tags, executor: { kind: 'builtin', name: 'echo' } }));
+  return { format: 'toolgate.manifest/v1', ...identity, profile: 'openai', policy: { read: 'grant' }, tool_search: {}, tools };
+}

@@ -13,7 +13,8 @@ import { mcpCors } from './cors.ts';
 import { publicOrigin, publicOriginFromEnv } from './public-url.ts';
 import { isTenantId, protectedResourceRoutes, RESOURCE_METADATA_PATH, resourceMetadataUrl } from './routes/protected-resource.ts';
 import { tokenAuthenticator } from './token-authenticator.ts';
-import { requestBodyLimit } from './body-limit.ts';
+import { apiBodyLimits, requestBodyLimit } from './body-limit.ts';
+import { manifestBodyLimitFromEnv } from './manifest-body.ts';
 import type { GatewayEnv } from './env.ts';
 import { errorResponse } from './errors.ts';
 import { InputError } from './input-error.ts';
@@ -45,6 +46,8 @@ export interface AppOptions {
   env: Readonly<Record<string, string | undefined>>;
   log?: Logger;
   bodyLimitBytes?: number;
+  /** The limit of a published manifest's body (as sent and decompressed); default TOOLGATE_MANIFEST_BODY_LIMIT_BYTES from `env`, else 32 MiB. */
+  manifestBodyLimitBytes?: number;
   /** Serves GET /metrics (Prometheus text) when given. */
   metrics?: DispatchMetrics;
   /** Checks manifests published through the admin routes. */
@@ -67,6 +70,7 @@ export interface AppOptions {
 export function createApp(options: AppOptions) {
   const log = options.log ?? silentLogger;
   const maxSize = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  const manifestMaxSize = options.manifestBodyLimitBytes ?? manifestBodyLimitFromEnv(options.env.TOOLGATE_MANIFEST_BODY_LIMIT_BYTES);
   const app = new Hono<GatewayEnv>();
   if (options.tracer) app.use('*', tracingMiddleware(options.tracer));
 
@@ -80,7 +84,7 @@ export function createApp(options: AppOptions) {
     });
   }
 
-  app.use('/v1/*', requestBodyLimit(maxSize));
+  app.use('/v1/*', apiBodyLimits(maxSize, manifestMaxSize));
   // Slack's own signature authenticates interactions; registered before the API-key check, and
   // before the Host/Origin check (Slack's servers send no Origin; a tunnel's Host is not ours).
   app.route('/v1/slack', slackRoutes(options.store, options.tenants, options.slack, options.env));
@@ -95,7 +99,7 @@ export function createApp(options: AppOptions) {
   const withCredential = requireCredential(authenticator);
   app.use('/v1/*', withCredential);
   // Operator routes work before a tenant has an active manifest (publishing its first one).
-  app.route('/v1/admin', adminRoutes(options.store, options.tenants, options.validator, options.confinement, keyLifecycle, log));
+  app.route('/v1/admin', adminRoutes(options.store, options.tenants, options.validator, options.confinement, keyLifecycle, log, manifestMaxSize));
   app.route('/v1/audit', auditRoutes(options.store));
   const withRuntime = tenantRuntime(options.tenants);
   for (const path of ['/v1/tools/*', '/v1/tools', '/v1/dispatch', '/v1/approvals/*', '/v1/approvals', '/v1/calls/*']) app.use(path, withRuntime);

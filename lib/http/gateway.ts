@@ -40,6 +40,8 @@ export interface GatewayConfig {
   log?: Logger;
   events?: EventSink;
   bodyLimitBytes?: number;
+  /** The limit of a published manifest's body (default TOOLGATE_MANIFEST_BODY_LIMIT_BYTES, else 32 MiB). */
+  manifestBodyLimitBytes?: number;
   /** Serve GET /metrics (Node). */
   serveMetrics?: boolean;
   /** How long an isolate trusts its view of a tenant's active manifest (TOOLGATE_MANIFEST_CACHE_MS, default 5 s). */
@@ -97,6 +99,7 @@ export function createGateway(config: GatewayConfig) {
     confinement: { secretGrants, egress: egressPolicy },
     slack,
     bodyLimitBytes: config.bodyLimitBytes,
+    manifestBodyLimitBytes: config.manifestBodyLimitBytes,
     metrics: config.serveMetrics ? services.metrics : undefined,
     origins: config.origins,
     tracer: config.tracer,

@@ -32,8 +32,11 @@ export interface McpRequestContext {
   span?: Span;
   /** The request's MCP-Protocol-Version header, for the spans. */
   protocolVersion?: string;
-  /** Where browsers reach this gateway's console (its public origin): a call waiting for its caller's confirmation links its confirm page there. */
-  consoleOrigin?: string;
+  /**
+   * Where browsers reach this gateway's console (its public origin): a call waiting for its
+   * caller's confirmation links its confirm page there. Asked only then (it may parse the request's URL).
+   */
+  consoleOrigin?: () => string | undefined;
   /**
    * How much longer this isolate serves the tenant's active manifest without reading its pointer
    * again (ms): modern list results tell clients to cache them for that long, so a client lists
@@ -61,8 +64,8 @@ export function mcpRequestScope(context: McpRequestContext): McpRequestScope {
 }
 
 /**
- * `tools/list`: the tenant's active manifest and profile as MCP tools (all of them, or its
- * always_loaded ones and search_tools: tools-page.ts), a page at a time from `cursor`.
+ * `tools/list`: the tenant's active manifest and profile as MCP tools (those the caller may call, or
+ * the always_loaded ones among them and search_tools: tools-page.ts), a page at a time from `cursor`.
  */
 export function listMcpTools(scope: McpRequestScope, requestId: string | number, meta: Record<string, unknown> | undefined, cursor?: unknown) {
   const { context } = scope;
@@ -136,7 +139,8 @@ export async function dispatchMcpTool(scope: McpRequestScope, requestId: string 
   const args = mcpToolArguments(params);
   const tracer = runtime.deps.tracer;
   const span = tracer ? startMcpServerSpan(tracer, { method: 'tools/call', tool: name, requestId, meta, protocolVersion: context.protocolVersion }, context.span) : undefined;
-  const caller = { ...mcpCaller(scope, identity.thread_id, span), ...(scope.relay ? { relay: scope.relay(params) } : {}) };
+  const caller = mcpCaller(scope, identity.thread_id, span);
+  if (scope.relay) caller.relay = scope.relay(params);
   const result = await dispatchCall(runtime.deps, caller, { call_id: identity.call_id, name, arguments: args ?? {} });
   if (span) endMcpServerSpan(span, isTracedFailure(result), result.status === 'unknown_tool');
   reportMissingScope(context, result);

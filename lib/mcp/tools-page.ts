@@ -18,15 +18,15 @@ export const DEFAULT_TOOLS_PAGE_SIZE = 500;
 const CURSOR = /^[1-9]\d{0,8}$/;
 
 /**
- * What tools/list shows the caller: every tool, or with `tool_search.mcp_list: "always_loaded"`
- * only those always_loaded tools it may call, plus search_tools to find the rest.
+ * What tools/list shows the caller: the tools it may call (its scopes, the tenant's policy: as
+ * GET /v1/tools and search show), or with `tool_search.mcp_list: "always_loaded"` only the
+ * always_loaded ones among them, plus search_tools to find the rest.
  */
 export function mcpListedTools(manifest: Manifest, registry: ToolRegistry, scopes: ReadonlySet<string> | undefined): ToolDefinition[] {
   const settings = manifest.tool_search;
-  if (settings?.mcp_list !== 'always_loaded') return registry.definitions();
-  const always = new Set([...(settings.always_loaded ?? []), SEARCH_TOOL_NAME]);
+  const always = settings?.mcp_list === 'always_loaded' ? new Set([...(settings.always_loaded ?? []), SEARCH_TOOL_NAME]) : undefined;
   const callable = callableBy(manifest, scopes);
-  return registry.definitions().filter((d) => always.has(d.name) && callable(d));
+  return registry.definitions().filter((d) => (always === undefined || always.has(d.name)) && callable(d));
 }
 
 /** One page of `tools` from `cursor` (absent: the first), with the cursor of the next when more follow. */

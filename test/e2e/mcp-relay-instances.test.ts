@@ -36,7 +36,7 @@ describe('the reply channel between two gateway processes sharing a store', () =
     }];
     const egress = new URL(upstream.url).host;
     const env = { TOOLGATE_DATA_DIR: dataDir };
-    agentKey = (await runNode(['bin/toolgate.js', 'keys', 'create', '--tenant', 'acme', '--principal', 'agent', '--scopes', ''], { env })).stdout.match(/tg_[0-9a-f]+/)![0];
+    agentKey = (await runNode(['bin/toolgate.js', 'keys', 'create', '--tenant', 'acme', '--principal', 'agent', '--scopes', 'none'], { env })).stdout.match(/tg_[0-9a-f]+/)![0];
     const adminKey = (await runNode(['bin/toolgate.js', 'keys', 'create', '--tenant', 'acme', '--principal', 'ops', '--scopes', 'admin'], { env })).stdout.match(/tg_[0-9a-f]+/)![0];
     const file = join(dataDir, 'manifest.json');
     const imports = [{ server: 'asking', url: upstream.url, tools: ['capital'], tier: 'read', timeout_ms: 20_000 }];

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogManifest } from '../../bench/tool-search-corpus.ts';
 import { REPO_ROOT, runNode } from '../helpers/processes.ts';
 
 /**
@@ -136,5 +137,19 @@ describe('Cloudflare Worker in workerd', () => {
     const { results } = (await dispatched.json()) as { results: Array<{ status: string; content: string }> };
     expect(results[0].status).toBe('ok');
     expect((JSON.parse(results[0].content) as { tools: Array<{ name: string }> }).tools[0].name).toBe('list_issues');
+  });
+
+  it('takes a catalog over the 1 MiB body limit, gzipped (DecompressionStream in workerd), and serves it: the manifest route has its own limit', async () => {
+    const catalog = JSON.stringify(catalogManifest(1000, { tenant: 'demo', version: '11' }));
+    expect(catalog.length).toBeGreaterThan(1024 * 1024);
+    const admin = { authorization: 'Bearer worker-admin-key', 'content-type': 'application/json' };
+    const published = await mf.dispatchFetch('http://worker/v1/admin/manifests', { method: 'POST', headers: { ...admin, 'content-encoding': 'gzip' }, body: gzipSync(catalog) });
+    expect(await published.json()).toMatchObject({ status: 'published', version: '11' });
+    expect((await mf.dispatchFetch('http://worker/v1/admin/manifests/11/activate', { method: 'POST', headers: { authorization: admin.authorization } })).status).toBe(200);
+    const agent = { authorization: 'Bearer worker-test-key', 'content-type': 'application/json' };
+    const found = (await (await mf.dispatchFetch('http://worker/v1/tools?q=find+GitHub+repositories+about+machine+learning&tag=globex', { headers: agent })).json()) as { tools: Array<{ name: string }> };
+    expect(found.tools[0].name).toBe('globex_github_search_repositories');
+    const called = await mf.dispatchFetch('http://worker/v1/dispatch', { method: 'POST', headers: agent, body: JSON.stringify({ thread_id: 'w4', calls: [{ call_id: 'c', name: found.tools[0].name, arguments: { query: 'ml' } }] }) });
+    expect(await called.json()).toMatchObject({ manifest_version: '11', results: [{ status: 'ok' }] });
   });
 });

@@ -305,4 +305,19 @@ describe('an answer keeps the headers middleware set', () => {
     const evil = await web.request('/mcp', { key: 'key', method: 'POST', headers: { ...JSON_HEADERS, origin: 'https://evil.example.com' }, json: call(4, 'echo', { text: 'x' }) });
     expect(evil.headers.get('access-control-allow-origin')).toBeNull();
   });
+
+  it('carries CORS on every kind of answer the route sends itself or refuses with (202, a protocol error, a refused body)', async () => {
+    const manifest = validManifest({ tenant: 'acme', tools: [{ name: 'echo', executor: { kind: 'builtin' } }] });
+    const web = await testGateway([manifest], { key: { tenant: 'acme' } }, { env: { TOOLGATE_ALLOWED_ORIGINS: 'https://app.example.com' } });
+    const headers = { ...JSON_HEADERS, origin: 'https://app.example.com' };
+    const accepted = await web.request('/mcp', { key: 'key', method: 'POST', headers, json: { jsonrpc: '2.0', method: 'notifications/initialized' } });
+    const unknown = await web.request('/mcp', { key: 'key', method: 'POST', headers, json: { jsonrpc: '2.0', id: 1, method: 'no/such' } });
+    const badKey = await web.request('/mcp', { key: 'key', method: 'POST', headers: { ...headers, 'idempotency-key': 'x'.repeat(1000) }, json: call(2, 'echo', { text: 'x' }) });
+    expect([accepted.status, unknown.status, badKey.status]).toEqual([202, 200, 400]);
+    for (const response of [accepted, unknown, badKey]) {
+      expect(response.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+      expect(response.headers.get('access-control-expose-headers')).toBe('Mcp-Session-Id,WWW-Authenticate');
+      expect(response.headers.get('vary')).toBe('Origin');
+    }
+  });
 });

@@ -77,7 +77,8 @@ describe('the SDK v2 client pinned to 2026-07-28', () => {
     expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
     expect(client.getServerVersion()).toMatchObject({ name: 'toolgate', version: '1' });
     const { tools } = await client.listTools();
-    expect(tools.map((t) => [t.name, t.annotations?.readOnlyHint])).toEqual([['echo', true], ['save_note', false], ['nuke', false], ['regional', true]]);
+    // nuke is not listed: the policy denies every execute call, so the model is not shown it (a call is still answered `denied`).
+    expect(tools.map((t) => [t.name, t.annotations?.readOnlyHint])).toEqual([['echo', true], ['save_note', false], ['regional', true]]);
     const ok = await client.callTool({ name: 'echo', arguments: { text: 'over 2026-07-28' } });
     expect(ok).toMatchObject({ isError: false, _meta: { 'toolgate/status': 'ok', 'toolgate/manifest_version': '1' } });
     expect(text(ok)).toBe('over 2026-07-28');

@@ -198,7 +198,7 @@ describe('deferred loading (defer=1)', () => {
 });
 
 describe('MCP tools/list', () => {
-  it('pages: following nextCursor lists every tool once', async () => {
+  it('pages: following nextCursor lists every tool the caller may call once (never one the policy denies whatever the call)', async () => {
     const seen: string[] = [];
     let cursor: string | undefined;
     let pages = 0;
@@ -208,8 +208,22 @@ describe('MCP tools/list', () => {
       cursor = result!.nextCursor;
       pages++;
     } while (cursor && pages < 20);
-    expect(seen).toEqual(['echo', 'create_issue', 'list_issues', 'send_invoice', 'delete_repository', 'archive_repository', 'wipe_disk', 'search_tools']);
-    expect(pages).toBe(4);
+    expect(seen).toEqual(['echo', 'create_issue', 'list_issues', 'send_invoice', 'archive_repository', 'search_tools']);
+    expect(pages).toBe(3);
+  });
+
+  it('lists to a key without scopes only what it may call, as GET /v1/tools does', async () => {
+    const listed: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const { result } = await mcp('plain', 'tools/list', cursor ? { cursor } : undefined);
+      listed.push(...names(result!.tools!).map(String));
+      cursor = result!.nextCursor;
+    } while (cursor && listed.length < 20);
+    expect(listed).toEqual(['echo', 'list_issues', 'archive_repository', 'search_tools']);
+    const plain = await (await get('/v1/tools', 'plain')).json();
+    expect(names(plain.tools)).toEqual(listed);
+    for (const hidden of HIDDEN_FROM_PLAIN) expect(listed).not.toContain(hidden);
   });
 
   it.each(['abc', '0', '-1', '01', '1e3', '2 ', '999999999', '8'])('refuses the made-up cursor %j as invalid params', async (cursor) => {
@@ -232,7 +246,7 @@ describe('the index is built at publish and stored with the version', () => {
     const published = await gw.request('/v1/admin/manifests', { key: 'full', json: manifest });
     expect(published.status).toBe(201);
     const head = await gw.store.get(searchIndexKey('acme', '2'));
-    expect(head?.data).toEqual({ format: 'toolgate.search/v1', parts: 1, chars: expect.any(Number) });
+    expect(head?.data).toEqual({ format: 'toolgate.search/v1', parts: 1, chars: expect.any(Number), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect((await gw.request('/v1/admin/manifests/2/activate', { key: 'full', method: 'POST' })).status).toBe(200);
     logged.length = 0;
     const body = await (await get('/v1/tools?q=invoice')).json();

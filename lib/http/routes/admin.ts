@@ -16,7 +16,8 @@ import { builtinsForUncheckedManifest } from '../../tools/tenant-tools.ts';
 import type { SchemaValidator } from '../../validation/validator.ts';
 import { requireScope } from '../auth.ts';
 import type { GatewayEnv } from '../env.ts';
-import { errorResponse, readJsonBody } from '../errors.ts';
+import { errorResponse } from '../errors.ts';
+import { DEFAULT_MANIFEST_BODY_LIMIT_BYTES, readManifestBody } from '../manifest-body.ts';
 import { MANIFEST_VERSION } from '../identifiers.ts';
 import { identifierParam, identifierQuery } from '../params.ts';
 import { readEmptyBody } from '../strict-body.ts';
@@ -32,7 +33,7 @@ function lifecycleError(c: Context, error: unknown) {
  * Operator routes (scope `admin`), always within the key's own tenant: API keys (admin-keys.ts), and the
  * manifest lifecycle (publish, activate, rollback, list, diff), every step audited.
  */
-export function adminRoutes(store: Store, tenants: TenantDirectory, validator: SchemaValidator, confinement: ConfinementChecks, keys: ApiKeyLifecycle, log: Logger = silentLogger) {
+export function adminRoutes(store: Store, tenants: TenantDirectory, validator: SchemaValidator, confinement: ConfinementChecks, keys: ApiKeyLifecycle, log: Logger = silentLogger, manifestBodyLimitBytes = DEFAULT_MANIFEST_BODY_LIMIT_BYTES) {
   const routes = new Hono<GatewayEnv>();
   const audit = new AuditRecorder(store);
   routes.use('*', requireScope('admin'));
@@ -42,7 +43,7 @@ export function adminRoutes(store: Store, tenants: TenantDirectory, validator: S
   routes.route('/keys', adminKeyRoutes(keys));
 
   routes.post('/manifests', async (c) => {
-    const read = await readJsonBody(c);
+    const read = await readManifestBody(c, manifestBodyLimitBytes);
     if (!read.ok) return read.response;
     // Grants are checked only for the caller's own tenant: another tenant's are none of its business.
     const ownTenant = (read.body as { tenant?: unknown } | null)?.tenant === tenantOf(c);

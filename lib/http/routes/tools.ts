@@ -66,7 +66,11 @@ function deferQuery(c: Context, format: ToolFormat): DeferFormat | undefined {
   return format as DeferFormat;
 }
 
-/** Every tool the caller may call (its scopes, the tenant's policy), for a deferred list: a deferred tool is still one the model may call. */
+/**
+ * Every tool the caller may call (its scopes, the tenant's policy): what every list shows, plain
+ * or deferred (a deferred tool is still one the model may call), as search does. A model shown a
+ * tool it can only be refused wastes a turn on it.
+ */
 function callableDefinitions(runtime: TenantRuntime, scopes: ReadonlySet<string>, tags: string[]): ToolDefinition[] {
   const callable = callableBy(runtime.manifest, scopes);
   return runtime.registry.definitions({ tags }).filter(callable);
@@ -92,7 +96,7 @@ export function toolRoutes() {
     const defer = deferQuery(c, format);
     if (search && defer) throw new InputError('q and defer=1 ask for different lists (the best matches, or every tool with most deferred): give one of them');
     const scopes = new Set(c.get('principal').scopes);
-    const definitions = search ? await searchResults(runtime, { ...search, scopes, tags }) : defer ? callableDefinitions(runtime, scopes, tags) : runtime.registry.definitions({ tags });
+    const definitions = search ? await searchResults(runtime, { ...search, scopes, tags }) : callableDefinitions(runtime, scopes, tags);
     try {
       const registered = { isRegistered: (name: string) => runtime.registry.has(name) };
       const exported = exportTools(definitions, format, { native, profile: runtime.manifest.profile, registered });
