@@ -59,7 +59,7 @@ export function createDynamoDbClient(options: DynamoDbClientOptions): DynamoDbCl
       const response = await fetcher(url, { method: 'POST', headers, body, signal });
       answer = { status: response.status, headers: response.headers, text: await response.text() };
     } catch (error) {
-      throw unanswered(operation, error, { attempts, timedOut: timeout.aborted && !caller?.aborted, timeoutMs, url, caller });
+      throw unanswered(operation, error, { attempts, timedOut: timeout.aborted && !caller?.aborted, timeoutMs, caller });
     }
     if (answer.status !== 200) throw answerError(operation, answer, attempts);
     try {
@@ -86,18 +86,22 @@ export function createDynamoDbClient(options: DynamoDbClientOptions): DynamoDbCl
   };
 }
 
-/** The error for a request that got no answer: the caller gave up, the attempt timed out, or the network failed. */
-function unanswered(operation: string, error: unknown, at: { attempts: number; timedOut: boolean; timeoutMs: number; url: string; caller: AbortSignal | undefined }): DynamoDbError {
+/**
+ * The error for a request that got no answer: the caller gave up, the attempt timed out, or the
+ * network failed. It does not name the endpoint: a tool's `unavailable` result quotes it, and an
+ * operator's private endpoint is none of a tenant's business.
+ */
+function unanswered(operation: string, error: unknown, at: { attempts: number; timedOut: boolean; timeoutMs: number; caller: AbortSignal | undefined }): DynamoDbError {
   const base = { status: 0, attempts: at.attempts, cause: error };
   if (at.caller?.aborted) {
     const reason = at.caller.reason instanceof Error ? at.caller.reason.message : String(at.caller.reason);
     return new DynamoDbError({ ...base, name: 'AbortError', message: `${operation} was given up before DynamoDB answered: ${reason}`, retryable: false });
   }
-  if (at.timedOut) return new DynamoDbError({ ...base, name: 'TimeoutError', message: `DynamoDB at ${at.url} did not answer ${operation} within ${at.timeoutMs} ms`, retryable: true });
+  if (at.timedOut) return new DynamoDbError({ ...base, name: 'TimeoutError', message: `DynamoDB did not answer ${operation} within ${at.timeoutMs} ms`, retryable: true });
   // Node's fetch says only "fetch failed"; its cause says why (ECONNREFUSED, ENOTFOUND, ...).
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   const why = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
-  return new DynamoDbError({ ...base, name: 'NetworkError', message: `could not reach DynamoDB at ${at.url} for ${operation}: ${why}`, retryable: true });
+  return new DynamoDbError({ ...base, name: 'NetworkError', message: `could not reach DynamoDB for ${operation}: ${why}`, retryable: true });
 }
 
 function backoffMs(error: DynamoDbError, attempts: number): number {

@@ -177,7 +177,7 @@ describe('DynamoDB client', () => {
       const url = `http://127.0.0.1:${await closedPort()}`;
       const error = await client(url).send('GetItem', getItem).catch((e: unknown) => e);
       expect(error).toMatchObject({ name: 'NetworkError', status: 0, attempts: 2, retryable: true });
-      expect((error as Error).message).toBe(`could not reach DynamoDB at ${url} for GetItem: ECONNREFUSED`);
+      expect((error as Error).message).toBe('could not reach DynamoDB for GetItem: ECONNREFUSED');
     });
   });
 
@@ -186,7 +186,7 @@ describe('DynamoDB client', () => {
       const { url, requests } = await dynamo(() => {});
       const error = await client(url, { requestTimeoutMs: 200 }).send('GetItem', getItem).catch((e: unknown) => e);
       expect(error).toMatchObject({ name: 'TimeoutError', attempts: 2, retryable: true });
-      expect((error as Error).message).toBe(`DynamoDB at ${url} did not answer GetItem within 200 ms`);
+      expect((error as Error).message).toBe('DynamoDB did not answer GetItem within 200 ms');
       expect(requests).toHaveLength(2);
     });
 
