@@ -47,7 +47,7 @@ export class RoundTripMeter {
   }
 }
 
-/** The DynamoDB operation of an SDK request (the SDK passes a Request). */
+/** The DynamoDB operation of a client request (its X-Amz-Target header). */
 export function dynamoDbOperation(input: RequestInfo | URL, init: RequestInit | undefined): string {
   const headers = input instanceof Request ? input.headers : new Headers(init?.headers);
   return headers.get('x-amz-target')?.split('.')[1] ?? '?';

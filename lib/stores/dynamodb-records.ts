@@ -79,7 +79,7 @@ async function readRecord(ctx: DynamoDbContext, key: string): Promise<StateRecor
 }
 
 /**
- * The SDK resends a write whose answer was lost (a timeout, a dropped connection); if the first
+ * The client resends a write whose answer was lost (a timeout, a dropped connection); if the first
  * send was applied, the resend fails its condition against our own write. An owner is a lease
  * id only its holder writes, so after a resend, finding exactly the record we wrote, owner
  * included, means the write is ours and succeeded.

@@ -13,7 +13,7 @@ storeContract('dynamodb', async () => {
   return { store, clock, cleanup: () => dynalite.stop() };
 });
 
-/** Every HTTP request the SDK sends, by operation, and how many were in flight at most. */
+/** Every HTTP request the client sends, by operation, and how many were in flight at most. */
 class RequestLog {
   operations: string[] = [];
   maxInFlight = 0;
@@ -44,7 +44,7 @@ class RequestLog {
   }
 }
 
-/** The request reaches dynalite and is applied, but the client sees a 500: the SDK sends it again. */
+/** The request reaches dynalite and is applied, but the client sees a 500 and sends it again. */
 async function lostAnswer(request: Request): Promise<Response> {
   await fetch(request);
   return Response.json({ __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'answer lost on the way back' }, { status: 500, headers: { 'content-type': 'application/x-amz-json-1.0' } });
@@ -153,7 +153,7 @@ describe('DynamoDbStore on dynalite', () => {
       expect(await store.readAuditHead(t)).toMatchObject({ seq: 1 });
     });
 
-    it('a claim resent by the SDK after its answer was lost recognises its own write', async () => {
+    it('a claim resent by the client after its answer was lost recognises its own write', async () => {
       const k = key('lost-answer');
       log.reset();
       log.intercept = { operation: 'PutItem', answer: lostAnswer };
