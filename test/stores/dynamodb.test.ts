@@ -20,6 +20,7 @@ class RequestLog {
   #inFlight = 0;
   /** Answers the next request of `operation` itself (it may pass the request on first). */
   intercept?: { operation: string; answer: (request: Request) => Response | Promise<Response> };
+  #together: string[] = [];
 
   readonly fetch: typeof fetch = async (input, init) => {
     const request = new Request(input, init);
@@ -32,6 +33,7 @@ class RequestLog {
     }
     this.maxInFlight = Math.max(this.maxInFlight, ++this.#inFlight);
     try {
+      for (const until = Date.now() + HOLD_MS; this.#together.includes(operation) && this.maxInFlight < 2 && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 2));
       return await fetch(request);
     } finally {
       this.#inFlight--;
@@ -42,7 +44,24 @@ class RequestLog {
     this.operations = [];
     this.maxInFlight = 0;
   }
+
+  /**
+   * Runs `body` holding each request of `operations` until two have been in flight at once (at most HOLD_MS).
+   * Two requests the store sends together then overlap even when signing one of them (WebCrypto,
+   * on Node's thread pool) lags on a loaded machine; a store that waited for one answer before
+   * sending the next would still show one in flight.
+   */
+  async heldTogether<T>(operations: string[], body: () => Promise<T>): Promise<T> {
+    this.#together = operations;
+    try {
+      return await body();
+    } finally {
+      this.#together = [];
+    }
+  }
 }
+
+const HOLD_MS = 3_000;
 
 /** The request reaches dynalite and is applied, but the client sees a 500 and sends it again. */
 async function lostAnswer(request: Request): Promise<Response> {
@@ -68,7 +87,8 @@ describe('DynamoDbStore on dynalite', () => {
     dynalite = await startDynalite();
     table = await createFreshTable(dynalite.endpoint);
     log = new RequestLog();
-    store = open({ fetch: log.fetch });
+    // Long attempts: a request the log holds (heldTogether) must not time out meanwhile.
+    store = open({ fetch: log.fetch, requestTimeoutMs: 10_000 });
   });
   afterAll(async () => {
     await store?.close();
@@ -78,7 +98,7 @@ describe('DynamoDbStore on dynalite', () => {
   describe('request counts', () => {
     it('claimWithHead sends a PutItem and a GetItem at the same time (one round trip)', async () => {
       log.reset();
-      const outcome = await store.claimWithHead(key('cwh'), record('in_progress'), thread());
+      const outcome = await log.heldTogether(['GetItem', 'PutItem'], () => store.claimWithHead(key('cwh'), record('in_progress'), thread()));
       expect(outcome).toEqual({ claim: { claimed: true }, head: null });
       expect(log.operations.toSorted()).toEqual(['GetItem', 'PutItem']);
       expect(log.maxInFlight).toBe(2);
@@ -132,7 +152,7 @@ describe('DynamoDbStore on dynalite', () => {
       const k = key('stale-head');
       await store.put(k, record('in_progress'));
       log.reset();
-      const outcome = await store.commit({ record: { key: k, expect: { state: 'in_progress' }, next: record('completed') }, append: { thread: t, expected: null, envelopes: [envelope(1, null)] } });
+      const outcome = await log.heldTogether(['GetItem', 'PutItem'], () => store.commit({ record: { key: k, expect: { state: 'in_progress' }, next: record('completed') }, append: { thread: t, expected: null, envelopes: [envelope(1, null)] } }));
       expect(outcome).toEqual({ record: { ok: true }, append: { ok: false, head: { seq: 1, hash: first.hash } } });
       expect(log.operations[0]).toBe('TransactWriteItems');
       expect(log.operations.slice(1).toSorted()).toEqual(['GetItem', 'PutItem']);
