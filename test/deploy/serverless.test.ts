@@ -57,7 +57,7 @@ describe('serverless.yml', () => {
 
   it('grants exactly the DynamoDB item actions the store sends, on that table only', () => {
     const expected = dynamoDbActionsTheStoreUses();
-    expect(expected).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query']);
+    expect(expected).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
     const statements = config.provider.iam.role.statements;
     const granted = statements.flatMap((statement) => statement.Action.filter((action) => action.startsWith('dynamodb:')));
     expect([...granted].sort()).toEqual(expected);

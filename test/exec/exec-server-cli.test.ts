@@ -28,7 +28,8 @@ function captureConsole(): { out: string[]; err: string[] } {
   return { out, err };
 }
 
-async function waitFor<T>(read: () => T | undefined, timeoutMs = 5_000): Promise<T> {
+// Generous: on a loaded machine (the suite's forks side by side) a start can take seconds.
+async function waitFor<T>(read: () => T | undefined, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = read();
