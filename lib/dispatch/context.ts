@@ -3,6 +3,7 @@ import type { FourEyesRules } from '../governance/four-eyes.ts';
 import type { ApprovalNotifier } from '../governance/notifier.ts';
 import type { Governor } from '../governance/policy.ts';
 import { requestPatternBudget, type PatternBudget } from '../patterns/index.ts';
+import type { ConnectionCaller } from '../connections/connection-access.ts';
 import type { CallRelay } from '../registry/executor.ts';
 import type { ToolRegistry } from '../registry/registry.ts';
 import type { Store } from '../stores/store.ts';
@@ -40,6 +41,8 @@ export interface CallerContext {
   trace?: SpanContext;
   /** What the caller's client can take from upstreams while its calls run (notifications, requests); none by default. */
   relay?: CallRelay;
+  /** Where the caller reached the gateway and its sign-in token: what tools acting as the user need (lib/connections). */
+  connect?: ConnectionCaller;
 }
 
 /** The caller with its request's budgets, made when missing: a request or batch cannot buy one per call. */

@@ -127,7 +127,7 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
       return { ...trace, result, output: result.content };
     }
   }
-  const context = { call_id: call.call_id, thread_id: caller.thread_id, tenant: caller.tenant, principal: caller.principal, env: caller.env, ...caller.relay, log: deps.log, ...grantedExecution(governed.value), ...nativeTool(call) };
+  const context = { call_id: call.call_id, thread_id: caller.thread_id, tenant: caller.tenant, principal: caller.principal, env: caller.env, ...caller.relay, ...(caller.connect ? { connection_caller: caller.connect } : {}), log: deps.log, ...grantedExecution(governed.value), ...nativeTool(call) };
   const executed = await inStageSpan(traced, 'execute', async (span) => {
     const outcome = await executeStage(executor, args, span ? { ...context, traceparent: span.traceparent } : context, timeoutMs, naming);
     if (!outcome.ok) span?.setAttribute('error.type', outcome.failure.code).setError(outcome.failure.code);

@@ -1,4 +1,6 @@
 import { AuditRecorder } from '../audit/recorder.ts';
+import { Keyring } from '../connections/keyring.ts';
+import { publicOriginFromEnv } from './public-url.ts';
 import { leaseGraceFromEnv } from '../dispatch/lease.ts';
 import { SecretGrants } from '../crypto/secret-grants.ts';
 import { egressFetch, type EgressTransport } from '../egress/fetch.ts';
@@ -79,6 +81,8 @@ export function createGateway(config: GatewayConfig) {
     defaultTimeoutMs: 5000,
     notifierFor: (manifest) => slackNotifierFor(manifest, slack, log),
     tracer: config.tracer,
+    connectionKeys: Keyring.fromEnv(config.env),
+    publicOrigin: publicOriginFromEnv(config.env),
   };
   const cacheMs = config.manifestCacheMs ?? Number(config.env.TOOLGATE_MANIFEST_CACHE_MS ?? 5000);
   const tenants = new StoreTenantDirectory(config.store, services, { cacheMs, overlay: config.overlay });

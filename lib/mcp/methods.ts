@@ -1,3 +1,4 @@
+import type { ConnectionCaller } from '../connections/connection-access.ts';
 import { dispatchCall } from '../dispatch/pipeline.ts';
 import type { ToolResult } from '../dispatch/call.ts';
 import type { CallerContext } from '../dispatch/context.ts';
@@ -39,6 +40,8 @@ export interface McpRequestContext {
    * again no later than the gateway would serve a newly activated version. Unknown: 0.
    */
   manifestFreshMs?: number;
+  /** Where the caller reached the gateway and its sign-in token, for tools acting as the user (lib/connections). */
+  connect?: ConnectionCaller;
 }
 
 /** What one HTTP request's MCP methods share: its budgets (a JSON-RPC batch spends them together). */
@@ -144,6 +147,7 @@ export function mcpCaller(scope: McpRequestScope, thread_id: string, span: Span 
     patternBudget: scope.patternBudget,
     validationBudget: scope.validationBudget,
     trace: span?.context,
+    ...(context.connect ? { connect: context.connect } : {}),
   };
 }
 

@@ -1,3 +1,4 @@
+import { connectionCaller } from '../connection-caller.ts';
 import { Hono, type Context } from 'hono';
 import type { TenantDirectory } from '../../dispatch/tenant-directory.ts';
 import { MAX_IDEMPOTENCY_KEY } from '../../idempotency/keys.ts';
@@ -44,6 +45,7 @@ export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, opt
       protocolVersion: c.req.header('mcp-protocol-version'),
       manifestFreshMs: options.tenants?.freshForMs?.(principal.tenant),
       consoleOrigin: options.publicOrigin?.(c),
+      connect: connectionCaller(c, options.publicOrigin?.(c)),
       onMissingScope: (required) => (missing ??= required),
     };
     // Sent through Hono's own response (as c.json does): a foreign Response would be merged with

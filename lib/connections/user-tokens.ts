@@ -1,0 +1,148 @@
+import type { AuditRecorder } from '../audit/recorder.ts';
+import type { ResolveSecret } from '../crypto/secrets.ts';
+import type { Fetch } from '../egress/fetch.ts';
+import { ToolError } from '../registry/errors.ts';
+import type { ToolExecutionContext } from '../registry/executor.ts';
+import type { ConnectionSettings } from '../registry/manifest.ts';
+import type { Store } from '../stores/store.ts';
+import { auditConnection } from './connection-audit.ts';
+import type { ConnectionAccess } from './connection-access.ts';
+import { connectUrl } from './connect-paths.ts';
+import { createConnectLink } from './flow-records.ts';
+import { GrantStore, type Grant, type GrantOwner } from './grant-store.ts';
+import type { Keyring } from './keyring.ts';
+import { oauthClientOf, OAuthError, tokenRequest } from './oauth-client.ts';
+import { providerEndpoints } from './provider-metadata.ts';
+import { exchangedToken } from './token-exchange.ts';
+
+/** A token this close to its expiry is refreshed before it is sent. */
+const REFRESH_MARGIN_MS = 60_000;
+/** How long one refresh may hold the lease; a caller that lost it waits at most this long for the winner. */
+const REFRESH_LEASE_MS = 15_000;
+const REFRESH_POLL_MS = 100;
+
+/** What a tenant's connections run on. */
+export interface UserTokenServices {
+  store: Store;
+  keys: Keyring;
+  /** The tenant's secrets (its grants), for client secrets. */
+  secrets: ResolveSecret;
+  fetch: Fetch;
+  audit?: AuditRecorder;
+  /** TOOLGATE_PUBLIC_URL, when pinned: connect links point there. */
+  publicOrigin?: string;
+  now?: () => number;
+  log?: (event: string, fields: Record<string, unknown>) => void;
+}
+
+/**
+ * The calling principal's tokens of a tenant's connections: a stored grant (refreshed shortly
+ * before it expires, once however many calls need it at the same time), or for a token_exchange
+ * connection the caller's own sign-in token exchanged. A principal without a grant is asked to
+ * connect: `authorization_required` with a single-use link bound to it.
+ */
+export class UserTokens implements ConnectionAccess {
+  readonly #tenant: string;
+  readonly #connections: Readonly<Record<string, ConnectionSettings>>;
+  readonly #services: UserTokenServices;
+  readonly #grants: GrantStore;
+  readonly #now: () => number;
+
+  constructor(tenant: string, connections: Readonly<Record<string, ConnectionSettings>>, services: UserTokenServices) {
+    this.#tenant = tenant;
+    this.#connections = connections;
+    this.#services = services;
+    this.#grants = new GrantStore(services.store, services.keys);
+    this.#now = services.now ?? Date.now;
+  }
+
+  async accessToken(connection: string, context: ToolExecutionContext): Promise<string> {
+    const settings = Object.hasOwn(this.#connections, connection) ? this.#connections[connection] : undefined;
+    if (!settings) throw new ToolError('error', `connection "${connection}" is not declared in the tenant's manifest`, { connection });
+    const owner = { tenant: this.#tenant, principal: context.principal, connection };
+    try {
+      if (settings.grant === 'token_exchange') return await exchangedToken(owner, settings, context.connection_caller?.subject_token, this.#exchangeServices());
+      const grant = await this.#grants.load(owner);
+      if (!grant) throw await this.#askToConnect(owner, context);
+      if (!expiresSoon(grant, this.#now())) return grant.tokens.access_token;
+      return await this.#refreshed(owner, settings, grant, context);
+    } catch (error) {
+      if (error instanceof ToolError) throw error;
+      throw unreachable(connection, error);
+    }
+  }
+
+  #exchangeServices() {
+    return { fetch: this.#services.fetch, secrets: this.#services.secrets, now: this.#now };
+  }
+
+  /** `authorization_required`, with a fresh connect link bound to this principal. */
+  async #askToConnect(owner: GrantOwner, context: ToolExecutionContext): Promise<ToolError> {
+    const origin = this.#services.publicOrigin ?? context.connection_caller?.origin;
+    if (!origin) return new ToolError('unavailable', `connection "${owner.connection}" needs the user to connect, but this gateway does not know its public URL: the operator sets TOOLGATE_PUBLIC_URL. Nothing was sent.`, { connection: owner.connection });
+    const link = await createConnectLink(this.#services.store, owner, this.#now());
+    const url = connectUrl(origin, owner, link);
+    return new ToolError(
+      'authorization_required',
+      `This tool acts as you at "${owner.connection}", which you have not connected yet. Open ${url} in a browser, sign in and allow access, then send the call again. The link works once, for 10 minutes. Nothing was sent.`,
+      { authorization_url: url, connection: owner.connection },
+    );
+  }
+
+  /**
+   * A new access token for a grant about to expire. Providers rotate refresh tokens and revoke the
+   * whole grant when one is used twice, so only one refresh runs per grant (a store lease): the
+   * others wait for it and read the grant it stored.
+   */
+  async #refreshed(owner: GrantOwner, settings: ConnectionSettings, grant: Grant, context: ToolExecutionContext): Promise<string> {
+    const store = this.#services.store;
+    const lease = refreshLeaseKey(owner);
+    const now = this.#now();
+    const won = await store.claim(lease, { state: 'refreshing', owner: grant.grant_id, claimable_after: now + REFRESH_LEASE_MS, expires_at: now + REFRESH_LEASE_MS, data: {} });
+    if (!won.claimed) return this.#awaitRefresh(owner, grant, context);
+    try {
+      if (!grant.tokens.refresh_token) throw await this.#askToConnect(owner, context);
+      const endpoints = await providerEndpoints(settings, this.#services.fetch, now);
+      let answer;
+      try {
+        answer = await tokenRequest(this.#services.fetch, endpoints.token_endpoint, oauthClientOf(settings, this.#services.secrets), { grant_type: 'refresh_token', refresh_token: grant.tokens.refresh_token }, context.signal);
+      } catch (error) {
+        if (!(error instanceof OAuthError) || !error.grantGone) throw error;
+        await this.#grants.remove(owner, grant.grant_id);
+        await auditConnection(this.#services.audit, 'connection.refresh_failed', owner, 'toolgate', { error: error.error, grant_id: grant.grant_id, removed: true });
+        throw await this.#askToConnect(owner, context);
+      }
+      // A provider that does not rotate (Google) answers no refresh token: the old one stays good.
+      const tokens = { access_token: answer.access_token, refresh_token: answer.refresh_token ?? grant.tokens.refresh_token };
+      const expires = answer.expires_in ? { token_expires_at: this.#now() + answer.expires_in * 1000 } : {};
+      await this.#grants.save(owner, tokens, { ...expires, scope: answer.scope ?? grant.scope }, this.#now());
+      return tokens.access_token;
+    } finally {
+      await store.remove(lease, { state: 'refreshing', owner: grant.grant_id });
+    }
+  }
+
+  /** Another call refreshes this grant: wait for the grant it stores (never refresh with the token read before). */
+  async #awaitRefresh(owner: GrantOwner, before: Grant, context: ToolExecutionContext): Promise<string> {
+    const deadline = this.#now() + REFRESH_LEASE_MS;
+    while (this.#now() < deadline && !context.signal.aborted) {
+      await new Promise((resolve) => setTimeout(resolve, REFRESH_POLL_MS));
+      const grant = await this.#grants.load(owner);
+      if (!grant) throw await this.#askToConnect(owner, context);
+      if (grant.grant_id !== before.grant_id) return grant.tokens.access_token;
+    }
+    throw new ToolError('unavailable', `connection "${owner.connection}": the token is being refreshed by another call that has not finished; try again. Nothing was sent.`, { connection: owner.connection });
+  }
+}
+
+const refreshLeaseKey = (owner: GrantOwner) => `conn-refresh/${encodeURIComponent(owner.tenant)}/${encodeURIComponent(owner.principal)}/${encodeURIComponent(owner.connection)}`;
+
+function expiresSoon(grant: Grant, now: number): boolean {
+  return grant.token_expires_at !== undefined && grant.token_expires_at - REFRESH_MARGIN_MS <= now;
+}
+
+/** The provider could not be asked, or answered something else than a token: nothing was sent to the tool. */
+function unreachable(connection: string, error: unknown): ToolError {
+  const reason = error instanceof OAuthError ? `the provider answered ${error.message}` : error instanceof Error ? error.message : String(error);
+  return new ToolError('unavailable', `connection "${connection}" could not get a token: ${reason}. Nothing was sent.`, { connection });
+}
