@@ -31,6 +31,7 @@ import { dispatchRoutes } from './routes/dispatch.ts';
 import { toolRoutes } from './routes/tools.ts';
 import { tracingMiddleware } from './tracing.ts';
 import type { Tracer } from '../telemetry/tracer.ts';
+import type { ConnectServices } from '../connections/connect-routes.ts';
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -58,6 +59,8 @@ export interface AppOptions {
   origins?: () => OriginPolicy;
   /** OpenTelemetry: a server span per request, continuing the caller's traceparent (lib/telemetry). */
   tracer?: Tracer;
+  /** Users' connections (lib/connections): the connect pages' keys, egress and grants; without it, /connect answers 404. */
+  connections?: Omit<ConnectServices, 'store' | 'tenants'>;
 }
 
 /** The gateway: the same Hono app on every runtime; entrypoints only build its options. */
@@ -110,6 +113,13 @@ export function createApp(options: AppOptions) {
   app.route('/v1/dispatch', dispatchRoutes(options.env));
   app.route('/v1/approvals', approvalRoutes(options.store, options.env));
   app.route('/v1/calls', callRoutes(options.store));
+  if (options.connections) {
+    const services: ConnectServices = { ...options.connections, store: options.store, tenants: options.tenants };
+    // The connect pages and their crypto load on first use: most requests never need them.
+    const place = (c: Context) => ({ tenant: c.req.param('tenant') ?? '', connection: c.req.param('connection') ?? '' });
+    app.get('/connect/:tenant/:connection', async (c) => (await import('../connections/connect-routes.ts')).startConsent(c, services, place(c)));
+    app.get('/connect/:tenant/:connection/callback', async (c) => (await import('../connections/connect-routes.ts')).finishConsent(c, services, place(c)));
+  }
   // The operator console: browser pages signed in through the same authenticator.
   app.route('/console', consoleRoutes({ store: options.store, tenants: options.tenants, authenticator, keyLifecycle, env: options.env, origins, log }));
 

@@ -98,6 +98,7 @@ export function createGateway(config: GatewayConfig) {
     metrics: config.serveMetrics ? services.metrics : undefined,
     origins: config.origins,
     tracer: config.tracer,
+    connections: { keys: services.connectionKeys, egress: services.egress, secretGrants, env: config.env, audit, publicOrigin: services.publicOrigin },
   });
   // Seeding is I/O: it starts with the first request (or `ready`), so building the gateway does
   // none — Workers forbid I/O, timers and randomness at module scope, where the Worker builds it.
