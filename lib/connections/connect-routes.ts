@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { getCookie, setCookie } from 'hono/cookie';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { AuditRecorder } from '../audit/recorder.ts';
 import { constantTimeEqual } from '../crypto/hmac.ts';
 import type { SecretGrants } from '../crypto/secret-grants.ts';
@@ -104,6 +104,7 @@ export async function finishConsent(c: Context, services: ConnectServices, place
   const consent = await takeConsent(services.store, state);
   if (!consent || !samePlace(consent, place)) return refusal(c, 'This sign-in is not one toolgate started', 'The answer names no consent under way here (it was already used, expired, or never started).');
   const browser = getCookie(c, bindingCookie(state));
+  deleteCookie(c, bindingCookie(state), { path: `${connectPath(consent)}/callback` });
   if (!browser || !constantTimeEqual(await sha256Hex(browser), consent.browser)) return refusal(c, 'This sign-in was started in another browser', 'Finish the consent in the browser that opened the connect link.');
   const settings = await settingsOf(services, consent);
   if (!settings) return refusal(c, 'No such connection', `The tenant's manifest no longer declares "${consent.connection}".`);

@@ -1,0 +1,229 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'puppeteer-core';
+import { CONNECTIONS_THREAD } from '../../lib/connections/connection-audit.ts';
+import { sharedMcpSessionPool } from '../../lib/registry/executors/mcp-session-pool.ts';
+import { launchChromium, startConsoleGateway, type ConsoleGateway } from '../console/harness.ts';
+import { startTestServer, type TestServer } from '../helpers/http-server.ts';
+import { baseManifest } from '../helpers/manifests.ts';
+import { startMcpUpstream, type McpUpstream } from '../helpers/mcp-upstream.ts';
+import { startOAuthServer, type OAuthServer } from '../support/oauth-server.ts';
+
+/**
+ * Tools that act as the end user, end to end: a real authorization server (oidc-provider) on
+ * 127.0.0.1, the gateway as `toolgate serve` runs it (SQLite), headless Chromium as each user's
+ * browser, and two upstreams that accept only the provider's tokens and answer whose they are: an
+ * http tool and an MCP server.
+ */
+const RESOURCE = 'https://upstream.acme.example/';
+const ACCESS_TOKEN_TTL = 62;
+const KEY = Buffer.alloc(32, 7).toString('base64url');
+
+let browser: Browser;
+let gw: ConsoleGateway;
+let oauth: OAuthServer;
+let httpTool: TestServer;
+let mcp: McpUpstream;
+
+/** The upstream's view of a bearer token: whose it is, or why not. */
+const whose = async (authorization: string | undefined) => {
+  try {
+    return (await oauth.verify((authorization ?? '').replace(/^Bearer /, ''))).sub;
+  } catch (error) {
+    return `refused: ${(error as Error).message}`;
+  }
+};
+
+const manifest = () =>
+  baseManifest({
+    tenant: 'acme',
+    version: '1',
+    policy: { read: 'grant', write: 'deny', execute: 'deny' },
+    connections: { idp: { issuer: oauth.issuer, client_id: oauth.clientId, client_secret: 'env:ACME_IDP_SECRET', scopes: ['repo'], resource: RESOURCE } },
+    tools: [
+      { name: 'whoami', description: 'whose token reached the http tool', tier: 'read', input_schema: { type: 'object' }, executor: { kind: 'http', url: `${httpTool.url}/whoami`, secret: 'env:ACME_TOOL_SECRET', auth: { connection: 'idp' } } },
+      { name: 'whoami_mcp', description: 'whose token reached the MCP server', tier: 'read', input_schema: { type: 'object' }, executor: { kind: 'mcp', url: mcp.url, tool: 'whoami', auth: { connection: 'idp' } } },
+    ],
+  });
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  httpTool = await startTestServer(async (request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ sub: await whose(request.headers.authorization) }));
+  });
+  mcp = await startMcpUpstream();
+  mcp.tools.push({ tool: { name: 'whoami', inputSchema: { type: 'object' } }, run: async (_args, { authorization }) => ({ content: [{ type: 'text', text: `sub=${await whose(authorization)}` }] }) });
+  gw = await startConsoleGateway([], {
+    tg_admin: { tenant: 'acme', principal: 'admin', scopes: ['admin', 'audit:read'] },
+    tg_alice: { tenant: 'acme', principal: 'alice' },
+    tg_bob: { tenant: 'acme', principal: 'bob' },
+    tg_carol: { tenant: 'acme', principal: 'carol' },
+  }, { TOOLGATE_CONNECTION_KEYS: `k1:${KEY}`, TOOLGATE_TENANT_SECRETS: 'acme:ACME_IDP_SECRET,ACME_TOOL_SECRET', ACME_IDP_SECRET: 'toolgate-client-secret-0123456789abcdef', ACME_TOOL_SECRET: 'tool-hmac-secret' });
+  oauth = await startOAuthServer({ redirectUris: [`${gw.url}/connect/acme/idp/callback`], resource: RESOURCE, accessTokenTtl: ACCESS_TOKEN_TTL });
+  const published = await gw.api('/v1/admin/manifests', { key: 'tg_admin', json: manifest() });
+  expect(published.status, await published.clone().text()).toBe(201);
+  expect((await gw.api('/v1/admin/manifests/1/activate', { key: 'tg_admin', json: {} })).status).toBe(200);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await gw?.close();
+  await oauth?.close();
+  await httpTool?.close();
+  await mcp?.close();
+  sharedMcpSessionPool.clear();
+});
+
+let calls = 0;
+async function call(key: string, name = 'whoami') {
+  const answer = await (await gw.api('/v1/dispatch', { key, json: { thread_id: 'th-connections', calls: [{ call_id: `c${calls++}`, name, arguments: {} }] } })).json();
+  return answer.results[0];
+}
+
+/** A call by a user with no grant: the typed answer and its link. */
+async function linkFor(key: string): Promise<string> {
+  const result = await call(key);
+  expect(result).toMatchObject({ status: 'authorization_required', is_error: true, error: { code: 'authorization_required', details: { connection: 'idp' } } });
+  const url = result.error.details.authorization_url as string;
+  expect(url).toMatch(new RegExp(`^${gw.url}/connect/acme/idp\\?link=[\\w-]{43}$`));
+  expect(result.content).toContain(url);
+  return url;
+}
+
+/** A user's browser (its own cookies). */
+async function userBrowser(): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.createBrowserContext();
+  return { context, page: await context.newPage() };
+}
+
+/** Follows a connect link and consents at the provider as `login`; returns the page the gateway shows at the end. */
+async function consent(page: Page, link: string, login: string, decision: 'allow' | 'deny' = 'allow'): Promise<string> {
+  const r = await page.goto(link);
+  if (process.env.DEBUG_CONN) console.log('AFTER GOTO', r?.status(), page.url(), (await page.content()).slice(0, 800));
+  await page.waitForSelector('#login');
+  await page.type('#login', login);
+  await Promise.all([page.waitForNavigation(), page.click(`#${decision}`)]);
+  return page.$eval('body', (body) => body.textContent ?? '');
+}
+
+/** Consents, but stops the browser before it reaches the gateway's callback: the callback URL (code, state, iss). */
+async function consentUpToCallback(page: Page, link: string, login: string): Promise<URL> {
+  await page.setRequestInterception(true);
+  let reached: URL | undefined;
+  const listener = (request: import('puppeteer-core').HTTPRequest) => {
+    if (request.url().startsWith(`${gw.url}/connect/acme/idp/callback`)) {
+      reached = new URL(request.url());
+      void request.abort();
+    } else void request.continue();
+  };
+  page.on('request', listener);
+  await page.goto(link);
+  await page.waitForSelector('#login');
+  await page.type('#login', login);
+  await page.click('#allow');
+  for (let i = 0; i < 100 && !reached; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  page.off('request', listener);
+  await page.setRequestInterception(false);
+  expect(reached).toBeDefined();
+  return reached!;
+}
+
+const pageText = (page: Page) => page.$eval('body', (body) => body.textContent ?? '');
+
+describe('connections: the user connects once, and the tools act as that user', () => {
+  it('asks, the user consents in the browser, and the re-sent calls reach both upstreams with that user\'s token', async () => {
+    const link = await linkFor('tg_alice');
+    expect(httpTool.requests).toHaveLength(0);
+    const { context, page } = await userBrowser();
+    expect(await consent(page, link, 'alice@idp')).toContain('"idp" is connected for alice');
+    // The browser binding lived for the consent only.
+    expect((await context.cookies()).filter((cookie) => cookie.name.startsWith('toolgate_connect_'))).toEqual([]);
+    expect(await call('tg_alice')).toMatchObject({ status: 'ok', content: JSON.stringify({ sub: 'alice@idp' }) });
+    expect(await call('tg_alice', 'whoami_mcp')).toMatchObject({ status: 'ok', content: 'sub=alice@idp' });
+    expect(oauth.tokenRequests).toEqual(['authorization_code']);
+    await context.close();
+  });
+
+  it('a second user gets their own flow and their own token; the first keeps theirs', async () => {
+    const { context, page } = await userBrowser();
+    expect(await consent(page, await linkFor('tg_bob'), 'bob@idp')).toContain('connected for bob');
+    expect(await call('tg_bob')).toMatchObject({ status: 'ok', content: JSON.stringify({ sub: 'bob@idp' }) });
+    expect(await call('tg_bob', 'whoami_mcp')).toMatchObject({ status: 'ok', content: 'sub=bob@idp' });
+    expect(await call('tg_alice', 'whoami_mcp')).toMatchObject({ status: 'ok', content: 'sub=alice@idp' });
+    await context.close();
+  });
+
+  it('grants are audited and sealed: no token in the store or the audit trail, and the API shows none', async () => {
+    const audit = await (await gw.api(`/v1/audit?thread_id=${CONNECTIONS_THREAD}`, { key: 'tg_admin' })).json();
+    expect(audit.envelopes.map((e: { type: string; data: { principal: string } }) => `${e.type}:${e.data.principal}`)).toEqual(['connection.granted:alice', 'connection.granted:bob']);
+    const rows = gw.read(`SELECT data FROM records WHERE key LIKE 'conn-grant/%'`);
+    expect(rows).toHaveLength(2);
+    const dump = JSON.stringify(rows) + JSON.stringify(gw.read('SELECT envelope FROM audit'));
+    expect(dump).not.toMatch(/eyJ[\w-]+\.eyJ/);
+  });
+
+  it('refreshes a token about to expire once, however many calls need it at the same time', async () => {
+    // The provider's access tokens live 62 s; toolgate refreshes one within 60 s of its expiry.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => call('tg_alice', i % 2 ? 'whoami' : 'whoami_mcp')));
+    for (const result of results) expect(result.status).toBe('ok');
+    expect(oauth.tokenRequests.filter((grant) => grant === 'refresh_token')).toEqual(['refresh_token']);
+    expect(oauth.tokenRequests).not.toContain('refresh_token:error');
+  });
+});
+
+describe('connections: what is refused', () => {
+  it('a connect link works once, and not once expired', async () => {
+    const link = await linkFor('tg_carol');
+    const { context, page } = await userBrowser();
+    await page.goto(link);
+    await page.waitForSelector('#login');
+    const again = await page.goto(link);
+    expect(again?.status()).toBe(410);
+    expect(await pageText(page)).toContain('does not work any more');
+    const late = await linkFor('tg_carol');
+    gw.tamper(`UPDATE records SET expires_at = 1 WHERE key = ?`, `conn-link/${new URL(late).searchParams.get('link')}`);
+    expect((await page.goto(late))?.status()).toBe(410);
+    await context.close();
+  });
+
+  it('a forged state, a replayed state, and a callback from another browser store nothing', async () => {
+    const { context, page } = await userBrowser();
+    const forged = await page.goto(`${gw.url}/connect/acme/idp/callback?code=x&state=${'A'.repeat(43)}&iss=${encodeURIComponent(oauth.issuer)}`);
+    expect(forged?.status()).toBe(400);
+    expect(await pageText(page)).toContain('not one toolgate started');
+    const callback = await consentUpToCallback(page, await linkFor('tg_carol'), 'carol@idp');
+    const elsewhere = await userBrowser();
+    expect((await elsewhere.page.goto(callback.href))?.status()).toBe(400);
+    expect(await pageText(elsewhere.page)).toContain('started in another browser');
+    // That attempt used the state up: the right browser cannot finish with it either.
+    expect((await page.goto(callback.href))?.status()).toBe(400);
+    expect(await pageText(page)).toContain('not one toolgate started');
+    expect((await call('tg_carol')).status).toBe('authorization_required');
+    await Promise.all([context.close(), elsewhere.context.close()]);
+  });
+
+  it('a wrong iss is refused (RFC 9207 mix-up), and a user who denies gets no grant', async () => {
+    const { context, page } = await userBrowser();
+    const callback = await consentUpToCallback(page, await linkFor('tg_carol'), 'carol@idp');
+    expect(callback.searchParams.get('iss')).toBe(oauth.issuer);
+    callback.searchParams.set('iss', 'https://evil.example');
+    expect((await page.goto(callback.href))?.status()).toBe(400);
+    expect(await pageText(page)).toContain('came from another provider');
+    expect(await consent(page, await linkFor('tg_carol'), 'carol@idp', 'deny')).toContain('Access was not granted');
+    expect((await call('tg_carol')).status).toBe('authorization_required');
+    await context.close();
+  });
+
+  it('a code issued for another principal\'s consent is refused (PKCE binds it to its own)', async () => {
+    const mallory = await userBrowser();
+    const malloryCallback = await consentUpToCallback(mallory.page, await linkFor('tg_carol'), 'mallory@idp');
+    const victim = await userBrowser();
+    const victimCallback = await consentUpToCallback(victim.page, await linkFor('tg_bob'), 'bob@idp');
+    // Carol's code injected into Bob's consent (Bob's state, Bob's browser).
+    victimCallback.searchParams.set('code', malloryCallback.searchParams.get('code')!);
+    expect((await victim.page.goto(victimCallback.href))?.status()).toBe(400);
+    expect(await pageText(victim.page)).toContain('did not accept the code');
+    expect(await call('tg_bob')).toMatchObject({ status: 'ok', content: JSON.stringify({ sub: 'bob@idp' }) });
+    await Promise.all([mallory.context.close(), victim.context.close()]);
+  });
+});
