@@ -10,6 +10,7 @@ import { approvalPages } from './pages/approvals.ts';
 import { auditPages } from './pages/audit.ts';
 import { confirmPages } from './pages/confirm.ts';
 import { keyPages } from './pages/keys.ts';
+import { connectionPages } from './pages/connections.ts';
 import { manifestPages } from './pages/manifests.ts';
 import { signInPages, signOutRoute } from './pages/sign-in.ts';
 import { consoleHeaders, consoleHostGuard, formGuard } from './security.ts';
@@ -41,6 +42,7 @@ export function consoleRoutes(options: ConsoleOptions) {
   auditPages(routes, options);
   manifestPages(routes, options);
   keyPages(routes, options);
+  connectionPages(routes, options);
 
   routes.all('*', (c) => messagePage(c, 404, 'Not found', `no console page at ${new URL(c.req.url).pathname}`));
   routes.onError((error, c) => {

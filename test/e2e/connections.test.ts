@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import { CONNECTIONS_THREAD } from '../../lib/connections/connection-audit.ts';
 import { sharedMcpSessionPool } from '../../lib/registry/executors/mcp-session-pool.ts';
-import { launchChromium, startConsoleGateway, type ConsoleGateway } from '../console/harness.ts';
+import { launchChromium, signIn, startConsoleGateway, submit, type ConsoleGateway } from '../console/harness.ts';
+import { Keyring } from '../../lib/connections/keyring.ts';
 import { startTestServer, type TestServer } from '../helpers/http-server.ts';
 import { baseManifest } from '../helpers/manifests.ts';
 import { startMcpUpstream, type McpUpstream } from '../helpers/mcp-upstream.ts';
@@ -228,5 +229,59 @@ describe('connections: what is refused', () => {
     expect((await call('tg_dave')).status).toBe('authorization_required');
     expect((await call('tg_carol')).status).toBe('authorization_required');
     await Promise.all([mallory.context.close(), victim.context.close()]);
+  });
+});
+
+describe('connections: people stay in control', () => {
+  it('the API lists a principal its own grants (an admin every principal\'s), never a token', async () => {
+    const own = await (await gw.api('/v1/connections', { key: 'tg_alice' })).json();
+    expect(own.connections.map((g: { principal: string }) => g.principal)).toEqual(['alice']);
+    expect(own.connections[0]).toMatchObject({ principal: 'alice', connection: 'idp', refreshable: true });
+    expect(JSON.stringify(own)).not.toMatch(/token"|eyJ/);
+    expect((await (await gw.api('/v1/connections?all=1', { key: 'tg_bob' })).json()).connections.map((g: { principal: string }) => g.principal)).toEqual(['bob']);
+    expect((await (await gw.api('/v1/connections?all=1', { key: 'tg_admin' })).json()).connections.map((g: { principal: string }) => g.principal).sort()).toEqual(['alice', 'bob']);
+    // Bob cannot revoke Alice's grant: to him it does not exist.
+    expect((await gw.api('/v1/connections/idp?principal=alice', { key: 'tg_bob', method: 'DELETE' })).status).toBe(404);
+    expect((await call('tg_alice')).status).toBe('ok');
+  });
+
+  it('a user revokes their grant in the console (at the provider too); the next call asks again; an admin revokes another\'s', async () => {
+    const { context, page } = await signIn(browser, gw.url, 'tg_alice');
+    await page.goto(`${gw.url}/console/connections`);
+    expect(await page.$$eval('tr[data-principal]', (rows) => rows.map((row) => row.getAttribute('data-principal')))).toEqual(['alice']);
+    const revocations = oauth.tokenRequests.filter((request) => request === 'revoke').length;
+    await submit(page, 'tr[data-principal="alice"] button[data-role="revoke"]');
+    expect(await page.$eval('.notice', (node) => node.textContent)).toContain('is revoked');
+    expect(oauth.tokenRequests.filter((request) => request === 'revoke')).toHaveLength(revocations + 1);
+    expect((await call('tg_alice')).status).toBe('authorization_required');
+
+    const admin = await signIn(browser, gw.url, 'tg_admin');
+    await admin.page.goto(`${gw.url}/console/connections`);
+    expect(await admin.page.$$eval('tr[data-principal]', (rows) => rows.map((row) => row.getAttribute('data-principal')))).toEqual(['bob']);
+    await submit(admin.page, 'tr[data-principal="bob"] button[data-role="revoke"]');
+    expect((await call('tg_bob')).status).toBe('authorization_required');
+    const audit = await (await gw.api(`/v1/audit?thread_id=${CONNECTIONS_THREAD}`, { key: 'tg_admin' })).json();
+    const revokes = audit.envelopes.filter((e: { type: string }) => e.type === 'connection.revoked').map((e: { principal: string; data: { principal: string; provider_revoked?: boolean } }) => [e.principal, e.data.principal, e.data.provider_revoked]);
+    expect(revokes).toEqual([['alice', 'alice', true], ['admin', 'bob', true]]);
+    await Promise.all([context.close(), admin.context.close()]);
+  });
+
+  it('a refresh the provider refuses (invalid_grant) drops the grant, is audited, and the call asks to connect again', async () => {
+    const { context, page } = await userBrowser();
+    expect(await consent(page, await linkFor('tg_dave'), 'dave@idp')).toContain('connected for dave');
+    expect((await call('tg_dave')).status).toBe('ok');
+    // Dave's refresh token revoked at the provider behind the gateway's back (as when the user removes the app there).
+    const [row] = gw.read(`SELECT data FROM records WHERE key = 'conn-grant/acme/dave/idp'`) as Array<{ data: string }>;
+    const sealed = JSON.parse(row!.data).sealed as string;
+    const { refresh_token } = JSON.parse((await Keyring.parse(`k1:${KEY}`).open('acme/dave/idp', sealed)).plaintext);
+    const revoked = await fetch(`${oauth.issuer}/token/revocation`, { method: 'POST', headers: { authorization: `Basic ${btoa(`${oauth.clientId}:${oauth.clientSecret}`)}`, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: refresh_token, token_type_hint: 'refresh_token' }) });
+    expect(revoked.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const result = await call('tg_dave');
+    expect(result).toMatchObject({ status: 'authorization_required', error: { details: { connection: 'idp' } } });
+    expect(gw.read(`SELECT key FROM records WHERE key = 'conn-grant/acme/dave/idp'`)).toEqual([]);
+    const audit = await (await gw.api(`/v1/audit?thread_id=${CONNECTIONS_THREAD}`, { key: 'tg_admin' })).json();
+    expect(audit.envelopes.at(-1)).toMatchObject({ type: 'connection.refresh_failed', data: { principal: 'dave', error: 'invalid_grant', removed: true } });
+    await context.close();
   });
 });

@@ -85,7 +85,6 @@ export async function startOAuthServer(options: OAuthServerOptions): Promise<OAu
   });
   provider.on('grant.success', (ctx: { oidc: { params: { grant_type: string } } }) => tokenRequests.push(ctx.oidc.params.grant_type));
   provider.on('grant.error', (ctx: { oidc: { params?: { grant_type?: string } } }) => tokenRequests.push(`${ctx.oidc.params?.grant_type ?? '?'}:error`));
-  provider.on('revocation.success', () => tokenRequests.push('revoke'));
 
   if (options.subjectIssuer) {
     const subject = options.subjectIssuer;
@@ -120,6 +119,7 @@ export async function startOAuthServer(options: OAuthServerOptions): Promise<OAu
   const callback = provider.callback();
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', issuer).pathname;
+    if (path === '/token/revocation' && req.method === 'POST') tokenRequests.push('revoke');
     const interaction = /^\/interaction\/([\w-]+)$/.exec(path);
     if (!interaction) return void callback(req, res);
     void (async () => {
