@@ -33,7 +33,8 @@ export function consoleRoutes(options: ConsoleOptions) {
   routes.use('*', requireSession(options.authenticator, (c, message) => messagePage(c, 503, 'Unavailable', `${message}; try again shortly`)), formGuard({ token: true }));
   signOutRoute(routes);
   routes.get('/', (c) => {
-    const first = openablePages(c.get('principal'))[0];
+    // The landing page is one the principal's scopes open; Connections (open to all) is in the nav.
+    const first = openablePages(c.get('principal')).find((page) => !(page.scopes as readonly string[]).includes('*'));
     if (first) return c.redirect(first.path, 303);
     return renderPage(c, { title: 'Nothing to show', body: html`<p class="notice bad">Your key holds none of the scopes the console's pages need (<code>approvals:read</code>, <code>approvals:decide</code>, <code>audit:read</code>, <code>admin</code>). Ask an admin for a key with one of them.</p><p>Calls your agents made that wait for your own confirmation are on <a href="/console/confirm">Your confirmations</a>.</p>` });
   });
