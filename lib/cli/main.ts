@@ -13,6 +13,7 @@ Usage:
   toolgate call TOOL --root DIR --args JSON [--unsandboxed] run one coding tool locally; exits 1 on an error result
   toolgate audit verify --thread ID [--tenant T | --url U]  recompute a thread's audit chain; exits 1 if broken
   toolgate keys create|list|revoke|rotate                   API keys: create (printed once, --expires-in), list, revoke, rotate (--url/--key, or --tenant on the store)
+  toolgate connections list|revoke                          users' connection grants (who holds which; revoke, also at the provider) (--url/--key)
   toolgate --version                                        the installed version
   toolgate help                                             this text
 `;
@@ -36,6 +37,7 @@ const commands: Record<string, Command> = {
   call: async (args) => (await import('./call.ts')).callCommand(args),
   audit: async (args) => (await import('./audit.ts')).auditCommand(args),
   keys: async (args) => (await import('./keys.ts')).keysCommand(args),
+  connections: async (args) => (await import('./connections.ts')).connectionsCommand(args),
   async version() {
     console.log(await installedVersion());
     return 0;

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { connectionsCommand } from '../../lib/cli/connections.ts';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import { CONNECTIONS_THREAD } from '../../lib/connections/connection-audit.ts';
 import { sharedMcpSessionPool } from '../../lib/registry/executors/mcp-session-pool.ts';
@@ -282,6 +283,30 @@ describe('connections: people stay in control', () => {
     expect(gw.read(`SELECT key FROM records WHERE key = 'conn-grant/acme/dave/idp'`)).toEqual([]);
     const audit = await (await gw.api(`/v1/audit?thread_id=${CONNECTIONS_THREAD}`, { key: 'tg_admin' })).json();
     expect(audit.envelopes.at(-1)).toMatchObject({ type: 'connection.refresh_failed', data: { principal: 'dave', error: 'invalid_grant', removed: true } });
+    await context.close();
+  });
+
+  it('toolgate connections list|revoke does the same from the command line', async () => {
+    const { context, page } = await userBrowser();
+    expect(await consent(page, await linkFor('tg_carol'), 'carol@idp')).toContain('connected for carol');
+    const cli = async (...args: string[]) => {
+      const out = vi.spyOn(console, 'log').mockImplementation(() => {});
+      const err = vi.spyOn(console, 'error').mockImplementation(() => {});
+      try {
+        const code = await connectionsCommand(args);
+        return { code, out: out.mock.calls.flat().join('\n'), err: err.mock.calls.flat().join('\n') };
+      } finally {
+        out.mockRestore();
+        err.mockRestore();
+      }
+    };
+    const listed = await cli('list', '--all', '--url', gw.url, '--key', 'tg_admin');
+    expect(listed.code).toBe(0);
+    expect(listed.out).toMatch(/^idp\tcarol\tgranted .*\trenews/m);
+    expect(listed.out).not.toMatch(/eyJ/);
+    expect(await cli('revoke', 'idp', '--principal', 'carol', '--url', gw.url, '--key', 'tg_bob')).toMatchObject({ code: 1, err: expect.stringContaining('404') });
+    expect(await cli('revoke', 'idp', '--principal', 'carol', '--url', gw.url, '--key', 'tg_admin')).toMatchObject({ code: 0, out: 'revoked "idp" for carol (and at the provider)' });
+    expect((await call('tg_carol')).status).toBe('authorization_required');
     await context.close();
   });
 });
