@@ -5,6 +5,7 @@ import { hashJson } from '../../idempotency/canonical-json.ts';
 import { metaOf } from '../../mcp-wire/envelope.ts';
 import type { JsonObject, JsonRpcRequest } from '../../mcp-wire/json-rpc.ts';
 import { answerToolCall } from '../call-answer.ts';
+import { askToConnect } from '../connect-input.ts';
 import type { McpCallIdentity } from '../call-identity.ts';
 import { toCallToolResult } from '../call-result.ts';
 import { dispatchMcpTool, mcpToolArguments, mcpToolIdentity, type McpRequestScope, type McpToolCall } from '../methods.ts';
@@ -39,7 +40,7 @@ export async function answerModernToolCall(request: JsonRpcRequest, scope: McpRe
   const ask = (number: number): ConfirmOptions | undefined => asker && { asker, round: { number, tool: call.name, args_hash } };
   if (typeof params.requestState !== 'string') {
     const result = await dispatchMcpTool(scope, request.id, call, identity);
-    return answerToolCall(runtime.deps, principal, identity, result, asked, ask(1));
+    return askToConnect(params, result) ?? answerToolCall(runtime.deps, principal, identity, result, asked, ask(1));
   }
   const store = runtime.deps.store;
   const retried = { tenant: principal.tenant, principal: principal.principal, thread_id: identity.thread_id, tool: call.name, args_hash };
