@@ -17,6 +17,7 @@ import { saveConsent, takeConnectLink, takeConsent, CONSENT_TTL_MS, type Consent
 import { GrantStore, type GrantOwner } from './grant-store.ts';
 import type { Keyring } from './keyring.ts';
 import { authorizationUrl, oauthClientOf, OAuthError, pkcePair, tokenRequest } from './oauth-client.ts';
+import { providerBinding } from './provider-binding.ts';
 import { providerEndpoints, type ProviderEndpoints } from './provider-metadata.ts';
 
 /** What the connect pages run on: the gateway's store, keys, egress and tenants. */
@@ -130,7 +131,7 @@ export async function finishConsent(c: Context, services: ConnectServices, place
       ...(settings.resource ? { resource: settings.resource } : {}),
     });
     const tokens = { access_token: answer.access_token, ...(answer.refresh_token ? { refresh_token: answer.refresh_token } : {}) };
-    const info = await new GrantStore(services.store, services.keys).save(owner, tokens, { ...(answer.expires_in ? { token_expires_at: now + answer.expires_in * 1000 } : {}), ...(answer.scope ? { scope: answer.scope } : {}) }, now);
+    const info = await new GrantStore(services.store, services.keys).save(owner, providerBinding(settings), tokens, { ...(answer.expires_in ? { token_expires_at: now + answer.expires_in * 1000 } : {}), ...(answer.scope ? { scope: answer.scope } : {}) }, now);
     await auditConnection(services.audit, 'connection.granted', owner, owner.principal, { grant_id: info.grant_id, refreshable: info.refreshable, ...(info.scope ? { scope: info.scope } : {}) });
   } catch (failure) {
     const said = failure instanceof OAuthError ? `the provider answered ${failure.message}` : (failure as Error).message;

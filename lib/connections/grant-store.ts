@@ -40,8 +40,12 @@ const part = encodeURIComponent;
 const grantKey = (owner: GrantOwner) => `conn-grant/${part(owner.tenant)}/${part(owner.principal)}/${part(owner.connection)}`;
 const grantIndex = (tenant: string) => `conn-grants/${part(tenant)}`;
 const indexMember = (owner: GrantOwner) => `${part(owner.principal)}/${part(owner.connection)}`;
-/** AAD of a sealed grant: the record it belongs to, so a copy under another owner does not open. */
-const sealOwner = (owner: GrantOwner) => `${part(owner.tenant)}/${part(owner.principal)}/${part(owner.connection)}`;
+/**
+ * AAD of a sealed grant: the record it belongs to, so a copy under another owner does not open;
+ * and the provider it came from (provider-binding.ts), so a manifest that re-points the connection
+ * elsewhere finds no grant: its tokens never go to another token endpoint or tool.
+ */
+const sealOwner = (owner: GrantOwner, provider: string) => `${part(owner.tenant)}/${part(owner.principal)}/${part(owner.connection)}\n${provider}`;
 
 const STATE = 'granted';
 
@@ -59,8 +63,8 @@ export class GrantStore {
     this.#keys = keys;
   }
 
-  async save(owner: GrantOwner, tokens: GrantTokens, about: { token_expires_at?: number; scope?: string }, now: number): Promise<GrantInfo> {
-    const sealed = await this.#keys.seal(sealOwner(owner), JSON.stringify(tokens));
+  async save(owner: GrantOwner, provider: string, tokens: GrantTokens, about: { token_expires_at?: number; scope?: string }, now: number): Promise<GrantInfo> {
+    const sealed = await this.#keys.seal(sealOwner(owner, provider), JSON.stringify(tokens));
     const info: GrantInfo = {
       ...owner,
       granted_at: new Date(now).toISOString(),
@@ -75,13 +79,13 @@ export class GrantStore {
     return info;
   }
 
-  /** The grant with its tokens, or undefined; one that no longer opens (key removed, record moved) counts as none. */
-  async load(owner: GrantOwner): Promise<Grant | undefined> {
+  /** The grant with its tokens, or undefined; one that no longer opens (key removed, record moved, connection re-pointed) counts as none. */
+  async load(owner: GrantOwner, provider: string): Promise<Grant | undefined> {
     const record = await this.#store.get(grantKey(owner));
     const data = record?.data as (GrantInfo & { sealed?: unknown }) | undefined;
     if (!data || typeof data.sealed !== 'string') return undefined;
     try {
-      const opened = await this.#keys.open(sealOwner(owner), data.sealed);
+      const opened = await this.#keys.open(sealOwner(owner, provider), data.sealed);
       const tokens = JSON.parse(opened.plaintext) as GrantTokens;
       return { ...infoOf(data), ...owner, tokens, stale: opened.stale };
     } catch {

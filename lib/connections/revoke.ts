@@ -3,6 +3,7 @@ import { auditConnection } from './connection-audit.ts';
 import type { ConnectServices } from './connect-routes.ts';
 import { GrantStore, type GrantInfo, type GrantOwner } from './grant-store.ts';
 import { oauthClientOf, revokeToken } from './oauth-client.ts';
+import { providerBinding } from './provider-binding.ts';
 import { providerEndpoints } from './provider-metadata.ts';
 
 export interface RevokeOutcome {
@@ -20,11 +21,12 @@ export interface RevokeOutcome {
 export async function revokeGrant(services: ConnectServices, owner: GrantOwner, by: string): Promise<RevokeOutcome> {
   if (!services.keys) return { revoked: false };
   const grants = new GrantStore(services.store, services.keys);
-  const grant = await grants.load(owner);
+  const manifest = (await services.tenants.runtime(owner.tenant))?.manifest;
+  const settings = manifest?.connections && Object.hasOwn(manifest.connections, owner.connection) ? manifest.connections[owner.connection] : undefined;
+  // A grant of a connection since re-pointed (or removed) does not open: it is only forgotten.
+  const grant = settings ? await grants.load(owner, providerBinding(settings)) : undefined;
   let provider_revoked: boolean | undefined;
   if (grant) {
-    const manifest = (await services.tenants.runtime(owner.tenant))?.manifest;
-    const settings = manifest?.connections && Object.hasOwn(manifest.connections, owner.connection) ? manifest.connections[owner.connection] : undefined;
     try {
       const endpoints = settings ? await providerEndpoints(settings, services.egress) : undefined;
       if (settings && endpoints?.revocation_endpoint) {

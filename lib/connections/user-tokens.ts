@@ -12,6 +12,7 @@ import { createConnectLink } from './flow-records.ts';
 import { GrantStore, type Grant, type GrantOwner } from './grant-store.ts';
 import type { Keyring } from './keyring.ts';
 import { oauthClientOf, OAuthError, tokenRequest } from './oauth-client.ts';
+import { providerBinding } from './provider-binding.ts';
 import { providerEndpoints } from './provider-metadata.ts';
 import { exchangedToken } from './token-exchange.ts';
 
@@ -62,7 +63,7 @@ export class UserTokens implements ConnectionAccess {
     const owner = { tenant: this.#tenant, principal: context.principal, connection };
     try {
       if (settings.grant === 'token_exchange') return await exchangedToken(owner, settings, context.connection_caller?.subject_token, this.#exchangeServices());
-      const grant = await this.#grants.load(owner);
+      const grant = await this.#grants.load(owner, providerBinding(settings));
       if (!grant) throw await this.#askToConnect(owner, context);
       if (!expiresSoon(grant, this.#now())) return grant.tokens.access_token;
       return await this.#refreshed(owner, settings, grant, context);
@@ -99,7 +100,7 @@ export class UserTokens implements ConnectionAccess {
     const lease = refreshLeaseKey(owner);
     const now = this.#now();
     const won = await store.claim(lease, { state: 'refreshing', owner: grant.grant_id, claimable_after: now + REFRESH_LEASE_MS, expires_at: now + REFRESH_LEASE_MS, data: {} });
-    if (!won.claimed) return this.#awaitRefresh(owner, grant, context);
+    if (!won.claimed) return this.#awaitRefresh(owner, settings, grant, context);
     try {
       if (!grant.tokens.refresh_token) throw await this.#askToConnect(owner, context);
       const endpoints = await providerEndpoints(settings, this.#services.fetch, now);
@@ -115,7 +116,7 @@ export class UserTokens implements ConnectionAccess {
       // A provider that does not rotate (Google) answers no refresh token: the old one stays good.
       const tokens = { access_token: answer.access_token, refresh_token: answer.refresh_token ?? grant.tokens.refresh_token };
       const expires = answer.expires_in ? { token_expires_at: this.#now() + answer.expires_in * 1000 } : {};
-      await this.#grants.save(owner, tokens, { ...expires, scope: answer.scope ?? grant.scope }, this.#now());
+      await this.#grants.save(owner, providerBinding(settings), tokens, { ...expires, scope: answer.scope ?? grant.scope }, this.#now());
       return tokens.access_token;
     } finally {
       await store.remove(lease, { state: 'refreshing', owner: grant.grant_id });
@@ -123,11 +124,11 @@ export class UserTokens implements ConnectionAccess {
   }
 
   /** Another call refreshes this grant: wait for the grant it stores (never refresh with the token read before). */
-  async #awaitRefresh(owner: GrantOwner, before: Grant, context: ToolExecutionContext): Promise<string> {
+  async #awaitRefresh(owner: GrantOwner, settings: ConnectionSettings, before: Grant, context: ToolExecutionContext): Promise<string> {
     const deadline = this.#now() + REFRESH_LEASE_MS;
     while (this.#now() < deadline && !context.signal.aborted) {
       await new Promise((resolve) => setTimeout(resolve, REFRESH_POLL_MS));
-      const grant = await this.#grants.load(owner);
+      const grant = await this.#grants.load(owner, providerBinding(settings));
       if (!grant) throw await this.#askToConnect(owner, context);
       if (grant.grant_id !== before.grant_id) return grant.tokens.access_token;
     }

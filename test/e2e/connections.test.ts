@@ -5,6 +5,7 @@ import { CONNECTIONS_THREAD } from '../../lib/connections/connection-audit.ts';
 import { sharedMcpSessionPool } from '../../lib/registry/executors/mcp-session-pool.ts';
 import { launchChromium, signIn, startConsoleGateway, submit, type ConsoleGateway } from '../console/harness.ts';
 import { Keyring } from '../../lib/connections/keyring.ts';
+import { providerBinding } from '../../lib/connections/provider-binding.ts';
 import { startTestServer, type TestServer } from '../helpers/http-server.ts';
 import { baseManifest } from '../helpers/manifests.ts';
 import { startMcpUpstream, type McpUpstream } from '../helpers/mcp-upstream.ts';
@@ -274,7 +275,7 @@ describe('connections: people stay in control', () => {
     // Dave's refresh token revoked at the provider behind the gateway's back (as when the user removes the app there).
     const [row] = gw.read(`SELECT data FROM records WHERE key = 'conn-grant/acme/dave/idp'`) as Array<{ data: string }>;
     const sealed = JSON.parse(row!.data).sealed as string;
-    const { refresh_token } = JSON.parse((await Keyring.parse(`k1:${KEY}`).open('acme/dave/idp', sealed)).plaintext);
+    const { refresh_token } = JSON.parse((await Keyring.parse(`k1:${KEY}`).open(`acme/dave/idp\n${providerBinding(manifest().connections!.idp!)}`, sealed)).plaintext);
     const revoked = await fetch(`${oauth.issuer}/token/revocation`, { method: 'POST', headers: { authorization: `Basic ${btoa(`${oauth.clientId}:${oauth.clientSecret}`)}`, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: refresh_token, token_type_hint: 'refresh_token' }) });
     expect(revoked.status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 2500));
@@ -308,5 +309,24 @@ describe('connections: people stay in control', () => {
     expect(await cli('revoke', 'idp', '--principal', 'carol', '--url', gw.url, '--key', 'tg_admin')).toMatchObject({ code: 0, out: 'revoked "idp" for carol (and at the provider)' });
     expect((await call('tg_carol')).status).toBe('authorization_required');
     await context.close();
+  });
+
+  it('a manifest that re-points the connection elsewhere gets no user\'s token: the grant does not open, the user is asked again', async () => {
+    const { context, page } = await userBrowser();
+    expect(await consent(page, await linkFor('tg_carol'), 'carol@idp')).toContain('connected for carol');
+    expect((await call('tg_carol')).status).toBe('ok');
+    // A tenant admin points the connection's token endpoint at a server of its own (to be sent the refresh tokens).
+    const catcher = await startTestServer((_request, response) => void response.writeHead(400).end('{"error":"invalid_grant"}'));
+    const repointed = { ...manifest(), version: '2' };
+    repointed.connections!.idp = { ...repointed.connections!.idp!, token_endpoint: `${catcher.url}/token` };
+    expect((await gw.api('/v1/admin/manifests', { key: 'tg_admin', json: repointed })).status).toBe(201);
+    expect((await gw.api('/v1/admin/manifests/2/activate', { key: 'tg_admin', json: {} })).status).toBe(200);
+    const before = httpTool.requests.length;
+    expect((await call('tg_carol')).status).toBe('authorization_required');
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect((await call('tg_carol')).status).toBe('authorization_required');
+    expect(catcher.requests).toEqual([]);
+    expect(httpTool.requests).toHaveLength(before);
+    await Promise.all([context.close(), catcher.close()]);
   });
 });

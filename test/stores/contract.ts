@@ -303,30 +303,33 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>, o
       const KEY_A = `a:${Buffer.alloc(32, 1).toString('base64url')}`;
       const KEY_B = `b:${Buffer.alloc(32, 2).toString('base64url')}`;
       const tokens = { access_token: 'at-ünïcode-✓-secret', refresh_token: 'rt-secret' };
+      const PROVIDER = '["https://idp.example","","","toolgate","",""]';
 
       it('a grant round-trips sealed: the stored record holds no token, and a copy under another principal does not open', async () => {
         const grants = new GrantStore(store, Keyring.parse(KEY_A));
         const alice = { tenant: `tenant/${prefix++}`, principal: 'alice ✓', connection: 'github' };
-        const info = await grants.save(alice, tokens, { token_expires_at: fixture.clock.now + HOUR, scope: 'repo' }, fixture.clock.now);
-        expect(await grants.load(alice)).toMatchObject({ ...alice, tokens, refreshable: true, scope: 'repo', grant_id: info.grant_id, kid: 'a', stale: false });
+        const info = await grants.save(alice, PROVIDER, tokens, { token_expires_at: fixture.clock.now + HOUR, scope: 'repo' }, fixture.clock.now);
+        expect(await grants.load(alice, PROVIDER)).toMatchObject({ ...alice, tokens, refreshable: true, scope: 'repo', grant_id: info.grant_id, kid: 'a', stale: false });
         const raw = JSON.stringify(await store.get(`conn-grant/${encodeURIComponent(alice.tenant)}/${encodeURIComponent(alice.principal)}/github`));
         expect(raw).not.toContain('secret');
         // A tenant admin with store access copies Alice's record under Mallory's key: it does not open (AAD), so Mallory has no grant.
         const mallory = { ...alice, principal: 'mallory' };
         await store.put(`conn-grant/${encodeURIComponent(alice.tenant)}/mallory/github`, (await store.get(`conn-grant/${encodeURIComponent(alice.tenant)}/${encodeURIComponent(alice.principal)}/github`))!);
-        expect(await grants.load(mallory)).toBeUndefined();
-        expect(await grants.load({ ...alice, connection: 'gitlab' })).toBeUndefined();
+        expect(await grants.load(mallory, PROVIDER)).toBeUndefined();
+        expect(await grants.load({ ...alice, connection: 'gitlab' }, PROVIDER)).toBeUndefined();
+        // The manifest re-points the connection at another provider or client: the grant does not open there.
+        expect(await grants.load(alice, PROVIDER.replace('idp.example', 'evil.example'))).toBeUndefined();
       });
 
       it('opens grants sealed under an older key (stale) after rotation, and none once that key is gone', async () => {
         const owner = { tenant: `tenant/${prefix++}`, principal: 'alice', connection: 'google' };
-        await new GrantStore(store, Keyring.parse(KEY_A)).save(owner, { access_token: 'old' }, {}, fixture.clock.now);
+        await new GrantStore(store, Keyring.parse(KEY_A)).save(owner, PROVIDER, { access_token: 'old' }, {}, fixture.clock.now);
         const rotated = new GrantStore(store, Keyring.parse(`${KEY_B},${KEY_A}`));
-        expect(await rotated.load(owner)).toMatchObject({ tokens: { access_token: 'old' }, stale: true, refreshable: false });
-        await rotated.save(owner, { access_token: 'new' }, {}, fixture.clock.now);
-        expect(await rotated.load(owner)).toMatchObject({ tokens: { access_token: 'new' }, stale: false, kid: 'b' });
-        await new GrantStore(store, Keyring.parse(KEY_A)).save(owner, { access_token: 'under a' }, {}, fixture.clock.now);
-        expect(await new GrantStore(store, Keyring.parse(KEY_B)).load(owner)).toBeUndefined();
+        expect(await rotated.load(owner, PROVIDER)).toMatchObject({ tokens: { access_token: 'old' }, stale: true, refreshable: false });
+        await rotated.save(owner, PROVIDER, { access_token: 'new' }, {}, fixture.clock.now);
+        expect(await rotated.load(owner, PROVIDER)).toMatchObject({ tokens: { access_token: 'new' }, stale: false, kid: 'b' });
+        await new GrantStore(store, Keyring.parse(KEY_A)).save(owner, PROVIDER, { access_token: 'under a' }, {}, fixture.clock.now);
+        expect(await new GrantStore(store, Keyring.parse(KEY_B)).load(owner, PROVIDER)).toBeUndefined();
       });
 
       it('lists a tenant\'s grants (or one principal\'s) without tokens; removes only the grant named', async () => {
@@ -334,18 +337,18 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>, o
         const tenant = `tenant/${prefix++}`;
         const alice = { tenant, principal: 'alice', connection: 'github' };
         const bob = { tenant, principal: 'bob', connection: 'github' };
-        const first = await grants.save(alice, tokens, {}, fixture.clock.now);
-        await grants.save(bob, tokens, {}, fixture.clock.now + 1);
-        await grants.save({ tenant: `${tenant}-other`, principal: 'carol', connection: 'github' }, tokens, {}, fixture.clock.now);
+        const first = await grants.save(alice, PROVIDER, tokens, {}, fixture.clock.now);
+        await grants.save(bob, PROVIDER, tokens, {}, fixture.clock.now + 1);
+        await grants.save({ tenant: `${tenant}-other`, principal: 'carol', connection: 'github' }, PROVIDER, tokens, {}, fixture.clock.now);
         const listed = await grants.list(tenant);
         expect(listed.map((g) => g.principal)).toEqual(['alice', 'bob']);
         expect(JSON.stringify(listed)).not.toContain('secret');
         expect((await grants.list(tenant, { principal: 'bob' })).map((g) => g.principal)).toEqual(['bob']);
-        const second = await grants.save(alice, { access_token: 'renewed' }, {}, fixture.clock.now + 2);
+        const second = await grants.save(alice, PROVIDER, { access_token: 'renewed' }, {}, fixture.clock.now + 2);
         expect(await grants.remove(alice, first.grant_id)).toBe(false);
-        expect(await grants.load(alice)).toMatchObject({ tokens: { access_token: 'renewed' } });
+        expect(await grants.load(alice, PROVIDER)).toMatchObject({ tokens: { access_token: 'renewed' } });
         expect(await grants.remove(alice, second.grant_id)).toBe(true);
-        expect(await grants.load(alice)).toBeUndefined();
+        expect(await grants.load(alice, PROVIDER)).toBeUndefined();
         expect((await grants.list(tenant)).map((g) => g.principal)).toEqual(['bob']);
       });
 
