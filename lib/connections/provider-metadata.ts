@@ -70,8 +70,9 @@ const httpUrl = (value: unknown): string | undefined => (typeof value === 'strin
  * The connection's endpoints: those the manifest writes, the rest from the issuer's metadata
  * (read through the gateway's egress, so every one is also where egress lets the gateway go).
  */
-export async function providerEndpoints(settings: ConnectionSettings, fetch: Fetch, now = Date.now()): Promise<ProviderEndpoints> {
-  const metadata = settings.issuer && !(settings.token_endpoint && (settings.authorization_endpoint || settings.grant === 'token_exchange')) ? await cachedDiscovery(settings.issuer, fetch, now) : {};
+export async function providerEndpoints(settings: ConnectionSettings, fetch: Fetch, now = Date.now(), options: { fresh?: boolean } = {}): Promise<ProviderEndpoints> {
+  const needed = settings.issuer && !(settings.token_endpoint && (settings.authorization_endpoint || settings.grant === 'token_exchange'));
+  const metadata = needed ? await (options.fresh ? discover(settings.issuer!, fetch) : cachedDiscovery(settings.issuer!, fetch, now)) : {};
   const token_endpoint = settings.token_endpoint ?? httpUrl(metadata.token_endpoint);
   if (!token_endpoint) throw new DiscoveryError(`the issuer ${settings.issuer} names no token_endpoint: write it in the connection`);
   const authorization_endpoint = settings.authorization_endpoint ?? httpUrl(metadata.authorization_endpoint);
