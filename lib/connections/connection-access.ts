@@ -8,6 +8,13 @@ export interface ConnectionCaller {
   subject_token?: string;
 }
 
+/** Which connection and grant a call's token came from: audited with the call's result (never the token). */
+export interface ConnectionUse {
+  connection: string;
+  /** The stored grant's id; absent for a token exchange (nothing is stored). */
+  grant_id?: string;
+}
+
 /**
  * The calling principal's token for one of the manifest's connections (lib/connections/user-tokens.ts).
  * Throws a ToolError: `authorization_required` (with `details.authorization_url`) when the user

@@ -62,11 +62,17 @@ export class UserTokens implements ConnectionAccess {
     if (!settings) throw new ToolError('error', `connection "${connection}" is not declared in the tenant's manifest`, { connection });
     const owner = { tenant: this.#tenant, principal: context.principal, connection };
     try {
-      if (settings.grant === 'token_exchange') return await exchangedToken(owner, settings, context.connection_caller?.subject_token, this.#exchangeServices());
+      if (settings.grant === 'token_exchange') {
+        const token = await exchangedToken(owner, settings, context.connection_caller?.subject_token, this.#exchangeServices());
+        context.connections_used?.push({ connection });
+        return token;
+      }
       const grant = await this.#grants.load(owner, providerBinding(settings));
       if (!grant) throw await this.#askToConnect(owner, context);
-      if (!expiresSoon(grant, this.#now())) return grant.tokens.access_token;
-      return await this.#refreshed(owner, settings, grant, context);
+      const token = expiresSoon(grant, this.#now()) ? await this.#refreshed(owner, settings, grant, context) : grant.tokens.access_token;
+      // The grant the call started from: a refresh renews it (its id changes), the audit follows it through refresh_failed/granted.
+      context.connections_used?.push({ connection, grant_id: grant.grant_id });
+      return token;
     } catch (error) {
       if (error instanceof ToolError) throw error;
       throw unreachable(connection, error);

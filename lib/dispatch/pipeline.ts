@@ -1,3 +1,4 @@
+import type { ConnectionUse } from '../connections/connection-access.ts';
 import { hashJson } from '../idempotency/canonical-json.ts';
 import { requestPatternBudget } from '../patterns/index.ts';
 import { failureResult, type CallFailure, type ToolCall, type ToolResult } from './call.ts';
@@ -127,12 +128,14 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
       return { ...trace, result, output: result.content };
     }
   }
-  const context = { call_id: call.call_id, thread_id: caller.thread_id, tenant: caller.tenant, principal: caller.principal, env: caller.env, ...caller.relay, ...(caller.connect ? { connection_caller: caller.connect } : {}), log: deps.log, ...grantedExecution(governed.value), ...nativeTool(call) };
+  const connections_used: ConnectionUse[] = [];
+  const context = { connections_used, call_id: call.call_id, thread_id: caller.thread_id, tenant: caller.tenant, principal: caller.principal, env: caller.env, ...caller.relay, ...(caller.connect ? { connection_caller: caller.connect } : {}), log: deps.log, ...grantedExecution(governed.value), ...nativeTool(call) };
   const executed = await inStageSpan(traced, 'execute', async (span) => {
     const outcome = await executeStage(executor, args, span ? { ...context, traceparent: span.traceparent } : context, timeoutMs, naming);
     if (!outcome.ok) span?.setAttribute('error.type', outcome.failure.code).setError(outcome.failure.code);
     return outcome;
   });
+  if (connections_used.length > 0) trace = { ...trace, connections: connections_used };
   if (!executed.ok) {
     const result = failureResult(call, executed.failure, startedAt);
     return { ...trace, result, output: result.content };

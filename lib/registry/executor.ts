@@ -1,4 +1,4 @@
-import type { ConnectionCaller } from '../connections/connection-access.ts';
+import type { ConnectionCaller, ConnectionUse } from '../connections/connection-access.ts';
 import type { ClientCallOutput } from './client-call.ts';
 import type { ContentOutput } from './content-parts.ts';
 import type { ToolDefinition, ToolDefinitionInput } from './definition.ts';
@@ -56,6 +56,8 @@ export interface ToolExecutionContext {
   ask_client?: (request: { method: string; params: JsonObject }, signal: AbortSignal) => Promise<JsonObject>;
   /** Where the caller reached the gateway and its sign-in token: what a tool with `auth: {connection}` needs (lib/connections). */
   connection_caller?: ConnectionCaller;
+  /** Where a tool acting as the user notes which connection and grant it used: the call's audit records them. */
+  connections_used?: ConnectionUse[];
   /** The gateway's log (one JSON object per line), for what an executor observes about the call. */
   log?: (event: string, fields: Record<string, unknown>) => void;
 }

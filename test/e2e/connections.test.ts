@@ -162,6 +162,12 @@ describe('connections: the user connects once, and the tools act as that user', 
     expect(rows).toHaveLength(2);
     const dump = JSON.stringify(rows) + JSON.stringify(gw.read('SELECT envelope FROM audit'));
     expect(dump).not.toMatch(/eyJ[\w-]+\.eyJ/);
+    // Each call's result names the connection and the grant its token came from.
+    const grants = (await (await gw.api('/v1/connections?all=1', { key: 'tg_admin' })).json()).connections as Array<{ principal: string; grant_id: string }>;
+    const calls = await (await gw.api('/v1/audit?thread_id=th-connections&limit=200', { key: 'tg_admin' })).json();
+    const used = calls.envelopes.filter((e: { type: string; data: { status: string } }) => e.type === 'tool.call.result' && e.data.status === 'ok').map((e: { principal: string; data: { connections: unknown } }) => [e.principal, e.data.connections]);
+    expect(used).toContainEqual(['alice', [{ connection: 'idp', grant_id: grants.find((g) => g.principal === 'alice')!.grant_id }]]);
+    expect(used).toContainEqual(['bob', [{ connection: 'idp', grant_id: grants.find((g) => g.principal === 'bob')!.grant_id }]]);
   });
 
   it('refreshes a token about to expire once, however many calls need it at the same time', async () => {

@@ -47,6 +47,7 @@ function auditRecordOf(caller: CallerContext, trace: CallTrace): CallRecord {
       ...(result.error ? { error: { code: result.error.code, message: result.error.message } } : {}),
     },
     output: trace.output,
+    ...(trace.connections ? { connections: trace.connections } : {}),
     ...(trace.output_content ? { output_content: trace.output_content } : {}),
   };
 }
