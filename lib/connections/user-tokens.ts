@@ -69,10 +69,9 @@ export class UserTokens implements ConnectionAccess {
       }
       const grant = await this.#grants.load(owner, providerBinding(settings));
       if (!grant) throw await this.#askToConnect(owner, context);
-      const token = expiresSoon(grant, this.#now()) ? await this.#refreshed(owner, settings, grant, context) : grant.tokens.access_token;
-      // The grant the call started from: a refresh renews it (its id changes), the audit follows it through refresh_failed/granted.
-      context.connections_used?.push({ connection, grant_id: grant.grant_id });
-      return token;
+      const used = expiresSoon(grant, this.#now()) ? await this.#refreshed(owner, settings, grant, context) : { token: grant.tokens.access_token, grant_id: grant.grant_id };
+      context.connections_used?.push({ connection, grant_id: used.grant_id });
+      return used.token;
     } catch (error) {
       if (error instanceof ToolError) throw error;
       throw unreachable(connection, error);
@@ -101,7 +100,7 @@ export class UserTokens implements ConnectionAccess {
    * whole grant when one is used twice, so only one refresh runs per grant (a store lease): the
    * others wait for it and read the grant it stored.
    */
-  async #refreshed(owner: GrantOwner, settings: ConnectionSettings, grant: Grant, context: ToolExecutionContext): Promise<string> {
+  async #refreshed(owner: GrantOwner, settings: ConnectionSettings, grant: Grant, context: ToolExecutionContext): Promise<{ token: string; grant_id: string }> {
     const store = this.#services.store;
     const lease = refreshLeaseKey(owner);
     const now = this.#now();
@@ -122,21 +121,21 @@ export class UserTokens implements ConnectionAccess {
       // A provider that does not rotate (Google) answers no refresh token: the old one stays good.
       const tokens = { access_token: answer.access_token, refresh_token: answer.refresh_token ?? grant.tokens.refresh_token };
       const expires = answer.expires_in ? { token_expires_at: this.#now() + answer.expires_in * 1000 } : {};
-      await this.#grants.save(owner, providerBinding(settings), tokens, { ...expires, scope: answer.scope ?? grant.scope }, this.#now());
-      return tokens.access_token;
+      const saved = await this.#grants.save(owner, providerBinding(settings), tokens, { ...expires, scope: answer.scope ?? grant.scope }, this.#now());
+      return { token: tokens.access_token, grant_id: saved.grant_id };
     } finally {
       await store.remove(lease, { state: 'refreshing', owner: grant.grant_id });
     }
   }
 
   /** Another call refreshes this grant: wait for the grant it stores (never refresh with the token read before). */
-  async #awaitRefresh(owner: GrantOwner, settings: ConnectionSettings, before: Grant, context: ToolExecutionContext): Promise<string> {
+  async #awaitRefresh(owner: GrantOwner, settings: ConnectionSettings, before: Grant, context: ToolExecutionContext): Promise<{ token: string; grant_id: string }> {
     const deadline = this.#now() + REFRESH_LEASE_MS;
     while (this.#now() < deadline && !context.signal.aborted) {
       await new Promise((resolve) => setTimeout(resolve, REFRESH_POLL_MS));
       const grant = await this.#grants.load(owner, providerBinding(settings));
       if (!grant) throw await this.#askToConnect(owner, context);
-      if (grant.grant_id !== before.grant_id) return grant.tokens.access_token;
+      if (grant.grant_id !== before.grant_id) return { token: grant.tokens.access_token, grant_id: grant.grant_id };
     }
     throw new ToolError('unavailable', `connection "${owner.connection}": the token is being refreshed by another call that has not finished; try again. Nothing was sent.`, { connection: owner.connection });
   }
