@@ -15,6 +15,8 @@ interface Grant {
   granted_at: string;
   refreshable: boolean;
   scope?: string;
+  /** The operator key it is sealed under (TOOLGATE_CONNECTION_KEYS): an old key can go once no grant names it. */
+  kid: string;
 }
 
 async function request(url: string, key: string, method: 'GET' | 'DELETE', path: string): Promise<Record<string, unknown>> {
@@ -43,7 +45,7 @@ export async function connectionsCommand(args: string[]): Promise<number> {
       const grants = answer.connections as Grant[];
       if (values.json) console.log(JSON.stringify(grants, null, 2));
       else if (grants.length === 0) console.log('no connection grants');
-      else for (const g of grants) console.log(`${g.connection}\t${g.principal}\tgranted ${g.granted_at}\t${g.refreshable ? 'renews' : 'does not renew'}${g.scope ? `\t${g.scope}` : ''}`);
+      else for (const g of grants) console.log(`${g.connection}\t${g.principal}\tgranted ${g.granted_at}\t${g.refreshable ? 'renews' : 'does not renew'}\tkey ${g.kid}${g.scope ? `\t${g.scope}` : ''}`);
       return 0;
     }
     if (action === 'revoke') {

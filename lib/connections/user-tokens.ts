@@ -128,7 +128,7 @@ export class UserTokens implements ConnectionAccess {
     }
   }
 
-  /** Another call refreshes this grant: wait for the grant it stores (never refresh with the token read before). */
+  /** Another call refreshes this grant: wait for the grant it stores (never refresh with the token read before); the lease gone and no new grant means that refresh failed. */
   async #awaitRefresh(owner: GrantOwner, settings: ConnectionSettings, before: Grant, context: ToolExecutionContext): Promise<{ token: string; grant_id: string }> {
     const deadline = this.#now() + REFRESH_LEASE_MS;
     while (this.#now() < deadline && !context.signal.aborted) {
@@ -136,8 +136,9 @@ export class UserTokens implements ConnectionAccess {
       const grant = await this.#grants.load(owner, providerBinding(settings));
       if (!grant) throw await this.#askToConnect(owner, context);
       if (grant.grant_id !== before.grant_id) return { token: grant.tokens.access_token, grant_id: grant.grant_id };
+      if (!(await this.#services.store.get(refreshLeaseKey(owner)))) break;
     }
-    throw new ToolError('unavailable', `connection "${owner.connection}": the token is being refreshed by another call that has not finished; try again. Nothing was sent.`, { connection: owner.connection });
+    throw new ToolError('unavailable', `connection "${owner.connection}": another call was refreshing the token and has not stored a new one; try again. Nothing was sent.`, { connection: owner.connection });
   }
 }
 

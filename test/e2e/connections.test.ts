@@ -315,7 +315,7 @@ describe('connections: people stay in control', () => {
     };
     const listed = await cli('list', '--all', '--url', gw.url, '--key', 'tg_admin');
     expect(listed.code).toBe(0);
-    expect(listed.out).toMatch(/^idp\tcarol\tgranted .*\trenews/m);
+    expect(listed.out).toMatch(/^idp\tcarol\tgranted .*\trenews\tkey k1/m);
     expect(listed.out).not.toMatch(/eyJ/);
     expect(await cli('revoke', 'idp', '--principal', 'carol', '--url', gw.url, '--key', 'tg_bob')).toMatchObject({ code: 1, err: expect.stringContaining('404') });
     expect(await cli('revoke', 'idp', '--principal', 'carol', '--url', gw.url, '--key', 'tg_admin')).toMatchObject({ code: 0, out: 'revoked "idp" for carol (and at the provider)' });

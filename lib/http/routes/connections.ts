@@ -14,7 +14,7 @@ export function connectionRoutes(services: ConnectServices) {
 
   routes.get('/', async (c) => {
     const grants = await (await load()).visibleGrants(services, c.get('principal'), c.req.query('all') === '1');
-    return c.json({ connections: grants.map(({ tenant: _tenant, kid: _kid, ...shown }) => shown) });
+    return c.json({ connections: grants.map(({ tenant: _tenant, ...shown }) => shown) });
   });
 
   routes.delete('/:connection', async (c) => {
