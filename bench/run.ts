@@ -6,6 +6,7 @@
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { applyPatchBench } from './apply-patch.ts';
+import { catalogPublishBench } from './catalog-publish.ts';
 import { cliStartup } from './cli-startup.ts';
 import { consoleBench } from './console.ts';
 import { deployedThroughput } from './deployed-throughput.ts';
@@ -18,6 +19,7 @@ import { grepBench } from './grep.ts';
 import type { BenchModule, Figures } from './harness.ts';
 import { progress, VERDICT_SUFFIX } from './harness.ts';
 import { httpThroughput } from './http-throughput.ts';
+import { limitsBench } from './limits.ts';
 import { manifestLoad } from './manifest-load.ts';
 import { mcpBench } from './mcp.ts';
 import { patternsBench } from './patterns.ts';
@@ -25,6 +27,7 @@ import { runtimesBench } from './runtimes.ts';
 import { schemaCostBench } from './schema-cost.ts';
 import { shellClassifier } from './shell-classifier.ts';
 import { storesBench } from './stores.ts';
+import { toolSearchBench } from './tool-search.ts';
 import { tracingCost } from './tracing-cost.ts';
 import { validationCost } from './validation-cost.ts';
 import { validationWorstCase } from './validation-worst-case.ts';
@@ -50,10 +53,13 @@ const MODULES: BenchModule[] = [
   execSandbox,
   shellClassifier,
   storesBench,
+  limitsBench,
   runtimesBench,
   workerEdge,
   consoleBench,
   cliStartup,
+  toolSearchBench,
+  catalogPublishBench,
 ];
 
 interface Report {

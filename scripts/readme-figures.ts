@@ -131,6 +131,23 @@ function runBench(modules: string[]): Record<string, Record<string, number | str
   return (JSON.parse(run.stdout) as { modules: Record<string, Record<string, number | string>> }).modules;
 }
 
+/** The first code block from `from` on: [start, end) from its opening fence to before its closing one, and the code inside. */
+export function codeBlockAt(readme: string, from: number): { start: number; end: number; code: string } {
+  const start = readme.indexOf('```', from);
+  const codeStart = readme.indexOf('\n', start) + 1;
+  const end = readme.indexOf('\n```', codeStart - 1);
+  if (start < 0 || end < 0) throw new Error(`README.md has no code block after offset ${from}`);
+  return { start, end, code: readme.slice(codeStart, end + 1) };
+}
+
+/** The code of the block announced by `<!-- walkthrough:NAME -->` just above it (run as written by test/scripts/readme-walkthroughs.test.ts). */
+export function walkthroughBlock(readme: string, name: string): string {
+  const marker = `<!-- walkthrough:${name} -->\n`;
+  const at = readme.indexOf(marker);
+  if (at < 0) throw new Error(`README.md has no ${marker.trim()} above a code block`);
+  return codeBlockAt(readme, at + marker.length).code;
+}
+
 /** Where each figure sits in the README text: [start, end) of its generated part. */
 export function locate(readme: string, figure: Figure): { start: number; end: number } {
   if (!figure.line) {
@@ -142,8 +159,7 @@ export function locate(readme: string, figure: Figure): { start: number; end: nu
   }
   const announce = [...readme.matchAll(/<!-- figure-lines:([\w,-]+) -->\n/g)].find((m) => m[1].split(',').includes(figure.name));
   if (!announce) throw new Error(`README.md has no <!-- figure-lines:${figure.name} --> above a code block`);
-  const blockStart = readme.indexOf('```', announce.index);
-  const blockEnd = readme.indexOf('\n```', readme.indexOf('\n', blockStart));
+  const { start: blockStart, end: blockEnd } = codeBlockAt(readme, announce.index);
   const match = figure.line.exec(readme.slice(blockStart, blockEnd));
   if (!match?.groups) throw new Error(`the code block below <!-- figure-lines:... ${figure.name} --> has no line matching ${figure.line}`);
   const start = blockStart + match.index + match[0].indexOf(match.groups.value);

@@ -1,11 +1,4 @@
-import { parseArgs } from 'node:util';
-
-const USAGE = `Usage: toolgate connections list [--all]                       the caller's connection grants (--all: every principal's, with the admin scope)
-       toolgate connections revoke CONNECTION [--principal P]   revoke a grant (at the provider too); another principal's needs the admin scope
-Each acts through a gateway: --url URL --key KEY (default TOOLGATE_URL and TOOLGATE_KEY). --json prints the answer as JSON.
-No command shows a token: toolgate keeps them sealed and sends them only to the tools acting as their user.`;
-
-const OPTIONS = { all: { type: 'boolean' }, principal: { type: 'string' }, url: { type: 'string' }, key: { type: 'string' }, json: { type: 'boolean' } } as const;
+import { flagOf, textOf, type Invocation } from './command-line.ts';
 
 class CommandError extends Error {}
 
@@ -33,12 +26,11 @@ async function request(url: string, key: string, method: 'GET' | 'DELETE', path:
 }
 
 /** `toolgate connections list|revoke`: users' connection grants through a gateway (GET/DELETE /v1/connections). */
-export async function connectionsCommand(args: string[]): Promise<number> {
-  const [action, ...rest] = args;
+export async function connectionsCommand(action: string, invocation: Invocation): Promise<number> {
+  const values = { all: flagOf(invocation, 'all'), json: flagOf(invocation, 'json'), principal: textOf(invocation, 'principal') };
   try {
-    const { values, positionals } = parseArgs({ args: rest, options: OPTIONS, allowPositionals: true });
-    const url = values.url ?? process.env.TOOLGATE_URL;
-    const key = values.key ?? process.env.TOOLGATE_KEY;
+    const url = textOf(invocation, 'url') ?? process.env.TOOLGATE_URL;
+    const key = textOf(invocation, 'key') ?? process.env.TOOLGATE_KEY;
     if (!url || !key) throw new TypeError('give the gateway: --url URL --key KEY (or TOOLGATE_URL and TOOLGATE_KEY)');
     if (action === 'list') {
       const answer = await request(url, key, 'GET', values.all ? '?all=1' : '');
@@ -49,7 +41,7 @@ export async function connectionsCommand(args: string[]): Promise<number> {
       return 0;
     }
     if (action === 'revoke') {
-      const [connection] = positionals;
+      const [connection] = invocation.operands;
       if (!connection) throw new TypeError('name the connection to revoke');
       const query = values.principal ? `?principal=${encodeURIComponent(values.principal)}` : '';
       const answer = await request(url, key, 'DELETE', `/${encodeURIComponent(connection)}${query}`);
@@ -64,7 +56,7 @@ export async function connectionsCommand(args: string[]): Promise<number> {
       return 1;
     }
     if (error instanceof TypeError) {
-      console.error(`toolgate connections: ${error.message}\n\n${USAGE}`);
+      console.error(`toolgate connections ${action}: ${error.message}; see toolgate connections ${action} --help`);
       return 2;
     }
     throw error;

@@ -1,49 +1,16 @@
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { jsonLineLogger } from '../dispatch/events.ts';
 import type { CommandSandbox } from '../exec/command-sandbox.ts';
-import { DEFAULT_COMMAND_LIMITS, type CommandLimits } from '../exec/command-limits.ts';
+import type { CommandLimits } from '../exec/command-limits.ts';
 import { probeCommandSandbox, type SandboxSettings } from '../exec/local-sandbox-probe.ts';
-import { DEFAULT_FILE_OPERATIONS_AT_ONCE, startExecServer, type ExecServerOptions } from '../exec/server.ts';
+import { startExecServer, type ExecServerOptions } from '../exec/server.ts';
+import { flagOf, listOf, parseCommandLine, textOf, type Invocation } from './command-line.ts';
+import { commandTree } from './command-tree.ts';
 
 export const EXEC_SECRET_VARIABLE = 'TOOLGATE_EXEC_SECRET';
 export const EXEC_TENANTS_VARIABLE = 'TOOLGATE_EXEC_TENANTS';
 
 const MIB = 1024 * 1024;
-
-const USAGE = `Usage: toolgate exec-server --root DIR --tenant NAME [--tenant NAME ...] [--port 8788] [--host 127.0.0.1]
-         [--allowed-host NAME ...] [--allow-network] [--read-only-path DIR ...] [--limit-cpu SECONDS]
-         [--limit-memory MIB] [--limit-processes N] [--limit-file-size MIB] [--limit-tmp MIB]
-         [--max-commands N] [--limit-memory-total MIB] [--unsandboxed] [--max-body-bytes N]
-         [--max-body-bytes-at-once N] [--max-file-operations N] [--allow-hard-links]
-
-Serves the folder DIR to a toolgate gateway's built-in coding tools (read_file, shell, ...)
-over a signed RPC. The secret comes from ${EXEC_SECRET_VARIABLE}, the same value the gateway uses.
---tenant names a tenant (the manifest's "tenant") this server works for; repeat it for several,
-or set ${EXEC_TENANTS_VARIABLE}=a,b. Requests for any other tenant are refused and nothing runs.
-
-Every command runs in a bubblewrap sandbox: DIR (read-only for a read-only grant) and the system
-folders, nothing else of this host, no network, limits per call. Without a working bubblewrap
-(Linux, package bubblewrap) commands are refused, unless --unsandboxed says to run them as
-ordinary processes of this user. GET /healthz (unsigned) says which.
-  --allow-network        commands may use the network when the manifest asks ("network": true)
-  --read-only-path DIR   another host folder commands may read (a toolchain under /opt, say)
-  --limit-cpu            CPU seconds per process (default ${DEFAULT_COMMAND_LIMITS.cpu_seconds})
-  --limit-memory         MiB for the whole call (default ${DEFAULT_COMMAND_LIMITS.memory_bytes / MIB})
-  --limit-processes      processes at once per call (default ${DEFAULT_COMMAND_LIMITS.processes})
-  --limit-file-size      MiB per written file (default ${DEFAULT_COMMAND_LIMITS.file_size_bytes / MIB})
-  --limit-tmp            MiB of the call's fresh /tmp (default ${DEFAULT_COMMAND_LIMITS.tmp_bytes / MIB})
-  --max-commands         commands running at once; more are refused, nothing run (default: as many as
-                         half this host's memory holds at --limit-memory, 1 to 8)
-  --limit-memory-total   MiB for all commands together (default --max-commands x --limit-memory)
-  --allowed-host NAME    another Host name (or name:port) requests may use, e.g. the name in the gateway's
-                         URL; by default only the address it listens on (and its loopback names)
-  --max-body-bytes       caps one request (default 64 MiB; file contents travel base64, about 4/3 larger)
-  --max-body-bytes-at-once  caps the request bodies held at once (default 2 x --max-body-bytes); more: 503
-  --max-file-operations  file operations worked on at once (default ${DEFAULT_FILE_OPERATIONS_AT_ONCE}); more wait up to 10 s
-  --allow-hard-links     the file tools read, search and write (in place) files with more than one hard link;
-                         by default they refuse them, since another name of the file may lie outside DIR
-  --stop-on-stdin-close  stop when standard input closes (for a parent process that started it)`;
 
 /** Below this many characters a secret is guessable offline from one captured request. */
 const RECOMMENDED_SECRET_LENGTH = 32;
@@ -55,10 +22,16 @@ export interface ExecServerCommandOptions {
   stop?: AbortSignal;
 }
 
-/** `toolgate exec-server`: runs until stopped, then answers the exit code. */
+/** `toolgate exec-server ARGS` (the words after `exec-server`): runs until stopped, then answers the exit code. */
 export async function execServerCommand(args: string[], options: ExecServerCommandOptions = {}): Promise<number> {
+  const parsed = await parseCommandLine(commandTree(), ['exec-server', ...args]);
+  return 'exitCode' in parsed ? parsed.exitCode : runExecServer(parsed.invocation, options);
+}
+
+/** `toolgate exec-server`, its command line parsed: runs until stopped, then answers the exit code. */
+export async function runExecServer(invocation: Invocation, options: ExecServerCommandOptions = {}): Promise<number> {
   const env = options.env ?? process.env;
-  const parsed = parseOptions(args, env);
+  const parsed = parseOptions(invocation, env);
   if ('exitCode' in parsed) return parsed.exitCode;
   const secret = env[EXEC_SECRET_VARIABLE];
   if (!secret) {
@@ -136,44 +109,17 @@ const COUNT_FLAGS = {
   'limit-memory-total': { unit: MIB, min: 1, what: 'a whole number of MiB, at least 1' },
 } as const;
 
-function parseOptions(args: string[], env: Readonly<Record<string, string | undefined>>): ParsedOptions | { exitCode: number } {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        root: { type: 'string' },
-        port: { type: 'string' },
-        host: { type: 'string' },
-        ...Object.fromEntries(Object.keys(COUNT_FLAGS).map((flag) => [flag, { type: 'string' as const }])),
-        'allowed-host': { type: 'string', multiple: true },
-        tenant: { type: 'string', multiple: true },
-        unsandboxed: { type: 'boolean' },
-        'allow-network': { type: 'boolean' },
-        'allow-hard-links': { type: 'boolean' },
-        'read-only-path': { type: 'string', multiple: true },
-        ...Object.fromEntries(Object.keys(LIMIT_FLAGS).map((flag) => [flag, { type: 'string' as const }])),
-        'stop-on-stdin-close': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (error) {
-    console.error(`toolgate exec-server: ${(error as Error).message}\n\n${USAGE}`);
-    return { exitCode: 2 };
-  }
-  if (values.help) {
-    console.log(USAGE);
-    return { exitCode: 0 };
-  }
+function parseOptions(invocation: Invocation, env: Readonly<Record<string, string | undefined>>): ParsedOptions | { exitCode: number } {
+  const values = { root: textOf(invocation, 'root'), port: textOf(invocation, 'port'), host: textOf(invocation, 'host') };
   if (!values.root) {
-    console.error(`toolgate exec-server: --root DIR is required (the folder to serve)\n\n${USAGE}`);
+    console.error('toolgate exec-server: --root DIR is required (the folder to serve); see toolgate exec-server --help');
     return { exitCode: 2 };
   }
-  const tenants = values.tenant ?? (env[EXEC_TENANTS_VARIABLE] ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const tenants = listOf(invocation, 'tenant') ?? (env[EXEC_TENANTS_VARIABLE] ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
   if (tenants.length === 0) {
     console.error(
       `toolgate exec-server: name the tenants this server works for: --tenant NAME (repeatable) or ${EXEC_TENANTS_VARIABLE}=a,b, ` +
-        `using each manifest's "tenant" value; requests for other tenants are refused\n\n${USAGE}`,
+        `using each manifest's "tenant" value; requests for other tenants are refused`,
     );
     return { exitCode: 2 };
   }
@@ -183,23 +129,23 @@ function parseOptions(args: string[], env: Readonly<Record<string, string | unde
     return { exitCode: 2 };
   }
   const counts: Partial<Record<keyof typeof COUNT_FLAGS, number>> = {};
-  for (const [flag, { unit, min, what }] of Object.entries(COUNT_FLAGS)) {
-    const given = (values as Record<string, unknown>)[flag];
+  for (const [name, { unit, min, what }] of Object.entries(COUNT_FLAGS)) {
+    const given = textOf(invocation, name);
     if (typeof given !== 'string') continue;
     const value = Number(given);
     if (!Number.isSafeInteger(value) || value < min) {
-      console.error(`toolgate exec-server: --${flag} must be ${what}, got ${JSON.stringify(given)}`);
+      console.error(`toolgate exec-server: --${name} must be ${what}, got ${JSON.stringify(given)}`);
       return { exitCode: 2 };
     }
-    counts[flag as keyof typeof COUNT_FLAGS] = value * unit;
+    counts[name as keyof typeof COUNT_FLAGS] = value * unit;
   }
   const limits: Partial<CommandLimits> = {};
-  for (const [flag, { limit, unit }] of Object.entries(LIMIT_FLAGS)) {
-    const given = (values as Record<string, unknown>)[flag];
+  for (const [name, { limit, unit }] of Object.entries(LIMIT_FLAGS)) {
+    const given = textOf(invocation, name);
     if (typeof given !== 'string') continue;
     const value = Number(given);
     if (!Number.isSafeInteger(value) || value < 1) {
-      console.error(`toolgate exec-server: --${flag} must be a whole number of at least 1, got ${JSON.stringify(given)}`);
+      console.error(`toolgate exec-server: --${name} must be a whole number of at least 1, got ${JSON.stringify(given)}`);
       return { exitCode: 2 };
     }
     limits[limit] = value * unit;
@@ -213,19 +159,19 @@ function parseOptions(args: string[], env: Readonly<Record<string, string | unde
       maxBodyBytes: counts['max-body-bytes'],
       maxBufferedBodyBytes: counts['max-body-bytes-at-once'],
       maxFileOperations: counts['max-file-operations'],
-      allowedHosts: values['allowed-host'],
-      allowHardLinks: values['allow-hard-links'] === true,
+      allowedHosts: listOf(invocation, 'allowed-host'),
+      allowHardLinks: flagOf(invocation, 'allow-hard-links'),
     },
     sandbox: {
-      unsandboxed: values.unsandboxed === true,
-      allowNetwork: values['allow-network'] === true,
-      readOnlyPaths: values['read-only-path'],
+      unsandboxed: flagOf(invocation, 'unsandboxed'),
+      allowNetwork: flagOf(invocation, 'allow-network'),
+      readOnlyPaths: listOf(invocation, 'read-only-path'),
       limits,
       maxCommands: counts['max-commands'],
       tenants,
       memoryAllCommandsBytes: counts['limit-memory-total'],
     },
-    stopOnStdinClose: values['stop-on-stdin-close'] === true,
+    stopOnStdinClose: flagOf(invocation, 'stop-on-stdin-close'),
   };
 }
 

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { ApiKeyLifecycle, DEFAULT_GRACE_SECONDS, KeyLifecycleError, type ApiKeyInfo } from '../governance/key-lifecycle.ts';
+import { fetchGateway } from './gateway-fetch.ts';
 import { nodeStoreFromEnv } from './node-store.ts';
 
 /** What `toolgate keys` acts on: a gateway's admin routes, or (with --tenant) the store itself. */
@@ -22,12 +23,7 @@ export class KeysCommandError extends Error {}
 export function gatewayTarget(url: string, adminKey: string): KeysTarget {
   const base = `${url.replace(/\/+$/, '')}/v1/admin/keys`;
   const call = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<Record<string, unknown>> => {
-    let response: Response;
-    try {
-      response = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-    } catch (error) {
-      throw new KeysCommandError(`cannot reach ${url}: ${(error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message}`);
-    }
+    const response = await fetchGateway(url, `${base}${path}`, { method, headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await response.text();
     let parsed: Record<string, unknown>;
     try {

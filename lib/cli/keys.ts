@@ -1,52 +1,25 @@
-import { parseArgs } from 'node:util';
 import type { ApiKeyInfo } from '../governance/key-lifecycle.ts';
+import { flagOf, textOf, type Invocation } from './command-line.ts';
+import { GatewayUnreachableError } from './gateway-fetch.ts';
 import { gatewayTarget, KeysCommandError, storeTarget, type KeysTarget } from './keys-target.ts';
-
-const USAGE = `Usage: toolgate keys create --principal P --scopes a,b [--expires-in 90d]   create a key; printed once (stdout)
-       toolgate keys list [--limit N] [--cursor C]                        the tenant's keys: id, prefix, principal, state, scopes, dates
-       toolgate keys revoke KEY_ID                                       refuse the key from now on (other gateway processes: within 60 s)
-       toolgate keys rotate KEY_ID [--grace 1h]                          a new key (printed once) for the same principal and scopes;
-                                                                         the old one keeps working for the grace period (default 1d, at most 7d)
-Each acts through a gateway (--url URL --key KEY, default TOOLGATE_URL and TOOLGATE_KEY: an API key with the admin
-scope; its own tenant), or with --tenant T directly on the store of TOOLGATE_STORE (default .toolgate/toolgate.db),
-e.g. to create a tenant's first admin key. --json prints the answer as JSON. Durations: 90s, 30m, 12h, 90d, or seconds.
-toolgate keeps only each key's SHA-256. Scopes the gateway knows: approvals:read, approvals:decide, audit:read, admin,
-plus any tool scopes. Through a gateway a key gets only scopes the admin key holds; with --tenant (the operator, on
-the store) any.`;
-
-const OPTIONS = {
-  tenant: { type: 'string' },
-  principal: { type: 'string' },
-  scopes: { type: 'string' },
-  'expires-in': { type: 'string' },
-  grace: { type: 'string' },
-  limit: { type: 'string' },
-  cursor: { type: 'string' },
-  url: { type: 'string' },
-  key: { type: 'string' },
-  json: { type: 'boolean' },
-} as const;
 
 class UsageError extends Error {}
 
-/** `toolgate keys create|list|revoke|rotate`. */
-export async function keysCommand(args: string[]): Promise<number> {
-  const [action, ...rest] = args;
+/** `toolgate keys ACTION`, its command line parsed (command-tree.ts). */
+export async function keysCommand(action: string, invocation: Invocation): Promise<number> {
   let target: KeysTarget | undefined;
   try {
-    const { values, positionals } = parseArgs({ args: rest, options: OPTIONS, allowPositionals: true });
-    const run = ACTIONS[action ?? ''];
-    if (!run) throw new UsageError(action ? `unknown action "${action}"` : 'no action given');
-    target = targetFor(values);
-    return await run(target, values, positionals);
+    const values = valuesOf(invocation);
+    // Opened by the action once its own options are checked: a refused command touches no store.
+    const open = () => (target = targetFor(values));
+    return await ACTIONS[action](open, values, invocation.operands);
   } catch (error) {
-    if (error instanceof KeysCommandError) {
+    if (error instanceof KeysCommandError || error instanceof GatewayUnreachableError) {
       console.error(`toolgate keys ${action}: ${error.message}`);
       return 1;
     }
-    // parseArgs reports unknown options and missing values as TypeErrors with a readable message.
-    if (error instanceof UsageError || error instanceof TypeError) {
-      console.error(`toolgate keys: ${error.message}\n\n${USAGE}`);
+    if (error instanceof UsageError) {
+      console.error(`toolgate keys ${action}: ${error.message}; see toolgate keys ${action} --help`);
       return 2;
     }
     throw error;
@@ -55,8 +28,19 @@ export async function keysCommand(args: string[]): Promise<number> {
   }
 }
 
-type Values = { [name in keyof typeof OPTIONS]?: (typeof OPTIONS)[name]['type'] extends 'boolean' ? boolean : string };
-type Action = (target: KeysTarget, values: Values, positionals: string[]) => Promise<number>;
+const STRING_OPTIONS = ['tenant', 'principal', 'scopes', 'expires-in', 'grace', 'limit', 'cursor', 'url', 'key'] as const;
+
+interface Values extends Partial<Record<(typeof STRING_OPTIONS)[number], string>> {
+  json?: boolean;
+}
+
+function valuesOf(invocation: Invocation): Values {
+  const values: Values = { json: flagOf(invocation, 'json') };
+  for (const name of STRING_OPTIONS) values[name] = textOf(invocation, name);
+  return values;
+}
+
+type Action = (open: () => KeysTarget, values: Values, operands: string[]) => Promise<number>;
 
 /** --tenant: the store itself (bootstrap); otherwise a gateway, for the admin key's own tenant. */
 function targetFor(values: Values): KeysTarget {
@@ -72,40 +56,37 @@ function targetFor(values: Values): KeysTarget {
 }
 
 const ACTIONS: Record<string, Action> = {
-  async create(target, values, positionals) {
-    noPositionals(positionals);
+  async create(open, values) {
     if (!values.principal) throw new UsageError('--principal is required');
-    const scopes = (values.scopes ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const scopes = scopesOf(values.scopes);
     const expiresIn = values['expires-in'] === undefined ? undefined : seconds(values['expires-in'], '--expires-in');
-    const { key, info } = await target.create({ principal: values.principal, scopes, ...(expiresIn !== undefined ? { expires_in_seconds: expiresIn } : {}) });
+    const { key, info } = await open().create({ principal: values.principal, scopes, ...(expiresIn !== undefined ? { expires_in_seconds: expiresIn } : {}) });
     if (values.json) console.log(JSON.stringify({ key, ...info }, null, 2));
     else console.log(key);
     console.error(`created key ${info.id} for principal "${info.principal}" of tenant "${info.tenant}" with scopes [${info.scopes.join(', ')}], ${info.expires_at ? `expiring at ${info.expires_at}` : 'never expiring'}; it is shown only this once`);
     return 0;
   },
 
-  async list(target, values, positionals) {
-    noPositionals(positionals);
+  async list(open, values) {
     const limit = values.limit === undefined ? 50 : wholeNumber(values.limit, '--limit');
-    const page = await target.list({ cursor: values.cursor, limit });
+    const page = await open().list({ cursor: values.cursor, limit });
     if (values.json) console.log(JSON.stringify({ keys: page.keys, ...(page.next ? { next_cursor: page.next } : {}) }, null, 2));
     else console.log(keysTable(page.keys));
     if (page.next && !values.json) console.error(`more keys: toolgate keys list --cursor ${page.next}`);
     return 0;
   },
 
-  async revoke(target, values, positionals) {
-    const id = oneKeyId(positionals);
+  async revoke(open, values, [id]) {
+    const target = open();
     const info = await target.revoke(id);
     if (values.json) console.log(JSON.stringify(info, null, 2));
     console.error(`revoked key ${info.id} (${info.prefix}, principal "${info.principal}"): ${target.revocation}`);
     return 0;
   },
 
-  async rotate(target, values, positionals) {
-    const id = oneKeyId(positionals);
+  async rotate(open, values, [id]) {
     const grace = values.grace === undefined ? undefined : seconds(values.grace, '--grace', true);
-    const { key, info, previous } = await target.rotate(id, grace);
+    const { key, info, previous } = await open().rotate(id, grace);
     if (values.json) console.log(JSON.stringify({ key, ...info, previous }, null, 2));
     else console.log(key);
     console.error(`rotated key ${previous.id}: the new key ${info.id} (shown only this once) has the same principal "${info.principal}" and scopes; the old key works until ${previous.grace_until}`);
@@ -113,13 +94,17 @@ const ACTIONS: Record<string, Action> = {
   },
 };
 
-function noPositionals(positionals: string[]): void {
-  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-}
-
-function oneKeyId(positionals: string[]): string {
-  if (positionals.length !== 1) throw new UsageError('give one key id (key_…, as `toolgate keys list` shows it)');
-  return positionals[0];
+/**
+ * --scopes, required so that a key without scopes is asked for ("none"), never made by leaving the
+ * option out.
+ */
+function scopesOf(option: string | undefined): string[] {
+  if (option === undefined) throw new UsageError('--scopes is required: the scopes the key holds, comma-separated (e.g. --scopes orders:read), or --scopes none for a key with none');
+  if (option.trim() === 'none') return [];
+  const scopes = option.split(',').map((scope) => scope.trim()).filter(Boolean);
+  if (scopes.length === 0) throw new UsageError(`--scopes "${option}" names no scope: list them comma-separated, or say --scopes none for a key with none`);
+  if (scopes.includes('none')) throw new UsageError('--scopes none means no scopes, so it stands alone');
+  return scopes;
 }
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };

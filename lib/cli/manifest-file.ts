@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { celConditionEngine } from '../governance/conditions/cel-engine.ts';
+import { useConditionEngine } from '../governance/conditions/condition.ts';
 import { SecretGrants, TENANT_SECRETS_VARIABLE } from '../crypto/secret-grants.ts';
 import { EGRESS_ALLOW_VARIABLE } from '../egress/allowlist.ts';
 import { EgressPolicy } from '../egress/policy.ts';
@@ -19,6 +21,10 @@ export function manifestLoadOptions(env: Readonly<Record<string, string | undefi
   };
   return { validator: createSchemaValidator(), kinds: defaultExecutorKinds(), builtins: builtinsForUncheckedManifest, confinement };
 }
+
+// The CLI checks manifest files as a publish does, rule conditions included: it loads the CEL engine
+// with this module (the gateway loads it only for a manifest or a call that has a condition).
+useConditionEngine(celConditionEngine());
 
 /** Reads and checks a manifest file with the gateway's own executor kinds and builtins (and `options`' checks). */
 export function loadManifestFile(path: string, options: ManifestLoadOptions = manifestLoadOptions()): ManifestLoadResult {

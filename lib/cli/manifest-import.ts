@@ -1,5 +1,4 @@
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import type { ManifestProblem } from '../registry/executors/kind.ts';
 import type { Manifest } from '../registry/manifest.ts';
 import { loadManifest } from '../registry/manifest-loader.ts';
@@ -52,10 +51,7 @@ export async function pinManifestImports(file: string, manifest: Manifest, log: 
 }
 
 /** `toolgate manifest import-mcp FILE [--out OUT]`: the manifest with pinned MCP tools, to stdout or OUT. */
-export async function importMcpCommand(args: string[], usage: () => number): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { out: { type: 'string' } } });
-  const file = positionals[0];
-  if (!file) return usage();
+export async function importMcpCommand(file: string, out: string | undefined): Promise<number> {
   const loaded = loadManifestFile(file);
   if (!loaded.ok) {
     printProblems(file, loaded.problems);
@@ -66,15 +62,15 @@ export async function importMcpCommand(args: string[], usage: () => number): Pro
     return 1;
   }
   // The manifest itself goes to stdout unless --out takes it, so the report goes to stderr then.
-  const log: Log = values.out ? (line) => console.log(line) : (line) => console.error(line);
+  const log: Log = out ? (line) => console.log(line) : (line) => console.error(line);
   const manifest = await pinManifestImports(file, loaded.manifest, log);
   if (!manifest) return 1;
   const text = `${JSON.stringify(manifest, null, 2)}\n`;
-  if (!values.out) {
+  if (!out) {
     process.stdout.write(text);
     return 0;
   }
-  writeFileSync(values.out, text);
-  console.log(`wrote ${values.out} (version ${manifest.version}, ${manifest.tools.length} tools)`);
+  writeFileSync(out, text);
+  console.log(`wrote ${out} (version ${manifest.version}, ${manifest.tools.length} tools)`);
   return 0;
 }

@@ -1,22 +1,10 @@
-import { parseArgs } from 'node:util';
 import type { Manifest } from '../registry/manifest.ts';
+import { oldToNew, type ManifestDiff } from '../registry/manifest-diff.ts';
 import { unpinnedImports } from '../registry/mcp-import-check.ts';
+import { flagOf, textOf, type Invocation } from './command-line.ts';
+import { fetchGateway, GatewayUnreachableError } from './gateway-fetch.ts';
 import { loadManifestFile, manifestLoadOptions } from './manifest-file.ts';
 import { importMcpCommand, pinManifestImports, printProblems } from './manifest-import.ts';
-
-const USAGE = `Usage:
-  toolgate manifest validate FILE                 check a manifest; prints every problem with its JSON path
-                                                  (and secrets not granted / internal URLs not allowed, when
-                                                  TOOLGATE_TENANT_SECRETS / TOOLGATE_EGRESS_ALLOW are set)
-  toolgate manifest import-mcp FILE [--out OUT]   pin the tools (and resources, templates, prompts) of its mcp_imports; prints the manifest (or writes OUT)
-  toolgate manifest publish FILE [--activate]     publish a version (immutable) to the gateway, pinning mcp_imports first
-  toolgate manifest activate VERSION              make a published version the active one
-  toolgate manifest rollback                      return to the version active before
-  toolgate manifest list                          published versions, the active one marked
-  toolgate manifest diff A B                      tools added, removed and changed from A to B
-All but validate and import-mcp talk to a gateway: --url URL --key KEY (or TOOLGATE_URL and TOOLGATE_KEY),
-with an API key holding the admin scope; they act on that key's tenant. Importing resolves "env:NAME"
-headers from this process's environment.`;
 
 interface Target {
   url: string;
@@ -28,13 +16,14 @@ type Answer = { ok: true; body: Record<string, unknown> } | { ok: false; code: n
 async function request(target: Target, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
   let response: Response;
   try {
-    response = await fetch(`${target.url.replace(/\/+$/, '')}/v1/admin${path}`, {
+    response = await fetchGateway(target.url, `${target.url.replace(/\/+$/, '')}/v1/admin${path}`, {
       method,
       headers: { authorization: `Bearer ${target.key}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
-    console.error(`cannot reach ${target.url}: ${(error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message}`);
+    if (!(error instanceof GatewayUnreachableError)) throw error;
+    console.error(error.message);
     return { ok: false, code: 1 };
   }
   const text = await response.text();
@@ -86,9 +75,8 @@ async function publishable(file: string): Promise<Manifest | undefined> {
   return manifest;
 }
 
-const remote: Record<string, (target: Target, args: string[], activate: boolean) => Promise<number>> = {
+const remote: Record<string, (target: Target, operands: string[], activate: boolean) => Promise<number>> = {
   async publish(target, [file], activate) {
-    if (!file) return usage();
     const manifest = await publishable(file);
     if (!manifest) return 1;
     const published = await request(target, 'POST', '/manifests', manifest);
@@ -98,7 +86,6 @@ const remote: Record<string, (target: Target, args: string[], activate: boolean)
     return activate ? remote.activate(target, [version], false) : 0;
   },
   async activate(target, [version]) {
-    if (!version) return usage();
     const moved = await request(target, 'POST', `/manifests/${encodeURIComponent(version)}/activate`);
     if (!moved.ok) return moved.code;
     console.log(`active version: ${String(moved.body.to)} (was ${String(moved.body.from ?? 'none')})`);
@@ -119,38 +106,32 @@ const remote: Record<string, (target: Target, args: string[], activate: boolean)
     return 0;
   },
   async diff(target, [from, to]) {
-    if (!from || !to) return usage();
     const diffed = await request(target, 'GET', `/manifests/diff?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`);
     if (!diffed.ok) return diffed.code;
-    const d = diffed.body as { added: string[]; removed: string[]; changed: Array<{ name: string; fields: string[] }>; settings: string[] };
+    const d = diffed.body as unknown as ManifestDiff;
     console.log(`${from} → ${to}`);
     for (const name of d.added) console.log(`+ ${name}`);
     for (const name of d.removed) console.log(`- ${name}`);
-    for (const change of d.changed) console.log(`~ ${change.name} (${change.fields.join(', ')})`);
-    for (const setting of d.settings) console.log(`~ [${setting}]`);
+    for (const tool of d.changed) {
+      console.log(`~ ${tool.name}`);
+      for (const change of tool.changes) console.log(`    ${change.path}: ${oldToNew(change)}`);
+    }
+    for (const change of d.setting_changes) console.log(`~ [${change.path}] ${oldToNew(change)}`);
     if (d.added.length + d.removed.length + d.changed.length + d.settings.length === 0) console.log('  no differences');
     return 0;
   },
 };
 
-function usage(): number {
-  console.error(USAGE);
-  return 2;
-}
-
-/** `toolgate manifest ...`. */
-export async function manifestCommand(args: string[]): Promise<number> {
-  const [action, ...rest] = args;
-  if (action === 'validate') return rest[0] ? validate(rest[0]) : usage();
-  if (action === 'import-mcp') return importMcpCommand(rest, usage);
-  const command = action ? remote[action] : undefined;
-  if (!command) return usage();
-  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { url: { type: 'string' }, key: { type: 'string' }, activate: { type: 'boolean' } } });
-  const url = values.url ?? process.env.TOOLGATE_URL;
-  const key = values.key ?? process.env.TOOLGATE_KEY;
+/** `toolgate manifest ACTION`, its command line parsed (command-tree.ts). */
+export async function manifestCommand(action: string, invocation: Invocation): Promise<number> {
+  const [file] = invocation.operands;
+  if (action === 'validate') return validate(file);
+  if (action === 'import-mcp') return importMcpCommand(file, textOf(invocation, 'out'));
+  const url = textOf(invocation, 'url') ?? process.env.TOOLGATE_URL;
+  const key = textOf(invocation, 'key') ?? process.env.TOOLGATE_KEY;
   if (!url || !key) {
-    console.error('toolgate manifest: pass --url and --key (or set TOOLGATE_URL and TOOLGATE_KEY) for a gateway and an API key with the admin scope');
+    console.error(`toolgate manifest ${action}: pass --url and --key (or set TOOLGATE_URL and TOOLGATE_KEY) for a gateway and an API key with the admin scope`);
     return 2;
   }
-  return command({ url, key }, positionals, values.activate === true);
+  return remote[action]({ url, key }, invocation.operands, flagOf(invocation, 'activate'));
 }

@@ -14,6 +14,7 @@ import { loadManifestFile } from './manifest-file.ts';
 import { useNodeCrypto } from './node-crypto.ts';
 import { nodeEgressTransport } from './node-egress.ts';
 import { nodeStoreFromEnv } from './node-store.ts';
+import { textOf, type Invocation } from './command-line.ts';
 
 const INLINE_EXECUTION_CONTEXT = {} as ExecutionContext;
 
@@ -152,4 +153,14 @@ export async function startLocalGateway(options: LocalGatewayOptions = {}): Prom
     lines?.close();
     throw error;
   }
+}
+
+/** `toolgate serve`: the gateway until SIGINT or SIGTERM. */
+export async function serveCommand(invocation: Invocation): Promise<number> {
+  const port = textOf(invocation, 'port');
+  const gateway = await startLocalGateway({ port: port === undefined ? undefined : Number(port), host: textOf(invocation, 'host'), manifestPath: textOf(invocation, 'manifest') });
+  const stop = () => void gateway.close().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return new Promise<number>(() => {});
 }

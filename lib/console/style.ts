@@ -50,6 +50,7 @@ form.inline{display:inline}
 .actions select{width:auto}
 .key-actions{display:grid;gap:.4rem;width:11rem}
 .key-actions form{display:grid;grid-template-columns:1fr auto;gap:.4rem;margin:0}
+.key-actions .grace{grid-column:1/-1;margin:0}
 .key-actions form.inline{display:block}
 .nowrap{white-space:nowrap}
 .secret{font-family:ui-monospace,monospace;padding:.6rem;border:2px dashed var(--ok);border-radius:6px;overflow-wrap:anywhere;user-select:all}

@@ -2,6 +2,7 @@ import type { AuditRecorder } from '../audit/recorder.ts';
 import type { FourEyesRules } from '../governance/four-eyes.ts';
 import type { ApprovalNotifier } from '../governance/notifier.ts';
 import type { Governor } from '../governance/policy.ts';
+import type { Limiter } from '../limits/limiter.ts';
 import { requestPatternBudget, type PatternBudget } from '../patterns/index.ts';
 import type { ConnectionCaller } from '../connections/connection-access.ts';
 import type { CallRelay } from '../registry/executor.ts';
@@ -21,6 +22,8 @@ export interface CallerContext {
   principal: string;
   /** The principals the caller's key was minted under (four-eyes.ts); absent for tokens and operator-made keys. */
   lineage?: readonly string[];
+  /** The caller's token claims (a token from the tenant's identity provider), for rule conditions; none for API keys. */
+  claims?: Readonly<Record<string, unknown>>;
   /** The caller's scopes; undefined means a trusted in-process caller (library use). */
   scopes?: ReadonlySet<string>;
   thread_id: string;
@@ -43,6 +46,8 @@ export interface CallerContext {
   relay?: CallRelay;
   /** Where the caller reached the gateway and its sign-in token: what tools acting as the user need (lib/connections). */
   connect?: ConnectionCaller;
+  /** The format the caller's client takes tool definitions in (its dispatch format; MCP: mcp); default toolgate. */
+  tool_format?: string;
 }
 
 /** The caller with its request's budgets, made when missing: a request or batch cannot buy one per call. */
@@ -63,6 +68,8 @@ export interface DispatchDeps {
   /** Audit envelopes; without a recorder, nothing is audited. */
   audit?: AuditRecorder;
   metrics?: DispatchMetrics;
+  /** The tenant's limits (manifest `limits`): counted before a call runs; without it, nothing is limited. */
+  limiter?: Limiter;
   /** Deferred approvals: `review` parks calls (needs a store); without it, review answers `denied`. */
   approvals?: {
     ttlMs: number;

@@ -14,6 +14,8 @@ export class DispatchMetrics {
   #errors = 0;
   #indeterminate = 0;
   readonly #registrySizes = new Map<string, number>();
+  /** tenant + limit → [calls or requests counted, refused]. */
+  readonly #limits = new Map<string, { tenant: string; limit: string; checked: number; refused: number }>();
 
   observe(result: ToolResult): void {
     this.#count++;
@@ -28,6 +30,15 @@ export class DispatchMetrics {
   /** A call whose side effect started and never completed was settled as `indeterminate` (once per call). */
   indeterminate(): void {
     this.#indeterminate++;
+  }
+
+  /** A call or request was counted against a tenant's limit (`refused`: the limit said no). */
+  limitChecked(tenant: string, limit: string, refused: boolean): void {
+    const key = `${tenant}\u0000${limit}`;
+    let counts = this.#limits.get(key);
+    if (!counts) this.#limits.set(key, (counts = { tenant, limit, checked: 0, refused: 0 }));
+    counts.checked++;
+    if (refused) counts.refused++;
   }
 
   registrySize(tenant: string, size: number): void {
@@ -54,10 +65,19 @@ export class DispatchMetrics {
       '# HELP toolgate_tools_indeterminate_total Calls whose side effect started but never completed (the process stopped), settled as indeterminate.',
       '# TYPE toolgate_tools_indeterminate_total counter',
       `toolgate_tools_indeterminate_total ${this.#indeterminate}`,
+      '# HELP toolgate_limits_checked_total Calls and requests counted against a limit, per tenant and limit.',
+      '# TYPE toolgate_limits_checked_total counter',
+      ...[...this.#limits.values()].map((l) => `toolgate_limits_checked_total{tenant="${label(l.tenant)}",limit="${label(l.limit)}"} ${l.checked}`),
+      '# HELP toolgate_limits_refused_total Calls and requests a limit refused (rate_limited, or HTTP 429), per tenant and limit.',
+      '# TYPE toolgate_limits_refused_total counter',
+      ...[...this.#limits.values()].map((l) => `toolgate_limits_refused_total{tenant="${label(l.tenant)}",limit="${label(l.limit)}"} ${l.refused}`),
       '# HELP toolgate_tools_registry_size Tools registered per tenant.',
       '# TYPE toolgate_tools_registry_size gauge',
-      ...[...this.#registrySizes].map(([tenant, n]) => `toolgate_tools_registry_size{tenant="${tenant.replace(/["\\\n]/g, '_')}"} ${n}`),
+      ...[...this.#registrySizes].map(([tenant, n]) => `toolgate_tools_registry_size{tenant="${label(tenant)}"} ${n}`),
     ];
     return `${lines.join('\n')}\n`;
   }
 }
+
+/** A Prometheus label value: quotes, backslashes and newlines would end it early. */
+const label = (value: string) => value.replace(/["\\\n]/g, '_');

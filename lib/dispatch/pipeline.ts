@@ -12,7 +12,8 @@ import { authorizeStage } from './stages/authorize.ts';
 import { beginStage, type TraceBeforeRun } from './stages/begin.ts';
 import { claimStage } from './stages/claim.ts';
 import { executeStage } from './stages/execute.ts';
-import { governStage, grantedExecution } from './stages/govern.ts';
+import { governStage, grantedExecution, type GrantedDecision } from './stages/govern.ts';
+import { limitStage } from './stages/limit.ts';
 import { lookupStage } from './stages/lookup.ts';
 import { parkStage } from './stages/park.ts';
 import { parseStage } from './stages/parse.ts';
@@ -20,6 +21,7 @@ import { recordStage } from './stages/record.ts';
 import { validateStage } from './stages/validate.ts';
 import type { CallTrace } from './trace.ts';
 import { idempotencyModeOf } from '../registry/definition.ts';
+import type { ToolExecutor } from '../registry/executor.ts';
 import { inStageSpan, type CallSpan } from '../telemetry/stage-span.ts';
 import { endToolSpan, startToolSpan, toolTypeOf } from './tool-span.ts';
 
@@ -94,7 +96,7 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
   // Governed before anything else is awaited: the policy's rules run right after validation, so
   // each call of a parallel batch finishes both before the next starts, and the calls that ran
   // before the request's budget ran out keep their decisions.
-  const governed = await governStage(deps.governor, { definition, args, principal: caller.principal, patternBudget: budget }, naming);
+  const governed = await governStage(deps.governor, { definition, args, principal: caller.principal, claims: caller.claims, now: deps.now(), patternBudget: budget }, naming);
   // The arguments hash keys idempotency and audit; nothing to hash for without a store.
   const args_hash = deps.store ? await hashJson(args) : undefined;
   const known = { definition, args, args_hash };
@@ -117,7 +119,35 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
   const { claim, replay, head } = claimed.value;
   if (replay) return { ...known, raw_arguments: call.arguments, decision, head, result: { ...replay, call_id: call.call_id }, output: replay.content };
 
-  let trace: TraceBeforeRun = { ...known, raw_arguments: call.arguments, decision, claim, head };
+  const trace: TraceBeforeRun = { ...known, raw_arguments: call.arguments, decision, claim, head };
+  if (!deps.limiter?.countsCalls) return runClaimed(deps, caller, call, executor, trace, governed.value, timeoutMs, startedAt, traced);
+  const limited = await inStageSpan(traced, 'limit', () => limitStage(deps.limiter!, caller, definition.name, leaseMsFor(timeoutMs, deps.leaseGraceMs), deps.now(), naming), storeAttributes(deps));
+  // Refused: the claim is given back (record stage), so the same call may run once the limit allows.
+  if (!limited.ok) return { ...stopped('limit', limited.failure, known), decision: { decision: 'rejected', stage: 'limit', reason: 'rate_limited' }, claim, head };
+  try {
+    return await runClaimed(deps, caller, call, executor, trace, governed.value, timeoutMs, startedAt, traced);
+  } finally {
+    // Every ending (result, error, timeout, a thrown bug) ends the call's concurrency leases; a crash leaves them to expire.
+    await deps.limiter.release(limited.value);
+  }
+}
+
+/** begin → execute → truncate, for a call that holds its claim and its limits. */
+async function runClaimed(
+  deps: DispatchDeps,
+  caller: CallerContext,
+  call: ToolCall,
+  executor: ToolExecutor,
+  claimed: TraceBeforeRun,
+  verdict: GrantedDecision,
+  timeoutMs: number,
+  startedAt: number,
+  traced?: CallSpan,
+): Promise<CallTrace> {
+  const definition = executor.definition;
+  const naming = callNaming(call);
+  const args = claimed.args ?? {};
+  let trace = claimed;
   // A side effect starts only once its start is durable (reads may simply run again after a crash).
   if (definition.tier !== 'read') {
     const before = trace;
@@ -129,7 +159,20 @@ async function runStages(deps: DispatchDeps, caller: CallerContext, call: ToolCa
     }
   }
   const connections_used: ConnectionUse[] = [];
-  const context = { connections_used, call_id: call.call_id, thread_id: caller.thread_id, tenant: caller.tenant, principal: caller.principal, env: caller.env, ...caller.relay, ...(caller.connect ? { connection_caller: caller.connect } : {}), log: deps.log, ...grantedExecution(governed.value), ...nativeTool(call) };
+  const context = {
+    connections_used,
+    call_id: call.call_id,
+    thread_id: caller.thread_id,
+    tenant: caller.tenant,
+    principal: caller.principal,
+    env: caller.env,
+    ...caller.relay,
+    ...(caller.connect ? { connection_caller: caller.connect } : {}),
+    log: deps.log,
+    ...grantedExecution(verdict),
+    ...nativeTool(call),
+    caller: { scopes: caller.scopes, tool_format: caller.tool_format ?? 'toolgate' },
+  };
   const executed = await inStageSpan(traced, 'execute', async (span) => {
     const outcome = await executeStage(executor, args, span ? { ...context, traceparent: span.traceparent } : context, timeoutMs, naming);
     if (!outcome.ok) span?.setAttribute('error.type', outcome.failure.code).setError(outcome.failure.code);

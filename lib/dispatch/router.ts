@@ -6,6 +6,10 @@ import { FnToolExecutor, type ToolExecutor, type ToolHandler } from '../registry
 import { ToolRegistry, type RegisterOptions } from '../registry/registry.ts';
 import { AuditRecorder } from '../audit/recorder.ts';
 import type { Store } from '../stores/store.ts';
+import { MemoryStore } from '../stores/memory.ts';
+import { Limiter } from '../limits/limiter.ts';
+import { countersOf } from '../limits/store-counters.ts';
+import type { ManifestLimit } from '../limits/limit.ts';
 import { createSchemaValidator } from '../validation/select-engine.ts';
 import type { SchemaValidator } from '../validation/validator.ts';
 import { decideParkedCall, type DecideOutcome } from './approval-flow.ts';
@@ -33,6 +37,9 @@ export interface ToolRouterOptions {
   leaseGraceMs?: number;
   /** OpenTelemetry spans for every call (lib/telemetry: `tracerFromEnv`, or a Tracer of your own). */
   tracer?: Tracer;
+  /** Quotas and rate limits, as a manifest's `limits` (counted in `store`, or in memory without one); `costs`: tool → cost for `weight: "cost"`. */
+  limits?: ManifestLimit[];
+  costs?: Record<string, number>;
 }
 
 /** Who is calling, for library use. Everything is optional: an in-process caller is trusted with all scopes. */
@@ -66,6 +73,7 @@ export class ToolRouter {
       log: options.log ?? silentLogger,
       now: options.now ?? Date.now,
       tracer: options.tracer,
+      ...(options.limits?.length ? { limiter: new Limiter(options.limits, countersOf(options.store ?? new MemoryStore()), { costs: new Map(Object.entries(options.costs ?? {})), now: options.now }) } : {}),
     };
   }
 

@@ -5,6 +5,10 @@ import { policyGovernor, type ApprovalOverride, type QuorumSettings } from '../g
 import type { ExecutorKind } from '../registry/executors/kind.ts';
 import type { Manifest } from '../registry/manifest.ts';
 import { buildManifestRegistry } from '../registry/manifest-registry.ts';
+import { Limiter } from '../limits/limiter.ts';
+import type { Limit } from '../limits/limit.ts';
+import { countersOf } from '../limits/store-counters.ts';
+import { MemoryStore } from '../stores/memory.ts';
 import type { ToolRegistry } from '../registry/registry.ts';
 import type { AuditRecorder } from '../audit/recorder.ts';
 import type { Store } from '../stores/store.ts';
@@ -25,6 +29,8 @@ import { TokenVerifier } from '../governance/token-verifier.ts';
 import type { Tracer } from '../telemetry/tracer.ts';
 import { upstreamAccess } from '../registry/executors/mcp.ts';
 import { mcpFeaturesOf, type McpFeatures } from '../registry/mcp-features.ts';
+import { SEARCH_TOOL_NAME } from '../search/search-tool-definition.ts';
+import { searchToolExecutor } from '../search/search-tool-executor.ts';
 
 /** What every tenant runtime of a gateway shares. */
 export interface GatewayServices {
@@ -89,6 +95,8 @@ export function buildVersionTools(manifest: Manifest, services: GatewayServices,
   const { coding, builtins } = tenantBuiltins(manifest, { secrets, egress: services.egress });
   const connections = connectionAccess(manifest, services, secrets);
   const registry = buildManifestRegistry(manifest, services.kinds, { builtins, secrets, egress: services.egress, ...(connections ? { connections } : {}) }, coding);
+  // A tenant's own tool of that name wins, as over any built-in.
+  if (manifest.tool_search && !registry.has(SEARCH_TOOL_NAME)) registry.register(searchToolExecutor({ manifest, registry, store: services.store, log: services.log }));
   return { manifest, registry, schemas: new SchemaCache(services.validator, { checked }) };
 }
 
@@ -137,6 +145,7 @@ export function buildTenantRuntime(manifest: Manifest, services: GatewayServices
       schemas: serving.schemas,
       versions: manifestVersions(serving, services, options),
       governor: policyGovernor(manifest.policy, approvalOverrides(manifest), approvalQuorums(manifest)),
+      ...(manifest.limits?.length ? { limiter: tenantLimiter(manifest, services) } : {}),
       approvals: services.store ? approvalSettings(manifest, services) : undefined,
       store: services.store,
       audit: services.audit,
@@ -150,6 +159,13 @@ export function buildTenantRuntime(manifest: Manifest, services: GatewayServices
       tracer: services.tracer,
     },
   };
+}
+
+/** The manifest's limits, counted in the gateway's store (in this process only, without one). */
+function tenantLimiter(manifest: Manifest, services: GatewayServices): Limiter {
+  const costs = new Map(manifest.tools.flatMap((tool) => (tool.cost ? [[tool.name, tool.cost] as const] : [])));
+  const observe = (limit: Limit, refused: boolean) => services.metrics?.limitChecked(manifest.tenant, limit.id, refused);
+  return new Limiter(manifest.limits ?? [], countersOf(services.store ?? new MemoryStore()), { costs, observe });
 }
 
 function approvalOverrides(manifest: Manifest): Map<string, ApprovalOverride> {

@@ -13,6 +13,8 @@ export interface Principal {
   lineage?: string[];
   /** How the caller proved who it is: an API key (its id), or a token from the tenant's identity provider. */
   credential?: { kind: 'key'; key_id: string } | { kind: 'token'; issuer: string };
+  /** A token's verified claims (rule conditions read them as principal.claims); absent for API keys. */
+  claims?: Readonly<Record<string, unknown>>;
 }
 
 /** A presented key checked: its principal, or why it is refused (a message for the caller). */

@@ -2,7 +2,8 @@ import type { ToolDefinition, ToolTier } from '../registry/definition.ts';
 import type { PatternBudget } from '../patterns/index.ts';
 import type { JsonObject } from '../registry/json.ts';
 import { grantConstraints, type GrantConstraints } from './argument-classes.ts';
-import { compileRules, firstMatchingRule, type CompiledRule, type PolicyRule } from './rules.ts';
+import { compileRules, firstMatchingRule, rulesHaveConditions, type CompiledRule, type PolicyRule } from './rules.ts';
+import { loadConditionEngine, loadedConditionEngine } from './conditions/condition.ts';
 
 /**
  * What a tenant's policy says about a call: run it, ask another person (`review`), ask the
@@ -53,6 +54,10 @@ export interface GovernanceRequest {
   definition: ToolDefinition;
   args: JsonObject;
   principal: string;
+  /** The caller's token claims, for rule conditions (none for API keys). */
+  claims?: Readonly<Record<string, unknown>>;
+  /** ms since epoch, for rule conditions that read the time (default: the clock). */
+  now?: number;
   /** The request's shared matching budget, charged by rule patterns (lib/patterns/budget.ts). */
   patternBudget?: PatternBudget;
 }
@@ -110,16 +115,22 @@ export function policyGovernor(policy: PolicyConfig = {}, overrides: ReadonlyMap
     return parks(table[definition.tier]) || compiled.some(({ rule }) => parks(rule.action) && (rule.tool === '*' || rule.tool === definition.name));
   };
   const mayReviewByTool = new WeakMap<ToolDefinition, boolean>();
+  const decide = ({ definition, args, principal, claims, now, patternBudget }: GovernanceRequest): GovernanceDecision => {
+    const override = overrides.get(definition.name);
+    if (override === 'always') return withQuorum({ action: 'review', reason: `tool "${definition.name}" always needs approval` }, definition.name);
+    if (override === 'never') return { action: 'grant', reason: `tool "${definition.name}" never needs approval` };
+    const caller = { principal, claims: claims ?? {}, now: now ?? Date.now(), inputSchema: definition.input_schema };
+    const rule = firstMatchingRule(compiled, definition.name, args, caller, patternBudget);
+    if (override === 'confirm') return confirmedByTool(rule && withQuorum(ruleDecision(rule), definition.name, rule), definition.name);
+    if (rule) return withQuorum(ruleDecision(rule), definition.name, rule);
+    const action = table[definition.tier];
+    return withQuorum({ action, reason: `policy for tier "${definition.tier}" is ${action}` }, definition.name);
+  };
+  // Rules with a condition need the CEL engine: loaded on the first call that could reach one, so a tenant without conditions never loads it.
   return {
-    decide({ definition, args, patternBudget }): GovernanceDecision {
-      const override = overrides.get(definition.name);
-      if (override === 'always') return withQuorum({ action: 'review', reason: `tool "${definition.name}" always needs approval` }, definition.name);
-      if (override === 'never') return { action: 'grant', reason: `tool "${definition.name}" never needs approval` };
-      const rule = firstMatchingRule(compiled, definition.name, args, patternBudget);
-      if (override === 'confirm') return confirmedByTool(rule && withQuorum(ruleDecision(rule), definition.name, rule), definition.name);
-      if (rule) return withQuorum(ruleDecision(rule), definition.name, rule);
-      const action = table[definition.tier];
-      return withQuorum({ action, reason: `policy for tier "${definition.tier}" is ${action}` }, definition.name);
+    decide(request): GovernanceDecision | Promise<GovernanceDecision> {
+      if (loadedConditionEngine() || !rulesHaveConditions(compiled, request.definition.name)) return decide(request);
+      return loadConditionEngine().then(() => decide(request));
     },
     mayReview(definition): boolean {
       let known = mayReviewByTool.get(definition);

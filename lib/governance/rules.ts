@@ -2,6 +2,7 @@ import { compileSafePattern, PatternError, withPatternBudget, type PatternBudget
 import type { JsonObject } from '../registry/json.ts';
 import { classArguments, patternArguments, type ArgumentClass, type ArgumentMatcherSource } from './argument-classes.ts';
 import type { PolicyAction } from './policy.ts';
+import { RuleCondition } from './conditions/rule-condition.ts';
 
 /** A manifest policy rule: for `tool` ("*" = any), when every named argument matches, take `action`. */
 export interface PolicyRule {
@@ -20,6 +21,8 @@ export interface PolicyRule {
    * asks (the shell tool's timeout_ms); default DEFAULT_GRANTED_TIMEOUT_MS (policy.ts).
    */
   max_timeout_ms?: number;
+  /** A CEL expression over the call (`args`, `tool`, `principal.id`, `principal.claims`, `now`) that must be true too (conditions/). */
+  condition?: string;
 }
 
 export interface CompiledRule {
@@ -27,6 +30,17 @@ export interface CompiledRule {
   rule: PolicyRule;
   patterns: Array<[name: string, pattern: ArgumentPattern]>;
   classes: Array<[name: string, argumentClass: ArgumentClass]>;
+  /** The rule's condition, compiled per tool on first use. */
+  condition?: RuleCondition;
+}
+
+/** What a rule's condition reads of the call besides the tool and its arguments. */
+export interface RuleCaller {
+  principal: string;
+  claims: Readonly<Record<string, unknown>>;
+  now: number;
+  /** The tool's input schema: the condition's `args` are typed by it. */
+  inputSchema: unknown;
 }
 
 type ArgumentPattern = Pick<SafePattern, 'test'>;
@@ -54,7 +68,13 @@ export function compileRules(rules: readonly PolicyRule[]): CompiledRule[] {
     rule,
     classes: classArguments(rule.tool, rule.arguments),
     patterns: Object.entries(patternArguments(rule.arguments)).map(([name, source]) => [name, compileArgumentPattern(source, rule.action)]),
+    ...(rule.condition !== undefined ? { condition: new RuleCondition(rule.condition, rule.action) } : {}),
   }));
+}
+
+/** Whether a rule that could apply to `tool` has a condition (the CEL engine must be loaded before it is matched). */
+export function rulesHaveConditions(rules: readonly CompiledRule[], tool: string): boolean {
+  return rules.some((compiled) => compiled.condition !== undefined && (compiled.rule.tool === '*' || compiled.rule.tool === tool));
 }
 
 /**
@@ -84,16 +104,18 @@ function plainNumber(value: number): string {
 /**
  * The first rule that applies to this call, if any (first match wins). One matching budget for
  * all the rules, within the request's (`requestBudget`, when given): past either,
- * PatternBudgetError, and the call does not run.
+ * PatternBudgetError, and the call does not run. Rules with a condition need the CEL engine
+ * loaded (policy.ts loads it before matching them).
  */
-export function firstMatchingRule(rules: readonly CompiledRule[], tool: string, args: JsonObject, requestBudget?: PatternBudget): CompiledRule | undefined {
+export function firstMatchingRule(rules: readonly CompiledRule[], tool: string, args: JsonObject, caller: RuleCaller, requestBudget?: PatternBudget): CompiledRule | undefined {
   const decide = () =>
     withPatternBudget(() =>
       rules.find(
         (compiled) =>
           (compiled.rule.tool === '*' || compiled.rule.tool === tool) &&
           compiled.patterns.every(([name, pattern]) => argumentMatches(args[name], pattern, compiled.rule.action)) &&
-          compiled.classes.every(([name, argumentClass]) => argumentClass.matches(args[name])),
+          compiled.classes.every(([name, argumentClass]) => argumentClass.matches(args[name])) &&
+          (compiled.condition === undefined || compiled.condition.holds({ tool, args, principal: caller.principal, claims: caller.claims, now: caller.now }, compiled.rule.tool === '*' ? undefined : caller.inputSchema)),
       ),
     );
   return requestBudget ? withPatternBudget(decide, requestBudget) : decide();

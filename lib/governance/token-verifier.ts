@@ -112,7 +112,7 @@ export class TokenVerifier {
     }
     const scopes = scopesOf(payload, this.#settings.scopes_claim);
     if (!scopes.ok) return invalid(scopes.message);
-    return { ok: true, principal: { tenant: this.#tenant, principal: name, scopes: scopes.scopes, credential: { kind: 'token', issuer: this.#settings.issuer } } };
+    return { ok: true, principal: { tenant: this.#tenant, principal: name, scopes: scopes.scopes, credential: { kind: 'token', issuer: this.#settings.issuer }, claims: payload } };
   }
 }
 

@@ -6,13 +6,15 @@ import { consoleRoutes } from '../console/routes.ts';
 import { ApiKeyResolver } from '../governance/api-keys.ts';
 import { ApiKeyLifecycle } from '../governance/key-lifecycle.ts';
 import { StoreUnavailableError, type Store } from '../stores/store.ts';
+import { requestLimits } from './request-limits.ts';
 import { requireCredential, tenantRuntime } from './auth.ts';
 import { apiKeyAuthenticator, credentialAuthenticator } from './authenticator.ts';
 import { mcpCors } from './cors.ts';
 import { publicOrigin, publicOriginFromEnv } from './public-url.ts';
 import { isTenantId, protectedResourceRoutes, RESOURCE_METADATA_PATH, resourceMetadataUrl } from './routes/protected-resource.ts';
 import { tokenAuthenticator } from './token-authenticator.ts';
-import { requestBodyLimit } from './body-limit.ts';
+import { apiBodyLimits, requestBodyLimit } from './body-limit.ts';
+import { manifestBodyLimitFromEnv } from './manifest-body.ts';
 import type { GatewayEnv } from './env.ts';
 import { errorResponse } from './errors.ts';
 import { InputError } from './input-error.ts';
@@ -46,6 +48,8 @@ export interface AppOptions {
   env: Readonly<Record<string, string | undefined>>;
   log?: Logger;
   bodyLimitBytes?: number;
+  /** The limit of a published manifest's body (as sent and decompressed); default TOOLGATE_MANIFEST_BODY_LIMIT_BYTES from `env`, else 32 MiB. */
+  manifestBodyLimitBytes?: number;
   /** Serves GET /metrics (Prometheus text) when given. */
   metrics?: DispatchMetrics;
   /** Checks manifests published through the admin routes. */
@@ -62,12 +66,15 @@ export interface AppOptions {
   tracer?: Tracer;
   /** Users' connections (lib/connections): the connect pages' keys, egress and grants; without it, /connect answers 404. */
   connections?: Omit<ConnectServices, 'store' | 'tenants'>;
+  /** Relay upstreams' requests of the client to MCP clients (default true; see GatewayConfig). */
+  mcpReplyChannel?: boolean;
 }
 
 /** The gateway: the same Hono app on every runtime; entrypoints only build its options. */
 export function createApp(options: AppOptions) {
   const log = options.log ?? silentLogger;
   const maxSize = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  const manifestMaxSize = options.manifestBodyLimitBytes ?? manifestBodyLimitFromEnv(options.env.TOOLGATE_MANIFEST_BODY_LIMIT_BYTES);
   const app = new Hono<GatewayEnv>();
   if (options.tracer) app.use('*', tracingMiddleware(options.tracer));
 
@@ -81,7 +88,7 @@ export function createApp(options: AppOptions) {
     });
   }
 
-  app.use('/v1/*', requestBodyLimit(maxSize));
+  app.use('/v1/*', apiBodyLimits(maxSize, manifestMaxSize));
   // Slack's own signature authenticates interactions; registered before the API-key check, and
   // before the Host/Origin check (Slack's servers send no Origin; a tunnel's Host is not ours).
   app.route('/v1/slack', slackRoutes(options.store, options.tenants, options.slack, options.env));
@@ -96,7 +103,7 @@ export function createApp(options: AppOptions) {
   const withCredential = requireCredential(authenticator);
   app.use('/v1/*', withCredential);
   // Operator routes work before a tenant has an active manifest (publishing its first one).
-  app.route('/v1/admin', adminRoutes(options.store, options.tenants, options.validator, options.confinement, keyLifecycle));
+  app.route('/v1/admin', adminRoutes(options.store, options.tenants, options.validator, options.confinement, keyLifecycle, log, manifestMaxSize));
   app.route('/v1/audit', auditRoutes(options.store));
   const withRuntime = tenantRuntime(options.tenants);
   for (const path of ['/v1/tools/*', '/v1/tools', '/v1/dispatch', '/v1/approvals/*', '/v1/approvals', '/v1/calls/*']) app.use(path, withRuntime);
@@ -105,9 +112,11 @@ export function createApp(options: AppOptions) {
   const pinnedOrigin = publicOriginFromEnv(options.env);
   const metadataUrl = (c: Context, tenant: string) => (isTenantId(tenant) ? resourceMetadataUrl(publicOrigin(pinnedOrigin, c.req.url), tenant) : undefined);
   const withCors = mcpCors(origins);
-  app.use('/mcp', withCors, withOrigins, requestBodyLimit(maxSize), withCredential, withRuntime);
-  app.use('/mcp/:tenant', withCors, withOrigins, requestBodyLimit(maxSize), requireCredential(authenticator, { tenantParam: 'tenant', resourceMetadata: metadataUrl }), withRuntime);
-  app.route('/mcp', mcpRoutes(options.env, { resourceMetadata: metadataUrl, tenants: options.tenants, publicOrigin: (c) => publicOrigin(pinnedOrigin, c.req.url) }));
+  const withRequestLimits = requestLimits();
+  app.use('/v1/dispatch', withRequestLimits);
+  app.use('/mcp', withCors, withOrigins, requestBodyLimit(maxSize), withCredential, withRuntime, withRequestLimits);
+  app.use('/mcp/:tenant', withCors, withOrigins, requestBodyLimit(maxSize), requireCredential(authenticator, { tenantParam: 'tenant', resourceMetadata: metadataUrl }), withRuntime, withRequestLimits);
+  app.route('/mcp', mcpRoutes(options.env, { resourceMetadata: metadataUrl, tenants: options.tenants, publicOrigin: (c) => publicOrigin(pinnedOrigin, c.req.url), replyChannel: options.mcpReplyChannel ?? true }));
   app.use(`${RESOURCE_METADATA_PATH}/*`, withCors, withOrigins);
   app.route(RESOURCE_METADATA_PATH, protectedResourceRoutes(options.tenants, pinnedOrigin));
   app.route('/v1/tools', toolRoutes());

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { originAllowed, type OriginPolicy } from './origin-policy.ts';
 
@@ -19,21 +19,42 @@ export function mcpCors(policy: () => OriginPolicy): MiddlewareHandler {
       exposeHeaders: [EXPOSE_HEADERS],
       maxAge: 600,
     });
-  // Other requests get the same headers as hono/cors gives them, set on the route's own response
-  // after it: hono/cors makes a response before the route and then merges the route's into it,
-  // which copies the answer through a stream on Node (a measurable share of an /mcp call).
+  // Other requests get the same headers as hono/cors gives them, added to the route's own
+  // response: hono/cors makes a response before the route and then merges the route's into it,
+  // which copies the answer through a stream on Node (a measurable share of an /mcp call). A
+  // route that sends its answer itself takes them from the context (corsHeadersFor), so no
+  // response is rebuilt; otherwise they are set on the route's response after it.
   return async (c, next) => {
     if (c.req.method === 'OPTIONS') return preflight(c.req.header('access-control-request-headers'))(c, next);
-    await next();
     const origin = allowOrigin(c.req.header('origin') ?? '');
-    const headers: Array<[string, string, 'set' | 'append']> = [...(origin ? [['Access-Control-Allow-Origin', origin, 'set'] as [string, string, 'set']] : []), ['Access-Control-Expose-Headers', EXPOSE_HEADERS, 'set'], ['Vary', 'Origin', 'append']];
+    const headers: Record<string, string> = { ...(origin ? { 'Access-Control-Allow-Origin': origin } : {}), 'Access-Control-Expose-Headers': EXPOSE_HEADERS, Vary: 'Origin' };
+    const handover = { headers, taken: false };
+    c.set(CORS_HANDOVER, handover);
+    await next();
+    if (handover.taken) return;
+    const set = (name: string, value: string) => (name === 'Vary' ? c.res.headers.append(name, value) : c.res.headers.set(name, value));
     try {
-      for (const [name, value, how] of headers) c.res.headers[how](name, value);
+      for (const [name, value] of Object.entries(headers)) set(name, value);
     } catch {
       // Immutable headers (a fetched response): Hono's c.header copies the response first.
-      for (const [name, value, how] of headers) c.header(name, value, { append: how === 'append' });
+      for (const [name, value] of Object.entries(headers)) c.header(name, value, { append: name === 'Vary' });
     }
   };
+}
+
+/** The context variable through which the middleware hands its headers to a route that sends its own answer. */
+const CORS_HANDOVER = 'corsHandover';
+
+/**
+ * The CORS headers of this request's answer, for a route that builds its response itself (with
+ * every header in one plain record, which @hono/node-server writes without a Headers object):
+ * taking them tells the middleware they are sent. None where the middleware did not run.
+ */
+export function corsHeadersFor(c: Context): Record<string, string> | undefined {
+  const handover = c.get(CORS_HANDOVER) as { headers: Record<string, string>; taken: boolean } | undefined;
+  if (!handover) return undefined;
+  handover.taken = true;
+  return handover.headers;
 }
 
 const EXPOSE_HEADERS = 'Mcp-Session-Id,WWW-Authenticate';

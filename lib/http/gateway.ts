@@ -42,6 +42,8 @@ export interface GatewayConfig {
   log?: Logger;
   events?: EventSink;
   bodyLimitBytes?: number;
+  /** The limit of a published manifest's body (default TOOLGATE_MANIFEST_BODY_LIMIT_BYTES, else 32 MiB). */
+  manifestBodyLimitBytes?: number;
   /** Serve GET /metrics (Node). */
   serveMetrics?: boolean;
   /** How long an isolate trusts its view of a tenant's active manifest (TOOLGATE_MANIFEST_CACHE_MS, default 5 s). */
@@ -50,6 +52,12 @@ export interface GatewayConfig {
   origins?: () => OriginPolicy;
   /** OpenTelemetry (lib/telemetry/config.ts tracerFromEnv); without it nothing is traced. */
   tracer?: Tracer;
+  /**
+   * Relay an upstream's requests of the client to the MCP client that made the call (default
+   * true). Off where a response is delivered only once the request ends (Lambda behind API
+   * Gateway): a request on its event stream would reach the client too late, so it is refused at once.
+   */
+  mcpReplyChannel?: boolean;
 }
 
 /**
@@ -95,10 +103,12 @@ export function createGateway(config: GatewayConfig) {
     confinement: { secretGrants, egress: egressPolicy },
     slack,
     bodyLimitBytes: config.bodyLimitBytes,
+    manifestBodyLimitBytes: config.manifestBodyLimitBytes,
     metrics: config.serveMetrics ? services.metrics : undefined,
     origins: config.origins,
     tracer: config.tracer,
     connections: { keys: services.connectionKeys, egress: services.egress, secretGrants, env: config.env, audit, publicOrigin: services.publicOrigin },
+    mcpReplyChannel: config.mcpReplyChannel,
   });
   // Seeding is I/O: it starts with the first request (or `ready`), so building the gateway does
   // none — Workers forbid I/O, timers and randomness at module scope, where the Worker builds it.

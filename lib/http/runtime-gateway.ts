@@ -107,7 +107,7 @@ export function createRuntimeGateway(config: RuntimeGatewayConfig) {
   // OTEL_EXPORTER_OTLP_ENDPOINT and the standard variables; undefined (nothing traced) without an endpoint.
   const tracer = tracerFromEnv(env, { schedule: EXPORT_SCHEDULE[config.runtime], log });
   const gateway = operatorConfigured(() =>
-    createGateway({ store, env, manifests: config.manifests, manifestsChecked: config.manifestsChecked, overlay, log, serveMetrics: config.runtime === 'node', egressTransport: config.egressTransport, origins: config.origins, tracer }),
+    createGateway({ store, env, manifests: config.manifests, manifestsChecked: config.manifestsChecked, overlay, log, serveMetrics: config.runtime === 'node', mcpReplyChannel: config.runtime !== 'lambda', egressTransport: config.egressTransport, origins: config.origins, tracer }),
   );
   const tenant = config.manifests?.[0]?.tenant;
   const demoKeys = tenant ? demoKeysOf(env, tenant) : [];

@@ -48,7 +48,7 @@ function waitingApproval(result: ToolResult): string | undefined {
 }
 
 /** An outcome is delivered when the call no longer waits: a transient store failure delivers nothing. */
-const delivers = (result: ToolResult) => result.status !== 'pending_approval' && result.status !== 'in_progress' && result.status !== 'unavailable';
+const delivers = (result: ToolResult) => !['pending_approval', 'in_progress', 'unavailable', 'rate_limited'].includes(result.status);
 
 async function keepTwin(deps: DispatchDeps, store: Store, identity: McpCallIdentity, result: ToolResult, approvalId: string | undefined): Promise<void> {
   const twin = identity.twin!;

@@ -42,7 +42,7 @@ export interface McpCallIdentityInput {
 export async function mcpCallIdentity(input: McpCallIdentityInput): Promise<McpCallIdentity> {
   const requested = typeof input.meta?.['toolgate/thread_id'] === 'string' ? input.meta['toolgate/thread_id'] : input.threadHeader;
   const thread_id = requested && THREAD.test(requested) ? requested : `mcp:${input.principal}`;
-  const given = await clientCallId(input);
+  const given = explicitCallId(input.meta) ?? (await keyedCallId(input));
   if (given !== undefined) return { thread_id, call_id: given };
   if (!input.canPark || !input.store) return { thread_id, call_id: freshCallId() };
   const key = await twinKey({ tenant: input.tenant, principal: input.principal, thread_id, tool: input.tool, args: input.args });
@@ -51,14 +51,17 @@ export async function mcpCallIdentity(input: McpCallIdentityInput): Promise<McpC
   return { thread_id, call_id: found?.call_id ?? freshCallId(), twin: { key, ...(found ? { found } : {}) } };
 }
 
+/** An explicit call id (`_meta["toolgate/call_id"]`) is taken as given, as /v1/dispatch takes one. */
+function explicitCallId(meta: Record<string, unknown> | undefined): string | undefined {
+  const explicit = meta?.['toolgate/call_id'];
+  return typeof explicit === 'string' && explicit.length > 0 && explicit.length <= MAX_CALL_ID ? explicit : undefined;
+}
+
 /**
- * An explicit call id is taken as given (as /v1/dispatch takes one); a key is hashed with the
- * principal, so another principal sharing the thread cannot replay this one's results by
- * sending the same key.
+ * A call id from the client's key: hashed with the principal, so another principal sharing the
+ * thread cannot replay this one's results by sending the same key.
  */
-async function clientCallId(input: McpCallIdentityInput): Promise<string | undefined> {
-  const explicit = input.meta?.['toolgate/call_id'];
-  if (typeof explicit === 'string' && explicit.length > 0 && explicit.length <= MAX_CALL_ID) return explicit;
+async function keyedCallId(input: McpCallIdentityInput): Promise<string | undefined> {
   const keyed = (kind: string, ...parts: string[]) => sha256Hex([input.principal, ...parts].join('\u0000')).then((digest) => `mcp_${kind}_${digest.slice(0, 32)}`);
   if (input.idempotencyKey !== undefined) return keyed('key', input.idempotencyKey);
   if (input.idempotencyHeader !== undefined) return keyed('hdr', input.idempotencyHeader, JSON.stringify(input.requestId));

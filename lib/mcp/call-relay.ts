@@ -6,6 +6,7 @@ import { McpToolExecutor } from '../registry/executors/mcp.ts';
 import type { McpAnswer } from './answer.ts';
 import { McpEventStream } from './event-stream.ts';
 import type { McpRequestContext, McpRequestScope } from './methods.ts';
+import { clientAsker } from './relay/client-asker.ts';
 
 /**
  * What an upstream says while a `tools/call` runs (progress, log messages) reaches the MCP client
@@ -50,15 +51,32 @@ export function streamsNotifications(request: JsonRpcRequest, context: McpReques
   return heard.progressToken !== undefined || heard.logLevel !== undefined;
 }
 
-function relayOn(events: McpEventStream, era: McpEra): (params: unknown) => CallRelay {
+function relayOn(events: McpEventStream, era: McpEra, context: McpRequestContext): (params: unknown) => CallRelay {
+  const asker = era === 'legacy' ? streamAsker(events, context) : undefined;
   return (params) => {
     const { progressToken, logLevel } = listening(params, era);
     return {
       notify: (notification) => events.send({ jsonrpc: '2.0', ...notification }),
       ...(progressToken !== undefined ? { progress_token: progressToken } : {}),
       ...(logLevel !== undefined ? { log_level: logLevel } : {}),
+      ...(asker ? { ask_client: asker } : {}),
     };
   };
+}
+
+/**
+ * A legacy call's event stream carries the upstream's requests of the client too (as a 2025-11-25
+ * server sends its own on a request's stream): the client POSTs its answer, which any instance
+ * hands over through the store (relay/reply-slots.ts). Which capabilities the client declared is
+ * unknown (it told them to `initialize`, and toolgate keeps no session): a client that cannot take
+ * a request answers it with an error, which goes to the upstream. Without a store there is no
+ * rendezvous, and the upstream's requests are refused at once.
+ */
+function streamAsker(events: McpEventStream, context: McpRequestContext): CallRelay['ask_client'] {
+  const { store, now } = context.runtime.deps;
+  if (!store || !context.replyChannel) return undefined;
+  const { tenant, principal } = context.principal;
+  return clientAsker({ store, tenant, principal, now, deliver: (id, request) => events.send({ jsonrpc: '2.0', id, method: request.method, params: request.params }) });
 }
 
 /**
@@ -68,7 +86,7 @@ function relayOn(events: McpEventStream, era: McpEra): (params: unknown) => Call
  */
 export function streamedAnswer(era: McpEra, scope: McpRequestScope, answer: (scope: McpRequestScope) => Promise<unknown[]>): McpAnswer {
   const events = new McpEventStream();
-  void answer({ ...scope, relay: relayOn(events, era) })
+  void answer({ ...scope, relay: relayOn(events, era, scope.context) })
     .then((messages) => messages.forEach((message) => events.send(message)))
     // Answering never throws (a fault in toolgate is an error answer); a stream without an answer is the last resort.
     .catch(() => {})

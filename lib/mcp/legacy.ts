@@ -1,4 +1,4 @@
-import { ErrorCode, errorMessage, isPlainObject, jsonRpcError, readJsonRpcMessage, resultMessage, type JsonObject, type JsonRpcMessage, type JsonRpcRequest } from '../mcp-wire/json-rpc.ts';
+import { ErrorCode, errorMessage, isPlainObject, jsonRpcError, readJsonRpcMessage, resultMessage, type JsonObject, type JsonRpcMessage, type JsonRpcErrorResponse, type JsonRpcRequest, type JsonRpcResultResponse } from '../mcp-wire/json-rpc.ts';
 import { metaOf } from '../mcp-wire/envelope.ts';
 import { isLegacyVersion, isModernVersion, LEGACY_VERSIONS, SUPPORTED_VERSIONS } from '../mcp-wire/versions.ts';
 import { ACCEPTED, jsonAnswer, rejectionAnswer, type McpAnswer } from './answer.ts';
@@ -9,6 +9,7 @@ import { initializeIssues, issuesMessage, resourceUriIssues, setLevelIssues, too
 import { McpMethodError } from './method-error.ts';
 import { callMcpTool, listMcpTools, mcpRequestScope, type McpRequestContext, type McpRequestScope, type McpToolCall } from './methods.ts';
 import { tasksOffered } from './parking.ts';
+import { takePostedReplies } from './relay/posted-replies.ts';
 import { LEGACY_TASK_METHODS } from './tasks/legacy-task-methods.ts';
 
 /**
@@ -25,31 +26,36 @@ export const MAX_BATCH_MESSAGES = 100;
 export async function answerLegacy(body: unknown, protocolVersion: string | null, context: McpRequestContext): Promise<McpAnswer> {
   const elements = Array.isArray(body) ? body : [body];
   if (elements.length > MAX_BATCH_MESSAGES) return rejectionAnswer(400, jsonRpcError(ErrorCode.InvalidRequest, `Invalid Request: Batch must not exceed ${MAX_BATCH_MESSAGES} messages`));
-  const messages: JsonRpcMessage[] = [];
+  const requests: JsonRpcRequest[] = [];
+  const responses: Array<JsonRpcResultResponse | JsonRpcErrorResponse> = [];
+  let initializing = false;
   for (const element of elements) {
     const message = readJsonRpcMessage(element);
     if (!message) return rejectionAnswer(400, jsonRpcError(ErrorCode.ParseError, 'Parse error: Invalid JSON-RPC message'));
-    messages.push(message);
+    initializing ||= isInitialize(message);
+    if (message.kind === 'request') requests.push(message.message);
+    else if (message.kind === 'response') responses.push(message.message);
   }
-  const initializing = messages.some(isInitialize);
-  if (initializing && messages.length > 1) return rejectionAnswer(400, jsonRpcError(ErrorCode.InvalidRequest, 'Invalid Request: Only one initialization request is allowed'));
+  if (initializing && elements.length > 1) return rejectionAnswer(400, jsonRpcError(ErrorCode.InvalidRequest, 'Invalid Request: Only one initialization request is allowed'));
   // The handshake names its revision in the body; everything else must name a legacy one it knows.
   if (!initializing && protocolVersion !== null && !isLegacyVersion(protocolVersion)) return rejectionAnswer(400, unsupportedVersion(protocolVersion));
-  const requests = messages.flatMap((read) => (read.kind === 'request' ? [read.message] : []));
-  if (requests.length === 0) return ACCEPTED;
+  // A client's answers to requests relayed on a call's event stream (relay/posted-replies.ts).
+  const refused = responses.length > 0 ? await takePostedReplies(responses, context) : undefined;
+  if (requests.length === 0) return refused ?? ACCEPTED;
   // One scope for the POST: a batch's calls spend its budgets together, in the batch's order (one
   // after another, as a sequential /v1/dispatch), so where the budget runs out is not up to timing.
   const scope = mcpRequestScope(context);
-  const answerAll = async (within: McpRequestScope) => {
-    const answers = [];
-    for (const request of requests) answers.push(await answerRequest(request, within));
-    return answers;
-  };
   // An upstream tool's notifications go out on the POST's event stream (every legacy client takes one).
-  if (requests.some((request) => streamsNotifications(request, context, 'legacy'))) return streamedAnswer('legacy', scope, answerAll);
-  const answers = await answerAll(scope);
+  if (requests.some((request) => streamsNotifications(request, context, 'legacy'))) return streamedAnswer('legacy', scope, (within) => answerAll(requests, within));
   // As the SDK's transport: a lone answer goes bare, even for a batch of one.
-  return jsonAnswer(200, answers.length === 1 ? answers[0] : answers);
+  if (requests.length === 1) return jsonAnswer(200, await answerRequest(requests[0], scope));
+  return jsonAnswer(200, await answerAll(requests, scope));
+}
+
+async function answerAll(requests: JsonRpcRequest[], scope: McpRequestScope) {
+  const answers = [];
+  for (const request of requests) answers.push(await answerRequest(request, scope));
+  return answers;
 }
 
 /**
@@ -71,7 +77,7 @@ export interface LegacyMethod {
 const LEGACY_METHODS: Readonly<Record<string, LegacyMethod>> = {
   initialize: { issues: initializeIssues, answer: (request, scope) => initializeResult(scope.context.runtime, request.params!.protocolVersion as string) },
   ping: { issues: () => [], answer: () => ({}) },
-  'tools/list': { issues: toolsListIssues, answer: (request, scope) => listMcpTools(scope, request.id, metaOf(request.params)) },
+  'tools/list': { issues: toolsListIssues, answer: (request, scope) => listMcpTools(scope, request.id, metaOf(request.params), request.params?.cursor) },
   'tools/call': { issues: toolsCallIssues, answer: (request, scope) => callMcpTool(scope, request.id, request.params as unknown as McpToolCall, asksForTask(request.params) ? 'legacy' : undefined) },
   // Taken, and nothing kept: a stateless server has no session to hold a level or a subscription
   // in (so no resources/updated notification ever follows; the capability does not claim one).

@@ -8,6 +8,7 @@ import type { Principal } from '../governance/api-keys.ts';
 import { requestPatternBudget, type PatternBudget } from '../patterns/index.ts';
 import { ValidationBudget } from '../validation/work-budget.ts';
 import { toMcpTools } from '../registry/formats/mcp.ts';
+import { DEFAULT_TOOLS_PAGE_SIZE, mcpListedTools, toolsPage } from './tools-page.ts';
 import { answerToolCall } from './call-answer.ts';
 import { mcpCallIdentity, type McpCallIdentity } from './call-identity.ts';
 import { canPark, tasksOffered } from './parking.ts';
@@ -32,8 +33,11 @@ export interface McpRequestContext {
   span?: Span;
   /** The request's MCP-Protocol-Version header, for the spans. */
   protocolVersion?: string;
-  /** Where browsers reach this gateway's console (its public origin): a call waiting for its caller's confirmation links its confirm page there. */
-  consoleOrigin?: string;
+  /**
+   * Where browsers reach this gateway's console (its public origin): a call waiting for its
+   * caller's confirmation links its confirm page there. Asked only then (it may parse the request's URL).
+   */
+  consoleOrigin?: () => string | undefined;
   /**
    * How much longer this isolate serves the tenant's active manifest without reading its pointer
    * again (ms): modern list results tell clients to cache them for that long, so a client lists
@@ -42,6 +46,11 @@ export interface McpRequestContext {
   manifestFreshMs?: number;
   /** Where the caller reached the gateway and its sign-in token, for tools acting as the user (lib/connections). */
   connect?: ConnectionCaller;
+  /**
+   * Whether an upstream's requests of the client may wait for this client's answer (lib/mcp/relay):
+   * the runtime delivers a response while the request still runs, and keeps running after it.
+   */
+  replyChannel?: boolean;
 }
 
 /** What one HTTP request's MCP methods share: its budgets (a JSON-RPC batch spends them together). */
@@ -57,14 +66,23 @@ export function mcpRequestScope(context: McpRequestContext): McpRequestScope {
   return { context, patternBudget: context.patternBudget ?? requestPatternBudget(), validationBudget: new ValidationBudget() };
 }
 
-/** `tools/list`: the tenant's active manifest and profile as MCP tools. */
-export function listMcpTools(scope: McpRequestScope, requestId: string | number, meta: Record<string, unknown> | undefined) {
+/**
+ * `tools/list`: the tenant's active manifest and profile as MCP tools (those the caller may call, or
+ * the always_loaded ones among them and search_tools: tools-page.ts), a page at a time from `cursor`.
+ */
+export function listMcpTools(scope: McpRequestScope, requestId: string | number, meta: Record<string, unknown> | undefined, cursor?: unknown) {
   const { context } = scope;
-  const tracer = context.runtime.deps.tracer;
+  const { runtime, principal } = context;
+  const tracer = runtime.deps.tracer;
   const span = tracer ? startMcpServerSpan(tracer, { method: 'tools/list', requestId, meta, protocolVersion: context.protocolVersion }, context.span) : undefined;
-  const tools = withTaskSupport(context.runtime, toMcpTools(context.runtime.registry.definitions()));
-  span?.end();
-  return { tools };
+  try {
+    const listed = mcpListedTools(runtime.manifest, runtime.registry, new Set(principal.scopes));
+    const { page, nextCursor } = toolsPage(listed, cursor, runtime.manifest.tool_search?.page_size ?? DEFAULT_TOOLS_PAGE_SIZE);
+    const tools = withTaskSupport(runtime, toMcpTools(page));
+    return nextCursor === undefined ? { tools } : { tools, nextCursor };
+  } finally {
+    span?.end();
+  }
 }
 
 /**
@@ -124,7 +142,8 @@ export async function dispatchMcpTool(scope: McpRequestScope, requestId: string 
   const args = mcpToolArguments(params);
   const tracer = runtime.deps.tracer;
   const span = tracer ? startMcpServerSpan(tracer, { method: 'tools/call', tool: name, requestId, meta, protocolVersion: context.protocolVersion }, context.span) : undefined;
-  const caller = { ...mcpCaller(scope, identity.thread_id, span), ...(scope.relay ? { relay: scope.relay(params) } : {}) };
+  const caller = mcpCaller(scope, identity.thread_id, span);
+  if (scope.relay) caller.relay = scope.relay(params);
   const result = await dispatchCall(runtime.deps, caller, { call_id: identity.call_id, name, arguments: args ?? {} });
   if (span) endMcpServerSpan(span, isTracedFailure(result), result.status === 'unknown_tool');
   reportMissingScope(context, result);
@@ -139,6 +158,7 @@ export function mcpCaller(scope: McpRequestScope, thread_id: string, span: Span 
     tenant: principal.tenant,
     principal: principal.principal,
     ...(principal.lineage ? { lineage: principal.lineage } : {}),
+    ...(principal.claims ? { claims: principal.claims } : {}),
     scopes: new Set(principal.scopes),
     thread_id,
     env: context.env,
@@ -148,6 +168,7 @@ export function mcpCaller(scope: McpRequestScope, thread_id: string, span: Span 
     validationBudget: scope.validationBudget,
     trace: span?.context,
     ...(context.connect ? { connect: context.connect } : {}),
+    tool_format: 'mcp',
   };
 }
 

@@ -4,7 +4,7 @@ import { paramHeaderRejection } from '../mcp-wire/param-headers.ts';
 import { metaOf } from '../mcp-wire/envelope.ts';
 import { stampedResult } from '../mcp-wire/results.ts';
 import { standardHeaderRejection, type StandardHeaders } from '../mcp-wire/standard-headers.ts';
-import { MODERN_VERSIONS, SUPPORTED_VERSIONS } from '../mcp-wire/versions.ts';
+import { LEGACY_VERSIONS, MODERN_VERSIONS } from '../mcp-wire/versions.ts';
 import { ACCEPTED, jsonAnswer, rejectionAnswer, wireRejectionAnswer, type McpAnswer } from './answer.ts';
 import { streamedAnswer, streamsNotifications } from './call-relay.ts';
 import { discoverResult, mcpServerInfo } from './capabilities.ts';
@@ -14,6 +14,7 @@ import { McpMethodError } from './method-error.ts';
 import { answerModernToolCall } from './confirm/confirm-call.ts';
 import { listMcpTools, mcpRequestScope, type McpRequestContext, type McpRequestScope } from './methods.ts';
 import { MODERN_TASK_METHODS } from './tasks/modern-task-methods.ts';
+import { missingClientCapability } from './required-capabilities.ts';
 import { toolParamHeaders } from './tool-param-headers.ts';
 
 /**
@@ -33,7 +34,7 @@ const MODERN_METHODS: Readonly<Record<string, ModernMethod>> = {
   'server/discover': { answer: (_request, scope) => discoverResult(scope.context.runtime) },
   'tools/list': {
     invalid: (params) => (params?.cursor !== undefined && typeof params.cursor !== 'string' ? 'params.cursor must be a string (a cursor from an earlier tools/list)' : undefined),
-    answer: (request, scope) => listMcpTools(scope, request.id, metaOf(request.params)),
+    answer: (request, scope) => listMcpTools(scope, request.id, metaOf(request.params), request.params?.cursor),
   },
   'tools/call': { invalid: toolsCallProblem, answer: answerModernToolCall },
   ...MODERN_TASK_METHODS,
@@ -44,7 +45,10 @@ export async function answerModern(route: ModernRoute, headers: StandardHeaders,
   const id = route.messageKind === 'request' ? route.message.id : null;
   if (version === undefined || !MODERN_VERSIONS.includes(version)) {
     const requested = version ?? 'unknown';
-    return rejectionAnswer(400, jsonRpcError(ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${requested} (supported versions: ${SUPPORTED_VERSIONS.join(', ')})`, { supported: [...SUPPORTED_VERSIONS], requested }), id);
+    // The list is server/discover's supportedVersions (the revisions a request's envelope may name);
+    // the legacy ones are negotiated by initialize, and the message says so.
+    const message = `Unsupported protocol version: ${requested} (supported versions: ${MODERN_VERSIONS.join(', ')}; the legacy revisions ${LEGACY_VERSIONS.join(', ')} are served through initialize, without the _meta envelope)`;
+    return rejectionAnswer(400, jsonRpcError(ErrorCode.UnsupportedProtocolVersion, message, { supported: [...MODERN_VERSIONS], requested }), id);
   }
   // The core defines no client notifications over HTTP (closing the stream is the cancellation).
   if (route.messageKind === 'notification') return ACCEPTED;
@@ -57,6 +61,8 @@ export async function answerModern(route: ModernRoute, headers: StandardHeaders,
   if (mismatch) return mismatch;
   const problem = method.invalid?.(request.params);
   if (problem) return jsonAnswer(200, errorMessage(request.id, jsonRpcError(ErrorCode.InvalidParams, `Invalid params for ${request.method}: ${problem}`)));
+  const lacking = request.method === 'tools/call' ? missingClientCapability(request, context) : undefined;
+  if (lacking) return jsonAnswer(httpStatusOf(lacking.code, 'handler'), errorMessage(request.id, lacking));
   const scope = mcpRequestScope(context);
   // An upstream tool's notifications go out on an event stream when the request asks for them.
   if (streamsNotifications(request, context, 'modern')) return streamedAnswer('modern', scope, async (within) => [(await methodAnswer(request, method, within)).message]);

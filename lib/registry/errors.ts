@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   'conflict',
   'unavailable',
   'indeterminate',
+  'rate_limited',
   /** The tool acts as the end user, who has not connected the service yet: `details.authorization_url` is where they do (lib/connections). */
   'authorization_required',
 ] as const;

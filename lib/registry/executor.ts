@@ -60,6 +60,20 @@ export interface ToolExecutionContext {
   connections_used?: ConnectionUse[];
   /** The gateway's log (one JSON object per line), for what an executor observes about the call. */
   log?: (event: string, fields: Record<string, unknown>) => void;
+  /**
+   * Who the pipeline runs the call for, for tools that answer with other tools (search_tools):
+   * the caller's scopes (absent: a trusted in-process caller) and the format its client takes
+   * tool definitions in. Unset outside the pipeline (an approved call's run), where such a tool
+   * must refuse rather than guess.
+   */
+  caller?: CallerView;
+}
+
+/** ToolExecutionContext.caller. */
+export interface CallerView {
+  scopes?: ReadonlySet<string>;
+  /** A GET /v1/tools format name (toolgate, openai, responses, anthropic, gemini, mcp). */
+  tool_format: string;
 }
 
 /** A notification an upstream sent about a running call, for `notify`. */

@@ -6,7 +6,7 @@
  * each tool's schema is checked again when it is first compiled. Change MANIFEST_CHECKS whenever
  * a check is added or tightened, so what older gateways accepted is checked again.
  */
-export const MANIFEST_CHECKS = 'toolgate.publish-checks/1';
+export const MANIFEST_CHECKS = 'toolgate.publish-checks/2';
 
 export function passedTheseChecks(record: { checked?: unknown }): boolean {
   return record.checked === MANIFEST_CHECKS;

@@ -16,6 +16,9 @@ import { checkMcpFeatures } from './mcp-feature-check.ts';
 import { checkRuleClasses } from './rule-classes-check.ts';
 import { checkRuleTimeouts } from './rule-timeout-check.ts';
 import { checkApprovalSettings } from './approval-settings-check.ts';
+import { checkLimits } from '../limits/limits-check.ts';
+import { checkRuleConditions } from './rule-conditions-check.ts';
+import { checkToolSearch } from './tool-search-check.ts';
 
 export interface ManifestLoadOptions {
   validator: SchemaValidator;
@@ -76,6 +79,9 @@ export function loadManifest(value: unknown, options: ManifestLoadOptions): Mani
     problems.push(...checkRuleClasses(value.policy, value.tools));
     problems.push(...checkRuleTimeouts(value.policy));
     problems.push(...checkApprovalSettings(value));
+    problems.push(...checkLimits(value));
+    problems.push(...checkRuleConditions(value, builtins));
+    problems.push(...checkToolSearch(value, builtins));
     problems.push(...confinementProblems(value, options.confinement ?? {}));
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, manifest: value as unknown as Manifest };

@@ -1,4 +1,5 @@
 import type { ApprovalOverride, PolicyConfig } from '../governance/policy.ts';
+import type { ManifestLimit } from '../limits/limit.ts';
 import type { IdempotencyMode, OutputLimits, ToolTier } from './definition.ts';
 import type { JsonObject, JsonSchema } from './json.ts';
 
@@ -20,6 +21,8 @@ export interface ManifestTool {
   approval?: ApprovalOverride;
   /** When a call of this tool is reviewed: how many distinct approvers it needs. */
   approvals?: { quorum?: number };
+  /** What one call counts against limits with `weight: "cost"` (default 1). */
+  cost?: number;
   executor: JsonObject & { kind: string };
 }
 
@@ -203,6 +206,16 @@ export interface IdentitySettings {
 }
 
 /** One tenant's tools and policy: versioned, immutable once published (schema/manifest.v1.json). */
+/** Manifest `tool_search`: present, the tenant's tools include the built-in `search_tools`. */
+export interface ToolSearchSettings {
+  /** Tools always sent in full: never marked deferred (defer=1), and listed over MCP when `mcp_list` is "always_loaded". */
+  always_loaded?: string[];
+  /** MCP tools/list: every tool (default), or only the always_loaded ones plus search_tools. */
+  mcp_list?: 'all' | 'always_loaded';
+  /** Tools per page of MCP tools/list (default 500). */
+  page_size?: number;
+}
+
 export interface Manifest {
   format: typeof MANIFEST_FORMAT;
   tenant: string;
@@ -217,7 +230,11 @@ export interface Manifest {
   connections?: Record<string, ConnectionSettings>;
   /** Who may sign in besides API keys: tokens from the tenant's identity provider. */
   identity?: IdentitySettings;
+  /** Tool search for large catalogs (lib/search): search_tools, what is never deferred, MCP listing. */
+  tool_search?: ToolSearchSettings;
   tools: ManifestTool[];
+  /** Quotas and rate limits (lib/limits). */
+  limits?: ManifestLimit[];
   /** Upstream resources, templates and prompts an import pinned: served on `/mcp` under the same scopes, policy and audit as tools. */
   resources?: ManifestResource[];
   resource_templates?: ManifestResourceTemplate[];

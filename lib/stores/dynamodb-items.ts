@@ -11,12 +11,16 @@ import { StoreUnavailableError, threadKey, type StateRecord, type ThreadRef } fr
  *   envelope      pk audit#<tenant>/<thread>   sk env#<seq, 16 digits>
  *   index entry   pk index#<name>              sk score#<16 hex>#<member>
  *   index member  pk index#<name>              sk member#<member>
+ *   limit window  pk limit#<key>               sk window#<start ms>
+ *   limit leases  pk limit#<key>               sk leases
  */
 const MAX_PK_BYTES = 2048;
 const MAX_SK_BYTES = 1024;
 const SEQ_DIGITS = 16;
 
 export const recordKey = (key: string): Item => ({ pk: { S: partitionKey(`record#${key}`, 'record key') }, sk: { S: 'record' } });
+
+export const limitKey = (key: string, sk: string): Item => ({ pk: { S: partitionKey(`limit#${key}`, 'limit key') }, sk: { S: sk } });
 
 export const auditPartition = (thread: ThreadRef): string => partitionKey(`audit#${threadKey(thread)}`, 'audit thread (tenant and thread id)');
 

@@ -3,6 +3,8 @@ import { appendedHead, appendEnvelopes, appendWrites, failedAppend, listEnvelope
 import { addIndexMember, listIndexMembers, removeIndexMember } from './dynamodb-index.ts';
 import { changeRecord, changeWrite, claimRecord, failedChange, liveRecord, putRecord, removeRecord } from './dynamodb-records.ts';
 import { held, transact, type DynamoDbContext } from './dynamodb-requests.ts';
+import { dynamoDbLimitCounters } from './dynamodb-limits.ts';
+import type { LimitCounters } from './limit-counters.ts';
 import type {
   AppendOutcome,
   AppendRequest,
@@ -101,6 +103,11 @@ export class DynamoDbStore implements Store {
 
   listIndex(index: string, page: { after_score?: number; limit: number }): Promise<Array<{ member: string; score: number }>> {
     return listIndexMembers(this.#ctx, index, page);
+  }
+
+  /** Quota and rate-limit counters as conditional updates (dynamodb-limits.ts). */
+  limitCounters(): LimitCounters {
+    return dynamoDbLimitCounters(this.#ctx);
   }
 
   async close(): Promise<void> {

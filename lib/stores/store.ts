@@ -1,4 +1,5 @@
 import type { JsonObject } from '../registry/json.ts';
+import type { LimitCounters } from './limit-counters.ts';
 
 /**
  * A stored record with a lifecycle. `state` is what compare-and-set checks; `owner` names who
@@ -103,6 +104,8 @@ export interface Store extends RecordStore {
   listIndex(index: string, page: { after_score?: number; limit: number }): Promise<Array<{ member: string; score: number }>>;
   /** Releases connections; the store is unusable afterwards. */
   close(): Promise<void>;
+  /** Quota and rate-limit counters in one atomic step each, where the store has a cheaper way than compare-and-set over records (Upstash, DynamoDB). */
+  limitCounters?(): LimitCounters;
 }
 
 /** Thrown by adapters when the backing service cannot be reached or answers garbage. */

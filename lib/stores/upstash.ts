@@ -16,6 +16,8 @@ import {
   type TransitionOutcome,
 } from './store.ts';
 import { checkPageLimit } from './page-limit.ts';
+import type { LimitCounters } from './limit-counters.ts';
+import { upstashLimitCounters } from './upstash-limits.ts';
 
 export interface UpstashStoreOptions {
   /** The database's REST URL (UPSTASH_REDIS_REST_URL). */
@@ -150,6 +152,11 @@ export class UpstashStore implements Store {
     const limit = page.limit;
     const min = page.after_score === undefined ? '-inf' : `(${scoreText(page.after_score)}`;
     return this.#command(['ZRANGEBYSCORE', this.#indexKey(index), min, '+inf', 'WITHSCORES', 'LIMIT', '0', String(limit)], indexEntries);
+  }
+
+  /** Quota and rate-limit counters: one Lua script per step (upstash-limits.ts). */
+  limitCounters(): LimitCounters {
+    return upstashLimitCounters((script, keys, args) => this.#eval(script, keys, args, (answer) => answer), (key) => `${this.#prefix}lim:${encodeURIComponent(key)}`, this.#gcGraceMs);
   }
 
   async close(): Promise<void> {

@@ -48,7 +48,8 @@ describe('toolgate call', () => {
       expect(scenarios).toHaveLength(25);
     });
 
-    it.each(scenarios)('%s gives the expected tree, byte for byte', async (scenario) => {
+    // Each scenario is a CLI process of its own waiting mostly on start-up: run them side by side.
+    it.concurrent.for(scenarios)('%s gives the expected tree, byte for byte', async (scenario, { expect }) => {
       const root = mkdtempSync(join(tmpdir(), 'toolgate-corpus-'));
       if (existsSync(join(CORPUS, scenario, 'input'))) cpSync(join(CORPUS, scenario, 'input'), root, { recursive: true });
       const argsFile = join(tmpdir(), `toolgate-corpus-${scenario}.json`);

@@ -69,13 +69,13 @@ describe('toolgate keys on the store (--tenant)', () => {
   });
 
   it('says what is wrong: an unknown key id, another tenant\'s key, a bad duration, a missing target', async () => {
-    const created = await toolgate(['create', '--tenant', 'one', '--principal', 'p', '--scopes', ''], env());
+    const created = await toolgate(['create', '--tenant', 'one', '--principal', 'p', '--scopes', 'none'], env());
     const id = JSON.parse((await toolgate(['list', '--tenant', 'one', '--json'], env())).stdout).keys[0].id;
     const elsewhere = await toolgate(['revoke', id, '--tenant', 'two'], env());
     expect(elsewhere.code).toBe(1);
     expect(elsewhere.stderr).toBe(`toolgate keys revoke: key "${id}" not found in tenant "two"\n`);
     expect(await withStore((store) => findApiKey(store, created.stdout.trim()))).toBeDefined();
-    const badDuration = await toolgate(['create', '--tenant', 'one', '--principal', 'p', '--expires-in', 'soon'], env());
+    const badDuration = await toolgate(['create', '--tenant', 'one', '--principal', 'p', '--scopes', 'none', '--expires-in', 'soon'], env());
     expect(badDuration.code).toBe(2);
     expect(badDuration.stderr).toContain('--expires-in must be a duration like 90s, 30m, 12h or 90d (got "soon")');
     const badGrace = await toolgate(['rotate', id, '--tenant', 'one', '--grace', '8d'], env());
@@ -86,7 +86,7 @@ describe('toolgate keys on the store (--tenant)', () => {
     expect(nowhere.stderr).toContain('say where: --url URL (or TOOLGATE_URL)');
     const usage = await toolgate(['create', '--principal', 'x']);
     expect(usage.code).toBe(2);
-    expect(usage.stderr).toContain('Usage: toolgate keys create');
+    expect(usage.stderr).toContain('see toolgate keys create --help');
     expect((await toolgate(['rename', '--tenant', 'one'], env())).code).toBe(2);
   });
 });

@@ -22,6 +22,7 @@ beforeAll(async () => {
     'tg_alice_key': { tenant: 'acme', principal: 'alice', scopes: ['approvals:decide', 'audit:read', 'admin'] },
     'tg_bob_key': { tenant: 'acme', principal: 'bob', scopes: ['approvals:decide'] },
     'tg_reader_key': { tenant: 'acme', principal: 'reader', scopes: ['approvals:read'] },
+    'tg_carol_key': { tenant: 'acme', principal: 'carol', scopes: ['approvals:decide'] },
   });
 });
 
@@ -277,6 +278,67 @@ describe('console in Chromium', () => {
     expect(new URL(bot.page.url()).pathname).toBe('/console/sign-in');
     expect(await text(bot.page, '.notice.bad')).toContain('Your session ended');
     await bot.context.close();
+    await context.close();
+  });
+
+  it('the approvals walkthrough: the approver signs in and sees Approve; on a call of your own, "waiting for another approver" and no buttons', async () => {
+    // carol may decide approvals and makes a call herself, as the demo walkthrough's calls are the agent's.
+    const answer = await (await gw.api('/v1/dispatch', { key: 'tg_carol_key', json: { thread_id: 'th-own', calls: [{ call_id: 'c-own', name: 'publish', arguments: { text: 'mine' } }] } })).json();
+    const id = answer.results[0].error.details.approval_id as string;
+    const card = `[data-approval="${id}"]`;
+    const requester = await signIn(browser, gw.url, 'tg_carol_key');
+    await requester.page.waitForSelector(card);
+    expect(await text(requester.page, `${card} [data-role="waiting"]`)).toBe('You requested this call: waiting for another approver.');
+    expect(await requester.page.$$(`${card} button`)).toEqual([]);
+    await requester.page.goto(`${gw.url}/console/approvals/${id}`);
+    expect(await text(requester.page, `${card} [data-role="waiting"]`)).toContain('waiting for another approver');
+    expect(await requester.page.$$(`${card} button`)).toEqual([]);
+    const approver = await signIn(browser, gw.url, 'tg_alice_key');
+    await approver.page.waitForSelector(card);
+    expect(await approver.page.$(`${card} [data-role="waiting"]`)).toBeNull();
+    await submit(approver.page, `${card} button[value="approve"]`);
+    expect(await text(approver.page, '[data-role="state"]')).toBe('executed');
+    await requester.context.close();
+    await approver.context.close();
+  });
+
+  it('the manifest diff shows each changed value old → new', async () => {
+    const tool = (timeout_ms?: number) => ({ name: 'lookup', tier: 'read', executor: { kind: 'builtin', name: 'echo' }, ...(timeout_ms ? { timeout_ms } : {}) });
+    for (const [version, timeout] of [['d1', 3000], ['d2', 5000]] as const) {
+      expect((await gw.api('/v1/admin/manifests', { key: 'tg_alice_key', json: { ...manifest(version, [tool(timeout)]), description: `version ${version}` } })).status).toBe(201);
+    }
+    const { context, page } = await signIn(browser, gw.url, 'tg_alice_key');
+    await page.goto(`${gw.url}/console/manifests?from=d1&to=d2`);
+    const diff = await text(page, '[data-role="diff"]');
+    expect(diff).toContain('~ lookup changed:timeout_ms: 3000 → 5000');
+    expect(diff).toContain('settings changed:description: "version d1" → "version d2"');
+    await context.close();
+  });
+
+  it('the key rotation\'s grace selector is labelled and wide enough to show its choice', async () => {
+    const { context, page } = await signIn(browser, gw.url, 'tg_alice_key');
+    for (const width of [1280, 390]) {
+      await page.setViewport({ width, height: 844 });
+      await page.goto(`${gw.url}/console/keys`);
+      const form = 'form[action$="/rotate"]';
+      expect(await text(page, `${form} label`)).toBe('Old key keeps working');
+      expect(await page.$eval(form, (element) => [...element.querySelectorAll('option')].map((o) => o.textContent))).toEqual(['no', '1 hour', '1 day', '7 days']);
+      // Each choice's text, in the select's own font, fits the select beside its arrow.
+      const room = await page.$eval(`${form} select`, (select) => {
+        const probe = document.createElement('span');
+        probe.style.font = getComputedStyle(select).font;
+        probe.style.position = 'absolute';
+        const widths = [...(select as HTMLSelectElement).options].map((option) => {
+          probe.textContent = option.textContent;
+          document.body.append(probe);
+          const width = probe.getBoundingClientRect().width;
+          probe.remove();
+          return width;
+        });
+        return select.getBoundingClientRect().width - Math.max(...widths);
+      });
+      expect(room, `at ${width} px`).toBeGreaterThanOrEqual(28);
+    }
     await context.close();
   });
 

@@ -6,6 +6,7 @@ import { parseYaml } from './yaml.ts';
 /** The parts of serverless.yml the deploy tests read (parseYaml checks the syntax, the tests the shape). */
 export interface ServerlessConfig {
   service: string;
+  frameworkVersion: string;
   plugins: string[];
   provider: {
     name: string;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { connectionsCommand } from '../../lib/cli/connections.ts';
+import { main as cliMain } from '../../lib/cli/main.ts';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import { CONNECTIONS_THREAD } from '../../lib/connections/connection-audit.ts';
 import { sharedMcpSessionPool } from '../../lib/registry/executors/mcp-session-pool.ts';
@@ -306,7 +306,7 @@ describe('connections: people stay in control', () => {
       const out = vi.spyOn(console, 'log').mockImplementation(() => {});
       const err = vi.spyOn(console, 'error').mockImplementation(() => {});
       try {
-        const code = await connectionsCommand(args);
+        const code = await cliMain(['connections', ...args]);
         return { code, out: out.mock.calls.flat().join('\n'), err: err.mock.calls.flat().join('\n') };
       } finally {
         out.mockRestore();

@@ -19,7 +19,7 @@ describe('the official MCP conformance suite against a tenant importing its refe
     const failed = report.scenarios.filter(failing);
     console.log(`MCP conformance 0.1.16: ${report.scenarios.length - failed.length} pass, ${failed.length} fail (${failed.map((o) => o.scenario).join(', ')})`);
     // Every tool of the fixture, the one it offers only to clients that can sample included.
-    expect(report.published).toMatch(/pinned 16 tools from "conformance"/);
+    expect(report.published).toMatch(/pinned 24 tools from "conformance"/);
     expect(report.scenarios).toHaveLength(SCENARIOS);
     expect(failed.map((o) => o.scenario).sort()).toEqual(readBaseline(BASELINE).sort());
     // The suite's own verdict on the same baseline (it also fails on a stale entry).

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogManifest } from '../../bench/tool-search-corpus.ts';
 import { REPO_ROOT, runNode } from '../helpers/processes.ts';
 
 /**
@@ -120,5 +121,35 @@ describe('Cloudflare Worker in workerd', () => {
     };
     expect(Object.keys(stopped)).toContain(body.results[1].status);
     expect(body.results[1].content).toContain(stopped[body.results[1].status]);
+  });
+
+  it('indexes a published version and searches it inside workerd (the search code loaded on first use)', async () => {
+    const admin = (path: string, body?: unknown) =>
+      mf.dispatchFetch(`http://worker/v1/admin${path}`, { method: 'POST', headers: { authorization: 'Bearer worker-admin-key', 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const tool = (name: string, description: string) => ({ name, description, executor: { kind: 'builtin', name: 'echo' }, input_schema: { type: 'object', properties: { text: { type: 'string' } } } });
+    const manifest = { format: 'toolgate.manifest/v1', tenant: 'demo', version: '10', profile: 'openai', tool_search: {}, tools: [{ name: 'echo', executor: { kind: 'builtin' } }, tool('send_invoice', 'Send an invoice to a customer'), tool('list_issues', 'List the issues of a repository')] };
+    expect((await admin('/manifests', manifest)).status).toBe(201);
+    expect((await admin('/manifests/10/activate')).status).toBe(200);
+    const agent = { authorization: 'Bearer worker-test-key', 'content-type': 'application/json' };
+    const listed = (await (await mf.dispatchFetch('http://worker/v1/tools?q=bill+a+customer&format=openai', { headers: agent })).json()) as { tools: Array<{ function: { name: string } }> };
+    expect(listed.tools.map((t) => t.function.name)).toEqual(['send_invoice']);
+    const dispatched = await mf.dispatchFetch('http://worker/v1/dispatch', { method: 'POST', headers: agent, body: JSON.stringify({ thread_id: 'w3', calls: [{ call_id: 's', name: 'search_tools', arguments: { query: 'repository issues' } }] }) });
+    const { results } = (await dispatched.json()) as { results: Array<{ status: string; content: string }> };
+    expect(results[0].status).toBe('ok');
+    expect((JSON.parse(results[0].content) as { tools: Array<{ name: string }> }).tools[0].name).toBe('list_issues');
+  });
+
+  it('takes a catalog over the 1 MiB body limit, gzipped (DecompressionStream in workerd), and serves it: the manifest route has its own limit', async () => {
+    const catalog = JSON.stringify(catalogManifest(1000, { tenant: 'demo', version: '11' }));
+    expect(catalog.length).toBeGreaterThan(1024 * 1024);
+    const admin = { authorization: 'Bearer worker-admin-key', 'content-type': 'application/json' };
+    const published = await mf.dispatchFetch('http://worker/v1/admin/manifests', { method: 'POST', headers: { ...admin, 'content-encoding': 'gzip' }, body: gzipSync(catalog) });
+    expect(await published.json()).toMatchObject({ status: 'published', version: '11' });
+    expect((await mf.dispatchFetch('http://worker/v1/admin/manifests/11/activate', { method: 'POST', headers: { authorization: admin.authorization } })).status).toBe(200);
+    const agent = { authorization: 'Bearer worker-test-key', 'content-type': 'application/json' };
+    const found = (await (await mf.dispatchFetch('http://worker/v1/tools?q=find+GitHub+repositories+about+machine+learning&tag=globex', { headers: agent })).json()) as { tools: Array<{ name: string }> };
+    expect(found.tools[0].name).toBe('globex_github_search_repositories');
+    const called = await mf.dispatchFetch('http://worker/v1/dispatch', { method: 'POST', headers: agent, body: JSON.stringify({ thread_id: 'w4', calls: [{ call_id: 'c', name: found.tools[0].name, arguments: { query: 'ml' } }] }) });
+    expect(await called.json()).toMatchObject({ manifest_version: '11', results: [{ status: 'ok' }] });
   });
 });

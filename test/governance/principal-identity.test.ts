@@ -58,9 +58,11 @@ describe('principalIdentity', () => {
     for (let cp = 0; cp <= 0x10ffff; cp++) {
       if (cp >= 0xd800 && cp <= 0xdfff) continue;
       const char = String.fromCodePoint(cp);
+      const others = new Set([char.toLowerCase(), char.toUpperCase()].filter((other) => other !== char && [...other].length === 1));
+      if (others.size === 0) continue; // uncased: no pair to check (and compiling 1.1 million patterns is slow)
       const same = new RegExp(`^\\u{${cp.toString(16)}}$`, 'iu');
-      for (const other of new Set([char.toLowerCase(), char.toUpperCase()])) {
-        if (other !== char && [...other].length === 1 && same.test(other) && !samePrincipal(char, other)) missed.push(`U+${cp.toString(16)}`);
+      for (const other of others) {
+        if (same.test(other) && !samePrincipal(char, other)) missed.push(`U+${cp.toString(16)}`);
       }
     }
     expect(missed).toEqual([]);

@@ -6,7 +6,7 @@ import { InMemoryEventStore } from '@modelcontextprotocol/sdk/examples/shared/in
 import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, CreateMessageResultSchema, ElicitResultSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, McpError, SetLevelRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema, type CallToolResult, type LoggingLevel, type ServerNotification, type ServerRequest, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, CreateMessageResultSchema, ElicitResultSchema, ErrorCode, ListRootsResultSchema, isInitializeRequest, ListToolsRequestSchema, McpError, SetLevelRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema, type CallToolResult, type LoggingLevel, type ServerNotification, type ServerRequest, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { PNG_1X1 } from './content.ts';
 
@@ -184,6 +184,79 @@ const TOOLS: FixtureTool[] = [
         },
         required: [],
       }, 'Elicitation completed'),
+  },
+  // The 2026 prerelease's Multi Round-Trip scenarios (input-required-result-*): this legacy server
+  // asks its client during the call, and toolgate turns each request into an input_required answer
+  // for the 2026-07-28 client (lib/mcp/relay). The keys are toolgate's (reply ids), not these tools'.
+  {
+    tool: { name: 'test_input_required_result_elicitation', description: 'Asks the user for a name, then greets them.', inputSchema: NO_ARGUMENTS },
+    run: (_args, extra) =>
+      askClient(async () => {
+        const answer = await extra.sendRequest({ method: 'elicitation/create', params: { mode: 'form', message: 'What is your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } } } as ServerRequest, ElicitResultSchema);
+        return `Hello, ${String(answer.content?.name ?? 'stranger')}!`;
+      }, 'elicitation'),
+  },
+  {
+    tool: { name: 'test_input_required_result_sampling', description: "Asks the client's model for the capital of France.", inputSchema: NO_ARGUMENTS },
+    run: (_args, extra) =>
+      askClient(async () => {
+        const answer = await extra.sendRequest({ method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }], maxTokens: 100 } } as ServerRequest, CreateMessageResultSchema);
+        return `The model said: ${answer.content.type === 'text' ? answer.content.text : answer.content.type}`;
+      }, 'sampling'),
+  },
+  {
+    tool: { name: 'test_input_required_result_list_roots', description: "Lists the client's roots.", inputSchema: NO_ARGUMENTS },
+    run: (_args, extra) =>
+      askClient(async () => {
+        const answer = await extra.sendRequest({ method: 'roots/list', params: {} } as ServerRequest, ListRootsResultSchema);
+        return `Roots: ${answer.roots.map((root) => root.uri).join(', ')}`;
+      }, 'roots'),
+  },
+  {
+    tool: { name: 'test_input_required_result_request_state', description: 'Asks for a confirmation, and says state-ok once the answer came back to this very call.', inputSchema: NO_ARGUMENTS },
+    run: (_args, extra) =>
+      askClient(async () => {
+        const answer = await extra.sendRequest({ method: 'elicitation/create', params: { mode: 'form', message: 'Please confirm', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } } } as ServerRequest, ElicitResultSchema);
+        return `state-ok: ${answer.action}`;
+      }, 'elicitation'),
+  },
+  {
+    tool: { name: 'test_input_required_result_multiple_inputs', description: "Asks the user, the client's model and the client's roots at once.", inputSchema: NO_ARGUMENTS },
+    run: (_args, extra) =>
+      askClient(async () => {
+        const [name, greeting, roots] = await Promise.all([
+          extra.sendRequest({ method: 'elicitation/create', params: { mode: 'form', message: 'What is your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } } } as ServerRequest, ElicitResultSchema),
+          extra.sendRequest({ method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 } } as ServerRequest, CreateMessageResultSchema),
+          extra.sendRequest({ method: 'roots/list', params: {} } as ServerRequest, ListRootsResultSchema),
+        ]);
+        return `${greeting.content.type === 'text' ? greeting.content.text : ''} ${String(name.content?.name)} (${roots.roots.length} roots)`;
+      }, 'input'),
+  },
+  {
+    tool: { name: 'test_input_required_result_multi_round', description: 'Asks two questions, one after the other.', inputSchema: NO_ARGUMENTS },
+    run: (_args, extra) =>
+      askClient(async () => {
+        const name = await extra.sendRequest({ method: 'elicitation/create', params: { mode: 'form', message: 'Step 1: What is your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } } } as ServerRequest, ElicitResultSchema);
+        const color = await extra.sendRequest({ method: 'elicitation/create', params: { mode: 'form', message: 'Step 2: What is your favorite color?', requestedSchema: { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] } } } as ServerRequest, ElicitResultSchema);
+        return `${String(name.content?.name)} likes ${String(color.content?.color)}`;
+      }, 'elicitation'),
+  },
+  {
+    tool: { name: 'test_input_required_result_tampered_state', description: 'Asks for a confirmation.', inputSchema: NO_ARGUMENTS },
+    run: (_args, extra) =>
+      askClient(async () => {
+        const answer = await extra.sendRequest({ method: 'elicitation/create', params: { mode: 'form', message: 'Confirm?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } } } as ServerRequest, ElicitResultSchema);
+        return `confirmed: ${answer.action}`;
+      }, 'elicitation'),
+  },
+  {
+    // Asks only what every client that can be asked at all declares here: toolgate relays only what the request declared.
+    tool: { name: 'test_input_required_result_capabilities', description: "Asks the client's model for a word.", inputSchema: NO_ARGUMENTS },
+    run: (_args, extra) =>
+      askClient(async () => {
+        const answer = await extra.sendRequest({ method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'Say a word.' } }], maxTokens: 10 } } as ServerRequest, CreateMessageResultSchema);
+        return `word: ${answer.content.type === 'text' ? answer.content.text : answer.content.type}`;
+      }, 'sampling'),
   },
   {
     tool: {

@@ -14,7 +14,7 @@ beforeAll(async () => {
     ],
   });
   const beta = validManifest({ ...baseManifest(), tenant: 'beta', tools: [{ name: 'beta_secret_tool', executor: { kind: 'builtin', name: 'echo' } }] });
-  gw = await testGateway([acme, beta], { 'key-acme': { tenant: 'acme' }, 'key-beta': { tenant: 'beta' } }, { bodyLimitBytes: 4096 });
+  gw = await testGateway([acme, beta], { 'key-acme': { tenant: 'acme' }, 'key-acme-loud': { tenant: 'acme', scopes: ['loud'] }, 'key-beta': { tenant: 'beta' } }, { bodyLimitBytes: 4096 });
 });
 
 const dispatch = (json: unknown, headers: Record<string, string> = {}) => gw.request('/v1/dispatch', { key: 'key-acme', json, headers });
@@ -38,17 +38,26 @@ describe('authentication', () => {
 
 describe('GET /v1/tools', () => {
   it('lists the tenant tools in each format, filtered by tag', async () => {
-    const own = await (await gw.request('/v1/tools', { key: 'key-acme' })).json();
+    const own = await (await gw.request('/v1/tools', { key: 'key-acme-loud' })).json();
     expect(own).toMatchObject({ tenant: 'acme', version: '1', format: 'toolgate' });
     expect(own.tools.map((t: { name: string }) => t.name)).toEqual(['echo', 'sleep', 'shout']);
-    const openai = await (await gw.request('/v1/tools?format=openai&tag=text', { key: 'key-acme' })).json();
+    const openai = await (await gw.request('/v1/tools?format=openai&tag=text', { key: 'key-acme-loud' })).json();
     expect(openai.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(['echo', 'shout']);
     const both = await (await gw.request('/v1/tools?format=anthropic&tag=text&tag=diagnostics', { key: 'key-acme' })).json();
     expect(both.tools).toEqual([{ name: 'echo', description: expect.any(String), input_schema: expect.objectContaining({ type: 'object' }) }]);
-    const gemini = await (await gw.request('/v1/tools?format=gemini', { key: 'key-acme' })).json();
+    const gemini = await (await gw.request('/v1/tools?format=gemini', { key: 'key-acme-loud' })).json();
     expect(gemini.tools[0].functionDeclarations).toHaveLength(3);
     const mcp = await (await gw.request('/v1/tools?format=mcp', { key: 'key-acme' })).json();
     expect(mcp.tools[0].annotations.readOnlyHint).toBe(true);
+  });
+
+  it('lists only the tools the key may call: shout needs the scope "loud" this key lacks', async () => {
+    const listed = await (await gw.request('/v1/tools', { key: 'key-acme' })).json();
+    expect(listed.tools.map((t: { name: string }) => t.name)).toEqual(['echo', 'sleep']);
+    const tagged = await (await gw.request('/v1/tools?format=openai&tag=text', { key: 'key-acme' })).json();
+    expect(tagged.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(['echo']);
+    const refused = await (await dispatch({ thread_id: 't', calls: [{ name: 'shout', arguments: { text: 'hi' } }] })).json();
+    expect(refused.results[0].status).toBe('forbidden');
   });
 
   it('400 for an unknown format', async () => {

@@ -81,7 +81,7 @@ describe('manifest lifecycle', () => {
     expect(listed).toMatchObject({ tenant: 'acme', active: '2' });
     expect(listed.versions.map((x: { version: string; active: boolean }) => [x.version, x.active])).toEqual([['1', false], ['2', true]]);
     const diff = await (await admin('/manifests/diff?from=1&to=2')).json();
-    expect(diff).toEqual({ from: '1', to: '2', added: ['nap'], removed: ['slow'], changed: [{ name: 'echo', fields: ['tags'] }], settings: [] });
+    expect(diff).toEqual({ from: '1', to: '2', added: ['nap'], removed: ['slow'], changed: [{ name: 'echo', fields: ['tags'], changes: [{ path: 'tags', to: ['x'] }] }], settings: [], setting_changes: [] });
     const audit = await (await gw.request(`/v1/audit?thread_id=${MANIFEST_THREAD}`, { key: 'admin' })).json();
     expect(audit.envelopes.map((e: { type: string; principal: string }) => `${e.type} by ${e.principal}`)).toEqual([
       'manifest.published by deployment',

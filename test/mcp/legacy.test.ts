@@ -106,7 +106,6 @@ const UNUSUAL: Array<[string, unknown, Record<string, string>?]> = [
   ['a task with a string ttl', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', task: { ttl: 'x' } } }],
   ['a task on tools/list', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { task: {} } }],
   ['a task on an unknown method', { jsonrpc: '2.0', id: 1, method: 'resources/list', params: { task: {} } }],
-  ['a list cursor', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 'c' } }],
   ['a list cursor that is a number', { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 5 } }],
   ['a response', { jsonrpc: '2.0', id: 1, result: {} }],
   ['an error response', { jsonrpc: '2.0', id: 1, error: { code: 1, message: 'x' } }],
@@ -191,6 +190,12 @@ describe('legacy MCP messages: the same status, headers and bytes as the officia
  * v2 reads results (any `_meta` object).
  */
 describe('deliberate differences from the SDK v1', () => {
+  it('pages tools/list, so a cursor it never gave is refused as invalid params (the v1 oracle ignores cursors)', async () => {
+    const body = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 'c' } };
+    expect(await (await sdk(body)).json()).toMatchObject({ result: { tools: expect.any(Array) } });
+    expect(await (await ours(body)).json()).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Invalid cursor: pass back the nextCursor of an earlier tools/list, unchanged (or list again without one)' } });
+  });
+
   it('refuses an empty batch as an invalid request', async () => {
     expect((await snapshot(await sdk([]))).status).toBe(202);
     expect(await snapshot(await ours([]))).toEqual({ status: 400, type: 'application/json', session: null, body: '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Bad Request: empty JSON-RPC batch"},"id":null}' });
@@ -299,5 +304,20 @@ describe('an answer keeps the headers middleware set', () => {
     expect([noOrigin.headers.get('access-control-allow-origin'), noOrigin.headers.get('vary')]).toEqual([null, 'Origin']);
     const evil = await web.request('/mcp', { key: 'key', method: 'POST', headers: { ...JSON_HEADERS, origin: 'https://evil.example.com' }, json: call(4, 'echo', { text: 'x' }) });
     expect(evil.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('carries CORS on every kind of answer the route sends itself or refuses with (202, a protocol error, a refused body)', async () => {
+    const manifest = validManifest({ tenant: 'acme', tools: [{ name: 'echo', executor: { kind: 'builtin' } }] });
+    const web = await testGateway([manifest], { key: { tenant: 'acme' } }, { env: { TOOLGATE_ALLOWED_ORIGINS: 'https://app.example.com' } });
+    const headers = { ...JSON_HEADERS, origin: 'https://app.example.com' };
+    const accepted = await web.request('/mcp', { key: 'key', method: 'POST', headers, json: { jsonrpc: '2.0', method: 'notifications/initialized' } });
+    const unknown = await web.request('/mcp', { key: 'key', method: 'POST', headers, json: { jsonrpc: '2.0', id: 1, method: 'no/such' } });
+    const badKey = await web.request('/mcp', { key: 'key', method: 'POST', headers: { ...headers, 'idempotency-key': 'x'.repeat(1000) }, json: call(2, 'echo', { text: 'x' }) });
+    expect([accepted.status, unknown.status, badKey.status]).toEqual([202, 200, 400]);
+    for (const response of [accepted, unknown, badKey]) {
+      expect(response.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+      expect(response.headers.get('access-control-expose-headers')).toBe('Mcp-Session-Id,WWW-Authenticate');
+      expect(response.headers.get('vary')).toBe('Origin');
+    }
   });
 });

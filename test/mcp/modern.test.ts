@@ -77,7 +77,8 @@ describe('the SDK v2 client pinned to 2026-07-28', () => {
     expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
     expect(client.getServerVersion()).toMatchObject({ name: 'toolgate', version: '1' });
     const { tools } = await client.listTools();
-    expect(tools.map((t) => [t.name, t.annotations?.readOnlyHint])).toEqual([['echo', true], ['save_note', false], ['nuke', false], ['regional', true]]);
+    // nuke is not listed: the policy denies every execute call, so the model is not shown it (a call is still answered `denied`).
+    expect(tools.map((t) => [t.name, t.annotations?.readOnlyHint])).toEqual([['echo', true], ['save_note', false], ['regional', true]]);
     const ok = await client.callTool({ name: 'echo', arguments: { text: 'over 2026-07-28' } });
     expect(ok).toMatchObject({ isError: false, _meta: { 'toolgate/status': 'ok', 'toolgate/manifest_version': '1' } });
     expect(text(ok)).toBe('over 2026-07-28');
@@ -209,9 +210,16 @@ describe('2026-07-28 transport errors, by row', () => {
     if (cell.sameBytesAsSdk) expect(body).toBe(expected);
   });
 
-  it('names the supported revisions, modern and legacy, in -32022', async () => {
-    const answer = await send(request(1, 'tools/list', {}, { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' }), { ...modernHeaders('tools/list'), 'mcp-protocol-version': '2099-01-01' });
-    expect(await answer.json()).toMatchObject({ error: { data: { supported: [MODERN, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'], requested: '2099-01-01' } } });
+  it('names in -32022 the revisions server/discover offers, and in its message the legacy ones initialize serves', async () => {
+    const discovered = await (await send(request(2, 'server/discover', {}, ENVELOPE), modernHeaders('server/discover'))).json();
+    for (const requested of ['2099-01-01', '2025-06-18']) {
+      const answer = await send(request(1, 'tools/list', {}, { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': requested }), { ...modernHeaders('tools/list'), 'mcp-protocol-version': requested });
+      const { error } = await answer.json();
+      expect(answer.status).toBe(400);
+      expect(error).toMatchObject({ code: -32022, data: { supported: discovered.result.supportedVersions, requested } });
+      expect(error.data.supported).toEqual([MODERN]);
+      expect(error.message).toContain('the legacy revisions 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05, 2024-10-07 are served through initialize');
+    }
   });
 
   it('says which envelope key is wrong', async () => {

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadConditionEngine } from '../../lib/governance/conditions/condition.ts';
 import demoManifest from '../../examples/demo/manifest.json' with { type: 'json' };
 import { SecretGrants } from '../../lib/crypto/secret-grants.ts';
 import { EgressPolicy } from '../../lib/egress/policy.ts';
@@ -17,6 +18,9 @@ import { createAjvValidator } from '../../lib/validation/ajv-engine.ts';
 // check is added or tightened (MANIFEST_CHECKS changes) and the demo no longer passes, it fails.
 const DEMO_GRANTS = { TOOLGATE_TENANT_SECRETS: 'demo:DEMO_EXEC_SECRET' };
 const demo = demoManifest as unknown as Manifest;
+
+// The demo's rules have conditions: a publish loads the CEL engine first (admin route), as here.
+beforeAll(async () => { await loadConditionEngine(); });
 
 describe('bundled seed manifests', () => {
   for (const validator of [createCfworkerValidator(), createAjvValidator()]) {

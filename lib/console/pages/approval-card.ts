@@ -92,6 +92,10 @@ function outcome(approval: Approval) {
 
 function decisionForm(c: Context<ConsoleEnv>, approval: Approval) {
   if (isConfirm(approval)) return confirmApprovalForm(c, approval);
+  // Four-eyes refuses the requester's approval (and a key it minted, or that minted it): say so
+  // up front instead of offering a button that can only be refused.
+  const { principal, lineage } = c.get('principal');
+  if (isRequester(approval, { name: principal, lineage })) return html`<p class="muted" data-role="waiting">You requested this call: waiting for another approver.</p>`;
   const mine = approvalsOf(approval).some((d) => d.by === c.get('principal').principal);
   return html`<form method="post" action="/console/approvals/${approval.id}" data-role="decide">
 ${csrfField(c)}

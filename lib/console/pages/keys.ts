@@ -15,7 +15,7 @@ const MAX_SCOPES = 50;
 const DAY_SECONDS = 24 * 3600;
 /** Choices for a new key's lifetime and a rotation's grace (the API takes any value in its limits). */
 const LIFETIMES = [{ days: 30, label: '30 days' }, { days: 90, label: '90 days' }, { days: 365, label: '1 year' }, { days: 0, label: 'never' }];
-const GRACES = [{ seconds: 0, label: 'none (at once)' }, { seconds: 3600, label: '1 hour' }, { seconds: DAY_SECONDS, label: '1 day' }, { seconds: 7 * DAY_SECONDS, label: '7 days' }];
+const GRACES = [{ seconds: 0, label: 'no' }, { seconds: 3600, label: '1 hour' }, { seconds: DAY_SECONDS, label: '1 day' }, { seconds: 7 * DAY_SECONDS, label: '7 days' }];
 
 type Problem = { status: ContentfulStatusCode; message: string };
 type Shown = { heading: string; key: string; note: string };
@@ -125,7 +125,9 @@ function stateBadge(key: ApiKeyInfo) {
 
 function keyActions(c: Context<ConsoleEnv>, key: ApiKeyInfo) {
   const revoke = key.state === 'revoked' ? '' : html`<form class="inline" method="post" action="/console/keys/${key.id}/revoke">${csrfField(c)}<button class="danger" type="submit" data-role="revoke">Revoke</button></form>`;
-  const rotate = key.state !== 'active' ? '' : html`<form method="post" action="/console/keys/${key.id}/rotate">${csrfField(c)}<select name="grace_seconds" aria-label="Old key stays valid for">${GRACES.map((g) => html`<option value="${g.seconds}"${g.seconds === DAY_SECONDS ? html` selected` : ''}>grace ${g.label}</option>`)}</select><button type="submit" data-role="rotate">Rotate</button></form>`;
+  // The choice is labelled in words above it, so the select shows only the period and stays readable in the narrow column.
+  const graceId = `grace-${key.id}`;
+  const rotate = key.state !== 'active' ? '' : html`<form method="post" action="/console/keys/${key.id}/rotate">${csrfField(c)}<label class="grace small muted" for="${graceId}">Old key keeps working</label><select id="${graceId}" name="grace_seconds">${GRACES.map((g) => html`<option value="${g.seconds}"${g.seconds === DAY_SECONDS ? html` selected` : ''}>${g.label}</option>`)}</select><button type="submit" data-role="rotate">Rotate</button></form>`;
   return html`<div class="key-actions">${revoke}${rotate}</div>`;
 }
 

@@ -2,7 +2,7 @@ import type { Context, Hono } from 'hono';
 import { html } from 'hono/html';
 import { AuditRecorder } from '../../audit/recorder.ts';
 import { MANIFEST_VERSION } from '../../http/identifiers.ts';
-import { diffManifests, type ManifestDiff } from '../../registry/manifest-diff.ts';
+import { diffManifests, oldToNew, type ManifestDiff, type ValueChange } from '../../registry/manifest-diff.ts';
 import { activateManifest, listManifests, loadActivePointer, loadPublished, ManifestLifecycleError, rollbackManifest } from '../../registry/manifest-store.ts';
 import type { ConsoleEnv } from '../env.ts';
 import { csrfField, notice, renderPage } from '../layout.ts';
@@ -108,8 +108,13 @@ function diffView(from: string, to: string, diff: ManifestDiff) {
   const lines = [
     ...diff.added.map((name) => html`<li><code>+ ${name}</code> added</li>`),
     ...diff.removed.map((name) => html`<li><code>− ${name}</code> removed</li>`),
-    ...diff.changed.map((t) => html`<li><code>~ ${t.name}</code> changed: ${t.fields.join(', ')}</li>`),
-    ...diff.settings.map((s) => html`<li><code>~ [${s}]</code> setting changed</li>`),
+    ...diff.changed.map((t) => html`<li><code>~ ${t.name}</code> changed:${changeList(t.changes)}</li>`),
+    ...(diff.setting_changes.length > 0 ? [html`<li>settings changed:${changeList(diff.setting_changes)}</li>`] : []),
   ];
   return html`<section class="card" data-role="diff"><h2>${from} → ${to}</h2>${lines.length === 0 ? html`<p class="muted">No differences.</p>` : html`<ul>${lines}</ul>`}</section>`;
+}
+
+/** Each changed value with its old → new value ("timeout_ms: 3000 → 5000"). */
+function changeList(changes: ValueChange[]) {
+  return html`<ul data-role="changes">${changes.map((change) => html`<li><code>${change.path}</code>: <code>${oldToNew(change)}</code></li>`)}</ul>`;
 }

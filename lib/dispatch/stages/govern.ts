@@ -10,6 +10,9 @@ import { fail, pass, type StageResult } from './stage.ts';
  * patterns that cannot be matched in bounded time (the request's budget or the decision's is
  * spent) end it as `error`: it does not run.
  */
+/** What govern passes on: any decision but deny. */
+export type GrantedDecision = Exclude<GovernanceDecision, { action: 'deny' }>;
+
 export async function governStage(
   governor: Governor,
   request: GovernanceRequest,

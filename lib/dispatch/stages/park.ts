@@ -15,6 +15,7 @@ import { pendingApprovalFailure } from '../approval-results.ts';
 import { bindingFor } from '../approved-tool.ts';
 import { deferOrAwait } from '../approval-notice.ts';
 import { existingCallAnswer } from './claim.ts';
+import { limitStage } from './limit.ts';
 import { fail, type StageResult } from './stage.ts';
 import type { ClaimStageValue } from './claim.ts';
 
@@ -86,6 +87,13 @@ export async function parkStage(
     if (!outcome.claim.claimed) {
       const existing = interpretClaim(outcome.claim, request, '');
       if (existing.kind !== 'claimed') return existingCallAnswer(deps, existing, key, caller, naming, outcome.head);
+    }
+    // A new parked call counts against its window limits now (an approver's yes never meets a
+    // used-up limit, and a runaway agent cannot flood approvers); a re-sent one was answered above.
+    const limited = deps.limiter?.countsCalls ? await limitStage(deps.limiter, caller, definition.name, 0, now, naming, 'window') : undefined;
+    if (limited && !limited.ok) {
+      await store.remove(key, { state: 'parked', owner: approval.id });
+      return limited;
     }
     await saveNewApproval(store, approval);
   } catch (error) {

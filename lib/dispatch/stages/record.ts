@@ -15,7 +15,7 @@ export async function recordStage(deps: DispatchDeps, caller: CallerContext, tra
   if (!deps.store) return;
   const { claim, result } = trace;
   const record: CommitRequest['record'] = claim
-    ? result.status === 'unavailable' || result.status === 'authorization_required'
+    ? result.status === 'unavailable' || result.status === 'rate_limited' || result.status === 'authorization_required'
       ? releaseChange(claim.request, claim.owner)
       : completionChange(claim.request, claim.owner, result, deps.now(), trace.started ? 'executing' : 'in_progress')
     : undefined;

@@ -1,7 +1,10 @@
 import { Hono, type Context } from 'hono';
+import { loadConditionEngine } from '../../governance/conditions/condition.ts';
+import { hasRuleConditions } from '../../registry/rule-conditions-check.ts';
 import { AuditRecorder } from '../../audit/recorder.ts';
 import { egressFetch } from '../../egress/fetch.ts';
 import { EgressPolicy } from '../../egress/policy.ts';
+import { silentLogger, type Logger } from '../../dispatch/events.ts';
 import type { TenantDirectory } from '../../dispatch/tenant-directory.ts';
 import type { ApiKeyLifecycle } from '../../governance/key-lifecycle.ts';
 import { defaultExecutorKinds } from '../../registry/executors/index.ts';
@@ -15,7 +18,8 @@ import { builtinsForUncheckedManifest } from '../../tools/tenant-tools.ts';
 import type { SchemaValidator } from '../../validation/validator.ts';
 import { requireScope } from '../auth.ts';
 import type { GatewayEnv } from '../env.ts';
-import { errorResponse, readJsonBody } from '../errors.ts';
+import { errorResponse } from '../errors.ts';
+import { DEFAULT_MANIFEST_BODY_LIMIT_BYTES, readManifestBody } from '../manifest-body.ts';
 import { MANIFEST_VERSION } from '../identifiers.ts';
 import { identifierParam, identifierQuery } from '../params.ts';
 import { readEmptyBody } from '../strict-body.ts';
@@ -31,7 +35,7 @@ function lifecycleError(c: Context, error: unknown) {
  * Operator routes (scope `admin`), always within the key's own tenant: API keys (admin-keys.ts), and the
  * manifest lifecycle (publish, activate, rollback, list, diff), every step audited.
  */
-export function adminRoutes(store: Store, tenants: TenantDirectory, validator: SchemaValidator, confinement: ConfinementChecks, keys: ApiKeyLifecycle) {
+export function adminRoutes(store: Store, tenants: TenantDirectory, validator: SchemaValidator, confinement: ConfinementChecks, keys: ApiKeyLifecycle, log: Logger = silentLogger, manifestBodyLimitBytes = DEFAULT_MANIFEST_BODY_LIMIT_BYTES) {
   const routes = new Hono<GatewayEnv>();
   const audit = new AuditRecorder(store);
   routes.use('*', requireScope('admin'));
@@ -41,10 +45,12 @@ export function adminRoutes(store: Store, tenants: TenantDirectory, validator: S
   routes.route('/keys', adminKeyRoutes(keys));
 
   routes.post('/manifests', async (c) => {
-    const read = await readJsonBody(c);
+    const read = await readManifestBody(c, manifestBodyLimitBytes);
     if (!read.ok) return read.response;
     // Grants are checked only for the caller's own tenant: another tenant's are none of its business.
     const ownTenant = (read.body as { tenant?: unknown } | null)?.tenant === tenantOf(c);
+    // Rule conditions are checked by the CEL engine, loaded only for manifests that have some.
+    if (hasRuleConditions(read.body)) await loadConditionEngine();
     const checked = loadManifest(read.body, { validator, kinds: defaultExecutorKinds(), builtins: builtinsForUncheckedManifest, confinement: ownTenant ? confinement : {} });
     if (!checked.ok) return c.json({ error: { code: 'invalid_manifest', message: `the manifest has ${checked.problems.length} problem(s)`, problems: checked.problems } }, 400);
     if (checked.manifest.tenant !== tenantOf(c)) return errorResponse(c, 404, 'not_found', `tenant "${checked.manifest.tenant}" not found`);
@@ -60,6 +66,9 @@ export function adminRoutes(store: Store, tenants: TenantDirectory, validator: S
     }
     try {
       const published = await publishManifest(store, audit, checked.manifest, actor(c), { checked: true });
+      // The version's tool search index, built once here rather than by every isolate that serves it (lib/search).
+      const { indexPublishedManifest } = await import('../../search/publish-index.ts');
+      await indexPublishedManifest(store, checked.manifest, log);
       return c.json(published, published.status === 'published' ? 201 : 200);
     } catch (error) {
       return lifecycleError(c, error);

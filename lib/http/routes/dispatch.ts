@@ -31,6 +31,7 @@ export function dispatchRoutes(env: Readonly<Record<string, string | undefined>>
       tenant: principal.tenant,
       principal: principal.principal,
       ...(principal.lineage ? { lineage: principal.lineage } : {}),
+      ...(principal.claims ? { claims: principal.claims } : {}),
       scopes: new Set(principal.scopes),
       thread_id: request.thread_id,
       env,
@@ -38,6 +39,7 @@ export function dispatchRoutes(env: Readonly<Record<string, string | undefined>>
       defer: deferFor(c),
       trace: c.get('span')?.context,
       connect: connectionCaller(c),
+      tool_format: request.format ?? 'toolgate',
     };
     // Anthropic's native text editor and bash run as the tenant's coding tools (same pipeline).
     const registered = { isRegistered: (name: string) => runtime.registry.has(name) };

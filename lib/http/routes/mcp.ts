@@ -5,6 +5,7 @@ import { MAX_IDEMPOTENCY_KEY } from '../../idempotency/keys.ts';
 import { EVENT_STREAM_HEADERS } from '../../mcp/answer.ts';
 import { answerMcpRequest, type McpAnswer, type McpRequestContext } from '../../mcp/serve.ts';
 import { bearerChallenge, withResourceMetadata } from '../challenge.ts';
+import { corsHeadersFor } from '../cors.ts';
 import { deferFor } from '../defer.ts';
 import type { GatewayEnv } from '../env.ts';
 import { errorResponse, readJsonBody } from '../errors.ts';
@@ -16,6 +17,8 @@ export interface McpRouteOptions {
   tenants?: TenantDirectory;
   /** Where browsers reach this gateway (TOOLGATE_PUBLIC_URL, else the request's origin): confirm links point at its console. */
   publicOrigin?: (c: Context) => string;
+  /** Whether an upstream's requests of the client may be relayed to the calling client (lib/mcp/relay). */
+  replyChannel?: boolean;
 }
 
 /**
@@ -44,18 +47,17 @@ export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, opt
       span: c.get('span'),
       protocolVersion: c.req.header('mcp-protocol-version'),
       manifestFreshMs: options.tenants?.freshForMs?.(principal.tenant),
-      consoleOrigin: options.publicOrigin?.(c),
+      consoleOrigin: options.publicOrigin && (() => options.publicOrigin!(c)),
       connect: connectionCaller(c, options.publicOrigin?.(c)),
       onMissingScope: (required) => (missing ??= required),
+      replyChannel: options.replyChannel ?? false,
     };
-    // Sent through Hono's own response (as c.json does): a foreign Response would be merged with
-    // the headers middleware already set by copying its body stream.
-    const response = sendAnswer(c, await answerMcpRequest(c.req.raw, read.body, context));
+    const answer = await answerMcpRequest(c.req.raw, read.body, context);
     // A token can be widened by asking its provider again (MCP's step-up flow), so a token
     // lacking a tool's scope hears 403 insufficient_scope with the scopes to ask for. The call
     // was refused and audited before anything ran; a key (which cannot be widened) gets the
     // forbidden tool result. A JSON-RPC batch keeps its results.
-    if (!missing || principal.credential?.kind !== 'token' || Array.isArray(read.body)) return response;
+    if (!missing || principal.credential?.kind !== 'token' || Array.isArray(read.body)) return sendAnswer(c, answer);
     const scope = [...new Set([...principal.scopes, ...missing])].join(' ');
     const tenant = c.req.param('tenant');
     const message = `this token lacks a scope the tool needs; ask the identity provider for a token with the scopes "${scope}"`;
@@ -71,7 +73,15 @@ export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, opt
   return routes;
 }
 
+/**
+ * The answer as a Response built here, with all its headers (CORS's included) in one plain
+ * record: through Hono's c.body, a second header makes a Headers object that @hono/node-server
+ * must then copy back into a record, a measurable share of an /mcp call. No middleware on these
+ * routes sets a header before the route (cors.ts hands its own over), so none is lost.
+ */
 function sendAnswer(c: Context<GatewayEnv>, answer: McpAnswer): Response {
-  if (answer.stream) return c.body(answer.stream, answer.status as 200, EVENT_STREAM_HEADERS);
-  return answer.body === null ? c.body(null, answer.status as 202) : c.body(answer.body, answer.status as 200, { 'Content-Type': 'application/json' });
+  const cors = corsHeadersFor(c);
+  if (answer.stream) return new Response(answer.stream, { status: answer.status, headers: { ...EVENT_STREAM_HEADERS, ...cors } });
+  if (answer.body === null) return new Response(null, { status: answer.status, headers: cors });
+  return new Response(answer.body, { status: answer.status, headers: { 'Content-Type': 'application/json', ...cors } });
 }

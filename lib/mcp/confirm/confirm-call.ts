@@ -1,4 +1,4 @@
-import { failureResult, type CallFailure } from '../../dispatch/call.ts';
+import { failureResult, type CallFailure, type ToolResult } from '../../dispatch/call.ts';
 import { withdrawnFailure } from '../../dispatch/approval-results.ts';
 import { withdrawParkedCall } from '../../dispatch/approval-withdrawal.ts';
 import { hashJson } from '../../idempotency/canonical-json.ts';
@@ -13,6 +13,7 @@ import { tasksOffered } from '../parking.ts';
 import { declaresTasks } from '../tasks/task-access.ts';
 import { confirmAsker, confirmResponse, type ConfirmAsker } from './confirm-input.ts';
 import type { ConfirmOptions } from './confirm-round.ts';
+import { answerWithInputRelay, isInputState, relaysInput, resumeWithInput } from '../relay/input-relay.ts';
 import { takeRequestState, type ConfirmRequestState, type TakenState } from './request-state.ts';
 
 /** Input-required answers a call gets before it is answered with its waiting text (a call sent again afresh starts over). */
@@ -38,9 +39,12 @@ export async function answerModernToolCall(request: JsonRpcRequest, scope: McpRe
   const args_hash = asker || params.requestState !== undefined ? await hashJson(mcpToolArguments(call) ?? {}) : '';
   const identity = await mcpToolIdentity(scope, request.id, call);
   const ask = (number: number): ConfirmOptions | undefined => asker && { asker, round: { number, tool: call.name, args_hash } };
+  // A retry answering what the call's upstream asked the client (relay/input-relay.ts).
+  if (isInputState(params.requestState)) return resumeWithInput(scope, call, identity, params.requestState, params.inputResponses);
   if (typeof params.requestState !== 'string') {
-    const result = await dispatchMcpTool(scope, request.id, call, identity);
-    return askToConnect(params, result) ?? answerToolCall(runtime.deps, principal, identity, result, asked, ask(1));
+    const answer = async (result: ToolResult) => askToConnect(params, result) ?? answerToolCall(runtime.deps, principal, identity, result, asked, ask(1));
+    if (relaysInput(scope, call)) return answerWithInputRelay(scope, request.id, call, identity, answer);
+    return answer(await dispatchMcpTool(scope, request.id, call, identity));
   }
   const store = runtime.deps.store;
   const retried = { tenant: principal.tenant, principal: principal.principal, thread_id: identity.thread_id, tool: call.name, args_hash };

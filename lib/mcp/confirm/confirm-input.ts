@@ -32,8 +32,10 @@ export function declaresUrlElicitation(params: unknown): boolean {
 }
 
 /** The asker for a request that can be asked (it declares URL elicitation, and the console's address is known); else none. */
-export function confirmAsker(deps: DispatchDeps, consoleOrigin: string | undefined, params: unknown): ConfirmAsker | undefined {
-  if (!consoleOrigin || !deps.store || !declaresUrlElicitation(params)) return undefined;
+export function confirmAsker(deps: DispatchDeps, originOfConsole: (() => string | undefined) | undefined, params: unknown): ConfirmAsker | undefined {
+  if (!originOfConsole || !deps.store || !declaresUrlElicitation(params)) return undefined;
+  const consoleOrigin = originOfConsole();
+  if (!consoleOrigin) return undefined;
   return {
     async inputRequests(approval) {
       const shown = JSON.stringify(await previewArguments(deps, approval));

@@ -86,6 +86,11 @@ export class McpToolExecutor implements ToolExecutor {
     this.#paramHeaders = isModernVersion(config.protocol) ? headerDeclarations(definition.input_schema) : [];
   }
 
+  /** What the upstream offers the tool only to clients declaring (learnt at import), if anything. */
+  get clientCapabilities(): JsonObject | undefined {
+    return this.#config.client_capabilities;
+  }
+
   async execute(args: JsonObject, context: ToolExecutionContext): Promise<ToolOutput> {
     const relay = new McpCallRelay(context, { tool: this.#config.tool, upstream: this.#config.url });
     try {

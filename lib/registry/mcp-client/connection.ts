@@ -48,15 +48,29 @@ export class McpConnection {
 
   /**
    * Sends a request and reads its answer until the response with its id: notifications on the
-   * way go to the hooks, the upstream's own requests are answered (POSTed back) before reading
-   * on. A JSON-RPC error is an McpRpcError; an answer that ends first is a BrokenAnswerError.
+   * way go to the hooks, and the upstream's own requests are answered (POSTed back) while reading
+   * goes on, so requests it makes together are asked together (a relayed request may wait for a
+   * person). Answering that fails ends the exchange with its error; the exchange's end stops what
+   * is still being answered. A JSON-RPC error is an McpRpcError; an answer that ends first is a
+   * BrokenAnswerError.
    */
   async exchange(method: string, params: JsonObject | undefined, signal: AbortSignal, hooks: ExchangeHooks = {}): Promise<Exchanged> {
     const id = nextRequestId();
     const framed = this.#params(params);
     const body: JsonObject = { jsonrpc: '2.0', id, method, ...(framed ? { params: framed } : {}) };
+    const over = new AbortController();
+    const reading = AbortSignal.any([signal, over.signal]);
+    let failed: { error: unknown } | undefined;
+    const answerRequest = async (request: RpcRequest, onRequest: NonNullable<ExchangeHooks['onRequest']>) => {
+      try {
+        await this.#post((await onRequest(request, reading)) as unknown as JsonObject, reading);
+      } catch (error) {
+        failed ??= { error };
+        over.abort(error);
+      }
+    };
     try {
-      const answer = await postRequest(this.endpoint, body, { ...hooks.headers, ...this.#headers(method, framed) }, signal);
+      const answer = await postRequest(this.endpoint, body, { ...hooks.headers, ...this.#headers(method, framed) }, reading);
       for await (const inbound of answer.messages) {
         if (inbound.kind === 'response') {
           if (inbound.id !== id) continue;
@@ -64,12 +78,15 @@ export class McpConnection {
           return { result: inbound.result ?? {}, ...(answer.sessionId ? { sessionId: answer.sessionId } : {}) };
         }
         if (inbound.kind === 'notification') hooks.onNotification?.(inbound.message);
-        else if (hooks.onRequest) await this.#post((await hooks.onRequest(inbound.message, signal)) as unknown as JsonObject, signal);
+        else if (hooks.onRequest) void answerRequest(inbound.message, hooks.onRequest);
       }
     } catch (error) {
       if (signal.aborted) await this.#cancelled(id, signal.reason);
-      throw error;
+      throw failed && !signal.aborted ? failed.error : error;
+    } finally {
+      over.abort();
     }
+    if (failed) throw failed.error;
     throw new BrokenAnswerError('the connection closed before the answer came');
   }
 

@@ -79,6 +79,16 @@ export function runtimeScenarios(name: string, open: (fixtures: ScenarioFixtures
       expect(body.results[2].content).toBe('greet.sh:4:echo "Hello, $name!"');
     });
 
+    it('rule conditions mean the same here: a threshold parks, a path prefix grants a write under docs/ only', async () => {
+      const body = await dispatch('e2e-conditions', [
+        { call_id: 'short', name: 'sleep', arguments: { ms: 1 } },
+        { call_id: 'long', name: 'sleep', arguments: { ms: 40000 } },
+        { call_id: 'doc', name: 'write_file', arguments: { file_path: `docs/${name.replace(/\W+/g, '-')}.md`, content: 'notes\n' } },
+        { call_id: 'src', name: 'write_file', arguments: { file_path: `src/${name.replace(/\W+/g, '-')}.ts`, content: '' } },
+      ]);
+      expect(body.results.map((r: Json) => r.status)).toEqual(['ok', 'pending_approval', 'ok', 'pending_approval']);
+    });
+
     it('replays an idempotent call on retry, and refuses other arguments under its id', async () => {
       const first = await dispatch('e2e-replay', [{ call_id: 'ls-1', name: 'shell', arguments: { command: 'ls' } }]);
       const retry = await dispatch('e2e-replay', [{ call_id: 'ls-1', name: 'shell', arguments: { command: 'ls' } }]);

@@ -1,0 +1,83 @@
+import { isPlainObject } from '../../mcp-wire/json-rpc.ts';
+import type { JsonObject } from '../../registry/json.ts';
+import { McpRpcError } from '../../registry/mcp-client/messages.ts';
+import { cannotRelayMessage, METHOD_NOT_FOUND } from '../../registry/mcp-client/upstream-requests.ts';
+import type { RecordStore } from '../../stores/store.ts';
+import { MAX_RELAYED_CHARS } from './reply-shapes.ts';
+import { awaitReply, newReplyId, openReplySlot, REPLY_TTL_MS, type ReplySlot } from './reply-slots.ts';
+import { WaitEndedError } from './store-wait.ts';
+
+/**
+ * Relaying one request an upstream makes of its client (sampling/createMessage, elicitation/create,
+ * roots/list) to the client that made the call: a reply slot is stored (reply-slots.ts), the
+ * request goes to the client as `deliver` says (on the call's event stream, or in an
+ * `input_required` answer), and the client's answer comes back through the slot to the upstream.
+ * A request the client did not declare the capability for is refused at once, as is everything
+ * when it declared nothing toolgate can relay.
+ */
+
+export interface UpstreamRequest {
+  method: string;
+  params: JsonObject;
+}
+
+export interface AskingClient {
+  store: RecordStore;
+  tenant: string;
+  principal: string;
+  now: () => number;
+  /** The client's capabilities for this request, when it declared them (2026-07-28); undefined: unknown (a legacy client told them to a session toolgate does not keep). */
+  capabilities?: Record<string, unknown>;
+  /** Hands the request to the client under the slot's id. */
+  deliver(id: string, request: UpstreamRequest): Promise<void> | void;
+}
+
+/** The capability a client declares to take `request` (elicitation in URL mode needs `elicitation.url`). */
+function neededCapability(request: UpstreamRequest): { name: string; sub?: string } | undefined {
+  switch (request.method) {
+    case 'sampling/createMessage':
+      return { name: 'sampling' };
+    case 'roots/list':
+      return { name: 'roots' };
+    case 'elicitation/create':
+      return { name: 'elicitation', sub: request.params.mode === 'url' ? 'url' : 'form' };
+    default:
+      return undefined;
+  }
+}
+
+/** Whether `capabilities` take `request` (an empty elicitation object means form mode, as the spec says). */
+export function declares(capabilities: Record<string, unknown>, request: UpstreamRequest): boolean {
+  const needed = neededCapability(request);
+  const declared = needed && capabilities[needed.name];
+  if (!needed || !isPlainObject(declared)) return false;
+  if (!needed.sub) return true;
+  return isPlainObject(declared[needed.sub]) || (needed.sub === 'form' && Object.keys(declared).length === 0);
+}
+
+/** Whether `capabilities` declare anything an upstream may ask of a client. */
+export const declaresAnyAsking = (capabilities: Record<string, unknown>): boolean => ['sampling', 'elicitation', 'roots'].some((name) => isPlainObject(capabilities[name]));
+
+/** The `ask_client` of a call whose client can be asked. */
+export function clientAsker(client: AskingClient): (request: UpstreamRequest, signal: AbortSignal) => Promise<JsonObject> {
+  return async (request, signal) => {
+    if (client.capabilities && !declares(client.capabilities, request)) {
+      throw new McpRpcError({ code: METHOD_NOT_FOUND, message: `${cannotRelayMessage(request.method)}: its request did not declare the capability` });
+    }
+    if (JSON.stringify(request.params).length > MAX_RELAYED_CHARS) {
+      throw new McpRpcError({ code: -32603, message: `toolgate relays no ${request.method} request larger than ${MAX_RELAYED_CHARS / 1024} KiB` });
+    }
+    const slot: ReplySlot = { id: newReplyId(), tenant: client.tenant, principal: client.principal, method: request.method, expires_at: client.now() + REPLY_TTL_MS };
+    await openReplySlot(client.store, slot);
+    await client.deliver(slot.id, request);
+    let reply;
+    try {
+      reply = await awaitReply(client.store, slot, signal, client.now);
+    } catch (error) {
+      if (error instanceof WaitEndedError) throw new McpRpcError({ code: -32603, message: `the calling client did not answer ${request.method} within ${REPLY_TTL_MS / 1000} s` });
+      throw error;
+    }
+    if ('error' in reply) throw new McpRpcError(reply.error as { code: number; message: string });
+    return reply.result;
+  };
+}
