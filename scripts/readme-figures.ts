@@ -1,22 +1,22 @@
 /**
- * `npm run readme-figures [-- --bench] [-- --check]`: the figures README.md quotes, from real runs.
+ * `npm run readme-figures [-- --bench] [-- --check]`: the figures README.md and the guides (docs/*.md)
+ * quote, from real runs.
  *
- * In README.md a figure sits between `<!-- figure:NAME -->` and `<!-- /figure:NAME -->` (prose, or a
+ * In those files a figure sits between `<!-- figure:NAME -->` and `<!-- /figure:NAME -->` (prose, or a
  * whole output block), or, inside a code block where a comment would show, on the block's line that
  * matches its pattern, the block being announced by `<!-- figure-lines:NAME[,NAME] -->` just above.
  * The walkthrough figures (manifest validate's output, the quick start's answers, the coding demo's
  * audit line) come from a gateway started as `npm start` does; `--bench` adds the ones the
  * benchmarks measure (`npm run -s bench -- --only <module> --json`: the Worker bundle, the console
- * pages). `--check` writes nothing and exits 1 when README.md differs (run ids and hashes aside).
+ * pages). `--check` writes nothing and exits 1 when a file differs (run ids and hashes aside).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { docFiles, readDoc, ROOT } from './doc-blocks.ts';
 
-const ROOT = resolve(import.meta.dirname, '..');
-const README = join(ROOT, 'README.md');
 const BIN = join(ROOT, 'bin/toolgate.js');
 
 interface Figure {
@@ -136,29 +136,21 @@ export function codeBlockAt(readme: string, from: number): { start: number; end:
   const start = readme.indexOf('```', from);
   const codeStart = readme.indexOf('\n', start) + 1;
   const end = readme.indexOf('\n```', codeStart - 1);
-  if (start < 0 || end < 0) throw new Error(`README.md has no code block after offset ${from}`);
+  if (start < 0 || end < 0) throw new Error(`no code block after offset ${from}`);
   return { start, end, code: readme.slice(codeStart, end + 1) };
 }
 
-/** The code of the block announced by `<!-- walkthrough:NAME -->` just above it (run as written by test/scripts/readme-walkthroughs.test.ts). */
-export function walkthroughBlock(readme: string, name: string): string {
-  const marker = `<!-- walkthrough:${name} -->\n`;
-  const at = readme.indexOf(marker);
-  if (at < 0) throw new Error(`README.md has no ${marker.trim()} above a code block`);
-  return codeBlockAt(readme, at + marker.length).code;
-}
-
-/** Where each figure sits in the README text: [start, end) of its generated part. */
+/** Where a figure sits in a doc file's text: [start, end) of its generated part. */
 export function locate(readme: string, figure: Figure): { start: number; end: number } {
   if (!figure.line) {
     const open = `<!-- figure:${figure.name} -->`;
     const start = readme.indexOf(open);
     const end = readme.indexOf(`<!-- /figure:${figure.name} -->`);
-    if (start < 0 || end < start) throw new Error(`README.md has no ${open} ... <!-- /figure:${figure.name} --> markers`);
+    if (start < 0 || end < start) throw new Error(`no ${open} ... <!-- /figure:${figure.name} --> markers`);
     return { start: start + open.length, end };
   }
   const announce = [...readme.matchAll(/<!-- figure-lines:([\w,-]+) -->\n/g)].find((m) => m[1].split(',').includes(figure.name));
-  if (!announce) throw new Error(`README.md has no <!-- figure-lines:${figure.name} --> above a code block`);
+  if (!announce) throw new Error(`no <!-- figure-lines:${figure.name} --> above a code block`);
   const { start: blockStart, end: blockEnd } = codeBlockAt(readme, announce.index);
   const match = figure.line.exec(readme.slice(blockStart, blockEnd));
   if (!match?.groups) throw new Error(`the code block below <!-- figure-lines:... ${figure.name} --> has no line matching ${figure.line}`);
@@ -166,31 +158,45 @@ export function locate(readme: string, figure: Figure): { start: number; end: nu
   return { start, end: start + match.groups.value.length };
 }
 
+/** The doc file holding a figure's markers (exactly one must). */
+function fileOf(figure: Figure, texts: Map<string, string>): string {
+  const holds = (text: string) => text.includes(`<!-- figure:${figure.name} -->`) || [...text.matchAll(/<!-- figure-lines:([\w,-]+) -->/g)].some((m) => m[1].split(',').includes(figure.name));
+  const files = [...texts].filter(([, text]) => holds(text)).map(([file]) => file);
+  if (files.length !== 1) throw new Error(`the markers of figure ${figure.name} are in ${files.length} files of README.md and docs/ (one expected)`);
+  return files[0];
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { bench: { type: 'boolean' }, check: { type: 'boolean' } } });
   const figures = FIGURES.filter((f) => f.source === 'walkthrough' || values.bench);
+  const texts = new Map(docFiles().map((file) => [file, readDoc(file)]));
+  for (const figure of FIGURES) locate(texts.get(fileOf(figure, texts))!, figure); // every marker is there, measured this time or not
   const runs: Runs = { walkthrough: await runWalkthrough(), bench: values.bench ? runBench(['worker-edge', 'console']) : undefined };
-  let readme = readFileSync(README, 'utf8');
-  for (const figure of FIGURES) locate(readme, figure); // every marker is there, measured this time or not
   const differences: string[] = [];
-  // From the end backwards, so earlier positions stay valid while later text changes length.
-  const placed = figures.map((figure) => ({ figure, ...locate(readme, figure) })).sort((a, b) => b.start - a.start);
-  for (const { figure, start, end } of placed) {
-    const now = figure.value(runs);
-    const was = readme.slice(start, end);
-    const blank = (text: string) => (figure.volatile ? text.replace(figure.volatile, '…') : text);
-    if (blank(now) !== blank(was)) differences.push(`${figure.name}:\n  README: ${was}\n  run:    ${now}`);
-    readme = readme.slice(0, start) + now + readme.slice(end);
+  const changed = new Set<string>();
+  for (const [file, original] of texts) {
+    let text = original;
+    // From the end backwards, so earlier positions stay valid while later text changes length.
+    const placed = figures.filter((figure) => fileOf(figure, texts) === file).map((figure) => ({ figure, ...locate(text, figure) })).sort((a, b) => b.start - a.start);
+    for (const { figure, start, end } of placed) {
+      const now = figure.value(runs);
+      const was = text.slice(start, end);
+      const blank = (value: string) => (figure.volatile ? value.replace(figure.volatile, '…') : value);
+      if (blank(now) !== blank(was)) differences.push(`${figure.name} (${file}):\n  doc: ${was}\n  run: ${now}`);
+      text = text.slice(0, start) + now + text.slice(end);
+    }
+    texts.set(file, text);
+    if (text !== original) changed.add(file);
   }
   if (values.check) {
     if (differences.length > 0) {
-      console.error(`README.md figures differ from this run:\n${differences.join('\n')}`);
+      console.error(`doc figures differ from this run:\n${differences.join('\n')}`);
       process.exitCode = 1;
-    } else console.log(`README.md figures match this run (${figures.map((f) => f.name).join(', ')})`);
+    } else console.log(`doc figures match this run (${figures.map((f) => f.name).join(', ')})`);
     return;
   }
-  writeFileSync(README, readme);
-  console.log(`README.md: ${figures.length} figures written (${differences.length} changed${values.bench ? '' : '; add -- --bench for the benchmark ones'})`);
+  for (const file of changed) writeFileSync(join(ROOT, file), texts.get(file)!);
+  console.log(`${figures.length} figures written (${differences.length} changed${values.bench ? '' : '; add -- --bench for the benchmark ones'})`);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) await main();

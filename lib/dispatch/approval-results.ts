@@ -3,7 +3,7 @@ import { isConfirm } from '../governance/approvals.ts';
 import type { CallFailure } from './call.ts';
 import { approvalNaming } from './call-naming.ts';
 
-/** Where the user this agent acts for confirms its calls: named, never linked, in what the model reads (README: Confirm). */
+/** Where the user this agent acts for confirms its calls: named, never linked, in what the model reads (docs/approvals.md: Confirm). */
 export const CONFIRM_PAGE_WORDS = 'the toolgate console, on its Confirmations page (signed in with this agent\'s key, or a key of the same person)';
 
 /** The result a model gets while its call waits: what happened, and how to learn the outcome. */

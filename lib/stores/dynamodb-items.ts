@@ -4,7 +4,7 @@ import type { Item } from './dynamodb-requests.ts';
 import { StoreUnavailableError, threadKey, type StateRecord, type ThreadRef } from './store.ts';
 
 /*
- * The single-table layout (README, "Stores"): every item has a string partition key `pk`
+ * The single-table layout (docs/stores.md, "Item layout"): every item has a string partition key `pk`
  * and sort key `sk`; the pk prefix says what kind of item it is.
  *   record        pk record#<key>              sk record
  *   audit head    pk audit#<tenant>/<thread>   sk head

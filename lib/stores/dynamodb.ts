@@ -37,7 +37,7 @@ export interface DynamoDbStoreOptions {
 }
 
 /**
- * The Store port on one DynamoDB table (layout in the README, "Stores"). Records, audit
+ * The Store port on one DynamoDB table (layout in docs/stores.md, "Item layout"). Records, audit
  * chains and indexes are conditional writes, so several gateway instances can share the table.
  * Any failure other than a failed condition throws StoreUnavailableError.
  */

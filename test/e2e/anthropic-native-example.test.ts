@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalGateway, type LocalGateway } from '../../lib/cli/serve.ts';
 import { REPO_ROOT, runNode } from '../helpers/processes.ts';
 
-/** The README's Claude example, run as a user would against `npm start` with the Anthropic demo manifest. */
+/** The Claude example of docs/http-api.md, run as a user would against `npm start` with the Anthropic demo manifest. */
 describe('examples/agents/anthropic-native-tools.ts', () => {
   let scratch: string;
   let gateway: LocalGateway;

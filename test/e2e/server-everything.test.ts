@@ -157,7 +157,7 @@ describe('tools imported from @modelcontextprotocol/server-everything, called by
  * the progress notifications. An upstream's requests of the client made during a call (sampling,
  * elicitation) reach the client on the call's event stream, and its answers go back (the reply
  * channel), so those tools answer the same too. The differences are named (DIFFERENCES below, and
- * the README): a request the upstream makes outside any call (roots/list on its session's own
+ * docs/mcp.md): a request the upstream makes outside any call (roots/list on its session's own
  * stream) is refused at once, session state lives in toolgate's one upstream session, and times in
  * dynamic resources differ.
  */
@@ -329,7 +329,7 @@ function textBlocksJoined(upstream: ToolAnswer, ours: ToolAnswer) {
 
 /**
  * Each tool of the server with arguments to call it with; `difference` checks what differs on
- * purpose (the README names each), otherwise the answers must be equal.
+ * purpose (docs/mcp.md names each), otherwise the answers must be equal.
  */
 const TOOL_CASES: Array<{ tool: string; args: Record<string, unknown>; difference?: (upstream: ToolAnswer, ours: ToolAnswer) => void }> = [
   { tool: 'echo', args: { message: 'parity' } },

@@ -62,7 +62,9 @@ describe.each(ADAPTERS)('MCP confirm round trips on the %s store', (_name, open)
     const headers = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'save_note', host: 'gateway.test' };
     const body = { jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'save_note', arguments: { text }, ...extra, _meta: envelope(URL_ELICITATION) } };
     const response = await gw.request('http://gateway.test/mcp', { method: 'POST', key, headers, body: JSON.stringify(body) });
-    return ((await response.json()) as { result: Record<string, unknown> & { isError?: boolean; content?: Array<{ text: string }>; _meta: Record<string, unknown> } }).result;
+    // A refused requestState is a JSON-RPC error, kept beside the (absent) result's fields.
+    const answer = (await response.json()) as { result?: Record<string, unknown>; error?: { code: number; data?: unknown } };
+    return { ...answer.result, ...(answer.error ? { error: answer.error } : {}) } as Record<string, unknown> & { isError?: boolean; content?: Array<{ text: string }>; _meta: Record<string, unknown> };
   }
   const accept = { inputResponses: { 'toolgate.confirm': { action: 'accept' } } };
 
@@ -74,10 +76,10 @@ describe.each(ADAPTERS)('MCP confirm round trips on the %s store', (_name, open)
     const approvalId = url.split('/').at(-1)!;
     expect((await gw.request(`/v1/approvals/${approvalId}`, { key: 'agent', json: { decision: 'approve' } })).status).toBe(200);
     // Another principal's retry with the handle is refused, and leaves it usable.
-    expect(await call('kept', { requestState: asked.requestState, ...accept }, 'mallory')).toMatchObject({ isError: true, _meta: { 'toolgate/status': 'invalid_arguments' } });
+    expect(await call('kept', { requestState: asked.requestState, ...accept }, 'mallory')).toMatchObject({ error: { code: -32602, data: { request_state: 'unknown' } } });
     const done = await call('kept', { requestState: asked.requestState, ...accept });
     expect(done).toMatchObject({ resultType: 'complete', isError: false, content: [{ text: 'kept' }] });
-    expect(await call('kept', { requestState: asked.requestState, ...accept })).toMatchObject({ isError: true, _meta: { 'toolgate/status': 'conflict' } });
+    expect(await call('kept', { requestState: asked.requestState, ...accept })).toMatchObject({ error: { code: -32602, data: { request_state: 'used' } } });
   });
 
   it('the record itself: taken once, refused for another call, another principal, and past its expiry', async () => {

@@ -219,8 +219,7 @@ describe('a 2026-07-28 client with URL elicitation (Multi Round-Trip Requests)',
     expect(runs).toBe(1);
     // The handle was good for one retry; the outcome was delivered, so the same call sent afresh is a new call (asked again).
     const again = await retry({ text: 'note', token: 'tok-SECRET' }, asked.requestState, 'accept');
-    expect(resultOf(again)).toMatchObject({ isError: true, _meta: { 'toolgate/status': 'conflict' } });
-    expect(textOf(again)).toContain('already used');
+    expect(again.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('already used'), data: { request_state: 'used' } });
     const fresh = await call({ text: 'note', token: 'tok-SECRET' });
     expect(resultOf(fresh).resultType).toBe('input_required');
     expect(linkedApproval(fresh)).not.toBe(id);
@@ -262,31 +261,34 @@ describe('a 2026-07-28 client with URL elicitation (Multi Round-Trip Requests)',
     const first = await call({ text: 'guarded' });
     const state = resultOf(first).requestState as string;
     const id = linkedApproval(first);
-    const refusal = async (answer: Promise<RpcAnswer>, status: string, words: string) => {
-      const result = await answer;
-      expect(resultOf(result), words).toMatchObject({ resultType: 'complete', isError: true, _meta: { 'toolgate/status': status } });
-      expect(textOf(result), words).toContain(words);
+    // Each refusal is a JSON-RPC -32602 error (as a tampered relay state's), saying to send the call afresh.
+    const refusal = async (answer: Promise<RpcAnswer>, reason: string, words: string) => {
+      const { body } = await answer;
+      expect(body.result, words).toBeUndefined();
+      expect(body.error, words).toMatchObject({ code: -32602, message: expect.stringContaining(words), data: { request_state: reason } });
+      expect(body.error?.message, words).toContain('Send the call again without requestState and inputResponses');
     };
-    await refusal(retry({ text: 'guarded' }, `${state.slice(0, -1)}${state.endsWith('0') ? '1' : '0'}`, 'accept'), 'invalid_arguments', 'not one toolgate gave this client');
-    await refusal(retry({ text: 'guarded' }, 'tgs_../../approval/x', 'decline'), 'invalid_arguments', 'not one toolgate gave this client');
+    await refusal(retry({ text: 'guarded' }, `${state.slice(0, -1)}${state.endsWith('0') ? '1' : '0'}`, 'accept'), 'unknown', 'requestState is not one toolgate gave this client');
+    await refusal(retry({ text: 'guarded' }, 'tgs_../../approval/x', 'decline'), 'unknown', 'not one toolgate gave this client');
+    await refusal(retry({ text: 'guarded' }, 'not-a-handle', 'decline'), 'unknown', 'not one toolgate gave this client');
     // Another principal of the tenant (mallory) presenting the agent's handle: unknown, and it stays usable by the agent.
-    await refusal(retry({ text: 'guarded' }, state, 'decline', URL_ELICITATION, 'mallory'), 'invalid_arguments', 'not one toolgate gave this client');
+    await refusal(retry({ text: 'guarded' }, state, 'decline', URL_ELICITATION, 'mallory'), 'unknown', 'not one toolgate gave this client');
     // The same handle for other arguments: another call.
-    await refusal(retry({ text: 'guarded but different' }, state, 'decline'), 'conflict', 'belongs to another call');
+    await refusal(retry({ text: 'guarded but different' }, state, 'decline'), 'other_call', 'belongs to another call');
     expect((await approvalOf(id)).state).toBe('pending');
     // A wrong type is a params error.
     const wrongType = await retry({ text: 'guarded' }, 42, 'accept');
     expect(wrongType.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('params.requestState must be a string') });
     // The real one works once (still pending: asked again), then is used up.
     expect(resultOf(await retry({ text: 'guarded' }, state, 'accept')).resultType).toBe('input_required');
-    await refusal(retry({ text: 'guarded' }, state, 'decline'), 'conflict', 'already used');
+    await refusal(retry({ text: 'guarded' }, state, 'decline'), 'used', 'already used');
     expect((await approvalOf(id)).state).toBe('pending');
     // Expired: its record says its time is up (as ten minutes later).
     const late = resultOf(await call({ text: 'late' })).requestState as string;
     const key = `mcp-state/acme/${late}`;
     const record = (await gw.store.get(key))!;
     await gw.store.put(key, { ...record, data: { ...record.data, expires_at: Date.now() - 1 } });
-    await refusal(retry({ text: 'late' }, late, 'decline'), 'expired', 'expired');
+    await refusal(retry({ text: 'late' }, late, 'decline'), 'expired', 'requestState expired');
     expect(runs).toBe(0);
   });
 

@@ -241,7 +241,7 @@ describe('2026-07-28: the request in an input_required answer, the answer in the
     const answer = (text: string) => ({ [key]: { ...SAMPLED, content: { type: 'text', text } } });
     for (const who of ['mallory', 'stranger']) {
       const foreign = await modernCall(2, 'capital', SAMPLING, { requestState: first.requestState, inputResponses: answer('Atlantis') }, who, { country: 'Peru' });
-      expect(foreign.body.error).toMatchObject({ code: -32602, message: expect.stringContaining("requestState is not one toolgate gave this client (unknown, altered, or another client's)") });
+      expect(foreign.body.error).toMatchObject({ code: -32602, message: expect.stringContaining("requestState is not one toolgate gave this client (unknown, altered, or another client's)"), data: { request_state: 'unknown' } });
     }
     const tampered = await modernCall(3, 'capital', SAMPLING, { requestState: `${first.requestState}-TAMPERED`, inputResponses: answer('Atlantis') }, 'agent', { country: 'Peru' });
     expect(tampered.body.error?.code).toBe(-32602);

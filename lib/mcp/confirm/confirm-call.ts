@@ -1,13 +1,13 @@
-import { failureResult, type CallFailure, type ToolResult } from '../../dispatch/call.ts';
+import { failureResult, type ToolResult } from '../../dispatch/call.ts';
 import { withdrawnFailure } from '../../dispatch/approval-results.ts';
 import { withdrawParkedCall } from '../../dispatch/approval-withdrawal.ts';
 import { hashJson } from '../../idempotency/canonical-json.ts';
 import { metaOf } from '../../mcp-wire/envelope.ts';
-import type { JsonObject, JsonRpcRequest } from '../../mcp-wire/json-rpc.ts';
+import { ErrorCode, jsonRpcError, type JsonObject, type JsonRpcRequest } from '../../mcp-wire/json-rpc.ts';
 import { answerToolCall } from '../call-answer.ts';
 import { askToConnect } from '../connect-input.ts';
 import type { McpCallIdentity } from '../call-identity.ts';
-import { toCallToolResult } from '../call-result.ts';
+import { McpMethodError } from '../method-error.ts';
 import { dispatchMcpTool, mcpToolArguments, mcpToolIdentity, type McpRequestScope, type McpToolCall } from '../methods.ts';
 import { tasksOffered } from '../parking.ts';
 import { declaresTasks } from '../tasks/task-access.ts';
@@ -49,7 +49,7 @@ export async function answerModernToolCall(request: JsonRpcRequest, scope: McpRe
   const store = runtime.deps.store;
   const retried = { tenant: principal.tenant, principal: principal.principal, thread_id: identity.thread_id, tool: call.name, args_hash };
   const taken: TakenState = store ? await takeRequestState(store, params.requestState, retried, runtime.deps.now()) : { ok: false, reason: 'unknown' };
-  if (!taken.ok) return toCallToolResult(failureResult({ call_id: identity.call_id, name: call.name }, refusedState(taken.reason), performance.now()));
+  if (!taken.ok) throw refusedState(taken.reason);
   const resumed = resumedIdentity(identity, taken.state);
   const answer = confirmResponse(params.inputResponses);
   if (answer === 'decline' || answer === 'cancel') {
@@ -82,17 +82,21 @@ function resumedIdentity(identity: McpCallIdentity, state: ConfirmRequestState):
   return { thread_id: state.thread_id, call_id: state.call_id, ...(twin ? { twin: { key: twin.key, found: { call_id: state.call_id, approval_id: state.approval_id, ...task } } } : {}) };
 }
 
-/** Why a `requestState` resumes nothing, said so the model (or client) can go on: send the call again afresh. */
-function refusedState(reason: Exclude<TakenState, { ok: true }>['reason']): CallFailure {
+/**
+ * Why a `requestState` resumes nothing: a JSON-RPC -32602 error, as a tampered relay state's
+ * (relay/input-relay.ts), saying how the client goes on (send the call again afresh).
+ */
+function refusedState(reason: Exclude<TakenState, { ok: true }>['reason']): McpMethodError {
   const afresh = 'Nothing ran for it. Send the call again without requestState and inputResponses to learn where it stands (and to be asked again if it still waits).';
+  const refusal = (message: string) => new McpMethodError(jsonRpcError(ErrorCode.InvalidParams, `${message} ${afresh}`, { request_state: reason }));
   switch (reason) {
     case 'unknown':
-      return { code: 'invalid_arguments', message: `This call's requestState is not one toolgate gave this client (unknown, malformed, or another client's). ${afresh}`, details: { request_state: 'unknown' } };
+      return refusal("requestState is not one toolgate gave this client (unknown, altered, or another client's).");
     case 'expired':
-      return { code: 'expired', message: `This call's requestState expired. ${afresh}`, details: { request_state: 'expired' } };
+      return refusal('requestState expired.');
     case 'other_call':
-      return { code: 'conflict', message: `This requestState belongs to another call: a retry must repeat the original call's name, arguments and thread exactly. ${afresh}`, details: { request_state: 'other_call' } };
+      return refusal("requestState belongs to another call: a retry must repeat the original call's name, arguments and thread exactly.");
     case 'used':
-      return { code: 'conflict', message: `This requestState was already used by an earlier retry (each is good for one). ${afresh}`, details: { request_state: 'used' } };
+      return refusal('requestState was already used by an earlier retry (each is good for one).');
   }
 }

@@ -77,7 +77,7 @@ export async function resumeWithInput(scope: McpRequestScope, call: McpToolCall,
   const responses = isPlainObject(inputResponses) ? inputResponses : {};
   const retried = { tenant: principal.tenant, principal: principal.principal, thread_id: identity.thread_id, tool: call.name, args_hash: await hashJson(mcpToolArguments(call) ?? {}) };
   const taken = store ? await takeInputState(store, requestState, retried, now(), (state) => responsesProblem(state, responses)) : ({ ok: false, reason: 'unknown' } as const);
-  if (!taken.ok) throw new McpMethodError(jsonRpcError(ErrorCode.InvalidParams, refusedState(taken)));
+  if (!taken.ok) throw new McpMethodError(jsonRpcError(ErrorCode.InvalidParams, refusedState(taken), { request_state: taken.reason }));
   const { state } = taken;
   const missing: InputRequestState['requests'] = {};
   for (const [key, request] of Object.entries(state.requests)) {

@@ -51,8 +51,9 @@ export class McpConnection {
    * way go to the hooks, and the upstream's own requests are answered (POSTed back) while reading
    * goes on, so requests it makes together are asked together (a relayed request may wait for a
    * person). Answering that fails ends the exchange with its error; the exchange's end stops what
-   * is still being answered. A JSON-RPC error is an McpRpcError; an answer that ends first is a
-   * BrokenAnswerError.
+   * is still being answered. A legacy answer's event stream that ends first is resumed from its
+   * last event id (transport.ts). A JSON-RPC error is an McpRpcError; an answer that ends first
+   * is a BrokenAnswerError.
    */
   async exchange(method: string, params: JsonObject | undefined, signal: AbortSignal, hooks: ExchangeHooks = {}): Promise<Exchanged> {
     const id = nextRequestId();
@@ -70,7 +71,8 @@ export class McpConnection {
       }
     };
     try {
-      const answer = await postRequest(this.endpoint, body, { ...hooks.headers, ...this.#headers(method, framed) }, reading);
+      // 2026-07-28 has no stream resumption (no event ids, no Last-Event-ID); the older revisions do.
+      const answer = await postRequest(this.endpoint, body, { ...hooks.headers, ...this.#headers(method, framed) }, reading, { resumable: this.framing.era === 'legacy' });
       for await (const inbound of answer.messages) {
         if (inbound.kind === 'response') {
           if (inbound.id !== id) continue;

@@ -1,6 +1,24 @@
 import { AnswerTooLargeError } from '../executors/bounded-body.ts';
 
 /**
+ * Where an event stream stands, kept across the connections of one stream (SEP-1699 resumption):
+ * the id of the last event it carried and the reconnection delay its server asked for.
+ */
+export interface StreamCursor {
+  /** Undefined until an event names a usable id (one that goes back as the Last-Event-ID header). */
+  lastEventId?: string;
+  /** The server's `retry`, in ms. */
+  retryMs?: number;
+  /** Bytes read, over every connection of the stream (the answer's cap covers them all). */
+  bytesRead: number;
+}
+
+/** Longest event id kept: it goes back to the server as a header. */
+const MAX_EVENT_ID_CHARS = 256;
+/** An id sendable as a header value: visible ASCII (and spaces inside). */
+const SENDABLE_ID = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+
+/**
  * Server-sent events, parsed as the HTML standard says (lines end in LF, CR or CRLF; `data:`
  * lines join with LF; a blank line ends an event; `:` starts a comment), one pass over each
  * character so no answer's shape can make parsing slow.
@@ -10,6 +28,14 @@ class EventParser {
   #data: string[] = [];
   #event = '';
   #afterCr = false;
+  /** The last event ID buffer: set by `id` fields, committed to the cursor when an event ends. */
+  #id: string | undefined;
+  readonly #cursor: StreamCursor;
+
+  constructor(cursor: StreamCursor) {
+    this.#cursor = cursor;
+    this.#id = cursor.lastEventId;
+  }
 
   /** Feeds decoded text; returns the data of each `message` event it completed. */
   push(text: string): string[] {
@@ -38,7 +64,9 @@ class EventParser {
     const line = this.#line;
     this.#line = '';
     if (line === '') {
-      // An event without data (a server's priming event for resumption, say) is not dispatched.
+      // Even an event without data moves the stream's cursor (a server's priming event for resumption).
+      this.#cursor.lastEventId = this.#id;
+      // An event without data is not dispatched.
       const data = this.#data.join('\n');
       if (data !== '' && (this.#event === '' || this.#event === 'message')) done.push(data);
       this.#data = [];
@@ -51,24 +79,31 @@ class EventParser {
     const value = colon < 0 ? '' : line.slice(colon + (line[colon + 1] === ' ' ? 2 : 1));
     if (field === 'data') this.#data.push(value);
     else if (field === 'event') this.#event = value;
+    else if (field === 'id' && !value.includes('\0')) this.#id = this.#sendable(value);
+    else if (field === 'retry' && /^[0-9]+$/.test(value)) this.#cursor.retryMs = Number(value);
+  }
+
+  /** An id toolgate cannot send back makes the stream unresumable (resuming from an older one would replay events). */
+  #sendable(id: string): string | undefined {
+    return id.length <= MAX_EVENT_ID_CHARS && SENDABLE_ID.test(id) ? id : undefined;
   }
 }
 
 /**
- * The data of each message event of an event stream, read at most `maxBytes` far (the stream is
- * cancelled past that, and when the reader stops early).
+ * The data of each message event of an event stream, read at most `maxBytes` far (counted on from
+ * `cursor.bytesRead`; the stream is cancelled past that, and when the reader stops early). The
+ * cursor follows the stream's event ids and `retry`.
  */
-export async function* eventData(body: ReadableStream<Uint8Array>, maxBytes: number): AsyncGenerator<string> {
+export async function* eventData(body: ReadableStream<Uint8Array>, maxBytes: number, cursor: StreamCursor = { bytesRead: 0 }): AsyncGenerator<string> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
-  const parser = new EventParser();
-  let total = 0;
+  const parser = new EventParser(cursor);
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
-      total += value.byteLength;
-      if (total > maxBytes) throw new AnswerTooLargeError(maxBytes);
+      cursor.bytesRead += value.byteLength;
+      if (cursor.bytesRead > maxBytes) throw new AnswerTooLargeError(maxBytes);
       yield* parser.push(decoder.decode(value, { stream: true }));
     }
   } finally {

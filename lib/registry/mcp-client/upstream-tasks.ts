@@ -1,6 +1,7 @@
 import { isJsonObject, type JsonObject } from '../json.ts';
 import type { ExchangeHooks, McpConnection } from './connection.ts';
 import { BrokenAnswerError } from './errors.ts';
+import { pause } from './pause.ts';
 
 /** How often to poll when the upstream suggests nothing, and the bounds on what it may suggest. */
 const DEFAULT_POLL_MS = 1_000;
@@ -29,21 +30,6 @@ function readTask(value: unknown, what: string): UpstreamTask {
     ...(typeof value.statusMessage === 'string' ? { statusMessage: value.statusMessage } : {}),
     ...(typeof value.pollInterval === 'number' && Number.isFinite(value.pollInterval) ? { pollInterval: value.pollInterval } : {}),
   };
-}
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 const pollDelay = (task: UpstreamTask) => Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, task.pollInterval ?? DEFAULT_POLL_MS));

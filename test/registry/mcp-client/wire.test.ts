@@ -8,7 +8,7 @@ import { defineTool } from '../../../lib/registry/definition.ts';
 import { ToolError } from '../../../lib/registry/errors.ts';
 import { McpToolExecutor } from '../../../lib/registry/executors/mcp.ts';
 import { McpSessionPool } from '../../../lib/registry/executors/mcp-session-pool.ts';
-import { eventData } from '../../../lib/registry/mcp-client/sse.ts';
+import { eventData, type StreamCursor } from '../../../lib/registry/mcp-client/sse.ts';
 import { startTestServer, type TestServer } from '../../helpers/http-server.ts';
 
 function stream(chunks: string[]): ReadableStream<Uint8Array> {
@@ -28,6 +28,21 @@ describe('event streams', () => {
     expect(await events([text])).toEqual(['{"a":\n1}', 'last']);
     // The same stream cut at every position, the CRLFs included.
     for (let cut = 1; cut < text.length; cut++) expect(await events([text.slice(0, cut), text.slice(cut)])).toEqual(['{"a":\n1}', 'last']);
+  });
+
+  it('follow their event ids (a priming event without data included) and retry, for resumption', async () => {
+    const cursor: StreamCursor = { bytesRead: 0 };
+    const read = async (text: string) => { const out: string[] = []; for await (const data of eventData(stream([text]), 1 << 20, cursor)) out.push(data); return out; };
+    expect(await read('id: p-1\nretry: 250\ndata:\n\n')).toEqual([]);
+    expect(cursor).toMatchObject({ lastEventId: 'p-1', retryMs: 250 });
+    // An id holds until the next one; a retry that is not digits is ignored; an id with NUL is ignored.
+    expect(await read('data: a\n\nretry: 1e9\nid: x\u0000y\ndata: b\n\n')).toEqual(['a', 'b']);
+    expect(cursor).toMatchObject({ lastEventId: 'p-1', retryMs: 250 });
+    // An empty id resets it (nothing to resume from), and so does one that cannot go back as a header.
+    await read('id:\ndata: c\n\n');
+    expect(cursor.lastEventId).toBeUndefined();
+    await read('id: p-2\n\nid: caf\u00e9\n\n');
+    expect(cursor.lastEventId).toBeUndefined();
   });
 
   it('stop at their byte cap', async () => {
