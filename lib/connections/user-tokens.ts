@@ -25,7 +25,8 @@ const REFRESH_POLL_MS = 100;
 /** What a tenant's connections run on. */
 export interface UserTokenServices {
   store: Store;
-  keys: Keyring;
+  /** TOOLGATE_CONNECTION_KEYS: without them no grant is held (token exchange needs none). */
+  keys?: Keyring;
   /** The tenant's secrets (its grants), for client secrets. */
   secrets: ResolveSecret;
   fetch: Fetch;
@@ -46,14 +47,14 @@ export class UserTokens implements ConnectionAccess {
   readonly #tenant: string;
   readonly #connections: Readonly<Record<string, ConnectionSettings>>;
   readonly #services: UserTokenServices;
-  readonly #grants: GrantStore;
+  readonly #grants: GrantStore | undefined;
   readonly #now: () => number;
 
   constructor(tenant: string, connections: Readonly<Record<string, ConnectionSettings>>, services: UserTokenServices) {
     this.#tenant = tenant;
     this.#connections = connections;
     this.#services = services;
-    this.#grants = new GrantStore(services.store, services.keys);
+    this.#grants = services.keys ? new GrantStore(services.store, services.keys) : undefined;
     this.#now = services.now ?? Date.now;
   }
 
@@ -67,7 +68,7 @@ export class UserTokens implements ConnectionAccess {
         context.connections_used?.push({ connection });
         return token;
       }
-      const grant = await this.#grants.load(owner, providerBinding(settings));
+      const grant = await this.#grantStore(connection).load(owner, providerBinding(settings));
       if (!grant) throw await this.#askToConnect(owner, context);
       const used = expiresSoon(grant, this.#now()) ? await this.#refreshed(owner, settings, grant, context) : { token: grant.tokens.access_token, grant_id: grant.grant_id };
       context.connections_used?.push({ connection, grant_id: used.grant_id });
@@ -76,6 +77,12 @@ export class UserTokens implements ConnectionAccess {
       if (error instanceof ToolError) throw error;
       throw unreachable(connection, error);
     }
+  }
+
+  /** The grants, or `unavailable` when the operator set no keys to hold them. */
+  #grantStore(connection: string): GrantStore {
+    if (this.#grants) return this.#grants;
+    throw new ToolError('unavailable', `connection "${connection}" cannot be used here: this gateway holds no connection grants (the operator sets TOOLGATE_CONNECTION_KEYS). Nothing was sent.`, { connection });
   }
 
   #exchangeServices() {
@@ -114,14 +121,14 @@ export class UserTokens implements ConnectionAccess {
         answer = await tokenRequest(this.#services.fetch, endpoints.token_endpoint, oauthClientOf(settings, this.#services.secrets), { grant_type: 'refresh_token', refresh_token: grant.tokens.refresh_token }, context.signal);
       } catch (error) {
         if (!(error instanceof OAuthError) || !error.grantGone) throw error;
-        await this.#grants.remove(owner, grant.grant_id);
+        await this.#grantStore(owner.connection).remove(owner, grant.grant_id);
         await auditConnection(this.#services.audit, 'connection.refresh_failed', owner, 'toolgate', { error: error.error, grant_id: grant.grant_id, removed: true });
         throw await this.#askToConnect(owner, context);
       }
       // A provider that does not rotate (Google) answers no refresh token: the old one stays good.
       const tokens = { access_token: answer.access_token, refresh_token: answer.refresh_token ?? grant.tokens.refresh_token };
       const expires = answer.expires_in ? { token_expires_at: this.#now() + answer.expires_in * 1000 } : {};
-      const saved = await this.#grants.save(owner, providerBinding(settings), tokens, { ...expires, scope: answer.scope ?? grant.scope }, this.#now());
+      const saved = await this.#grantStore(owner.connection).save(owner, providerBinding(settings), tokens, { ...expires, scope: answer.scope ?? grant.scope }, this.#now());
       return { token: tokens.access_token, grant_id: saved.grant_id };
     } finally {
       await store.remove(lease, { state: 'refreshing', owner: grant.grant_id });
@@ -133,7 +140,7 @@ export class UserTokens implements ConnectionAccess {
     const deadline = this.#now() + REFRESH_LEASE_MS;
     while (this.#now() < deadline && !context.signal.aborted) {
       await new Promise((resolve) => setTimeout(resolve, REFRESH_POLL_MS));
-      const grant = await this.#grants.load(owner, providerBinding(settings));
+      const grant = await this.#grantStore(owner.connection).load(owner, providerBinding(settings));
       if (!grant) throw await this.#askToConnect(owner, context);
       if (grant.grant_id !== before.grant_id) return { token: grant.tokens.access_token, grant_id: grant.grant_id };
       if (!(await this.#services.store.get(refreshLeaseKey(owner)))) break;

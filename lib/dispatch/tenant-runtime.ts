@@ -102,10 +102,10 @@ export function buildVersionTools(manifest: Manifest, services: GatewayServices,
 
 /** The tenant's users' connection tokens, when the manifest declares connections and the gateway can hold grants. */
 function connectionAccess(manifest: Manifest, services: GatewayServices, secrets: ReturnType<typeof tenantSecretResolver>): ConnectionAccess | undefined {
-  if (!manifest.connections || !services.store || !services.connectionKeys) return undefined;
+  if (!manifest.connections || !services.store) return undefined;
   return lazyUserTokens(manifest.tenant, manifest.connections, {
     store: services.store,
-    keys: services.connectionKeys,
+    ...(services.connectionKeys ? { keys: services.connectionKeys } : {}),
     secrets,
     fetch: services.egress,
     audit: services.audit,

@@ -35,11 +35,13 @@ beforeAll(async () => {
       tenant: 'acme',
       policy: { read: 'grant', write: 'deny', execute: 'deny' },
       identity: { oidc: { issuer: idp.issuer, audience: AUDIENCE, jwks_uri: idp.jwksUri } },
-      connections: { crm: { grant: 'token_exchange', issuer: oauth.issuer, client_id: oauth.clientId, client_secret: 'env:ACME_IDP_SECRET', resource: RESOURCE, scopes: ['read'] } },
-      tools: [{ name: 'crm_whoami', description: 'whose token reached the CRM', tier: 'read', input_schema: { type: 'object' }, executor: { kind: 'http', url: `${upstream.url}/whoami`, secret: 'env:ACME_TOOL_SECRET', auth: { connection: 'crm' } } }],
+      connections: { crm: { grant: 'token_exchange', issuer: oauth.issuer, client_id: oauth.clientId, client_secret: 'env:ACME_IDP_SECRET', resource: RESOURCE, scopes: ['read'] }, github: { authorization_endpoint: 'https://github.com/login/oauth/authorize', token_endpoint: 'https://github.com/login/oauth/access_token', client_id: 'Iv1.x' } },
+      tools: [{ name: 'crm_whoami', description: 'whose token reached the CRM', tier: 'read', input_schema: { type: 'object' }, executor: { kind: 'http', url: `${upstream.url}/whoami`, secret: 'env:ACME_TOOL_SECRET', auth: { connection: 'crm' } } },
+        { name: 'gh_whoami', description: 'whose GitHub token reached it', tier: 'read', input_schema: { type: 'object' }, executor: { kind: 'http', url: `${upstream.url}/gh`, secret: 'env:ACME_TOOL_SECRET', auth: { connection: 'github' } } }],
     })],
     { tg_agent: { tenant: 'acme', principal: 'agent' } },
-    { env: { TOOLGATE_CONNECTION_KEYS: `k1:${Buffer.alloc(32, 3).toString('base64url')}`, TOOLGATE_TENANT_SECRETS: 'acme:ACME_IDP_SECRET,ACME_TOOL_SECRET', ACME_IDP_SECRET: oauth.clientSecret, ACME_TOOL_SECRET: 'hmac' } },
+    // No TOOLGATE_CONNECTION_KEYS: a token exchange stores nothing.
+    { env: { TOOLGATE_TENANT_SECRETS: 'acme:ACME_IDP_SECRET,ACME_TOOL_SECRET', ACME_IDP_SECRET: oauth.clientSecret, ACME_TOOL_SECRET: 'hmac' } },
   );
 });
 
@@ -48,8 +50,8 @@ afterAll(async () => {
 });
 
 let calls = 0;
-async function call(credential: string) {
-  const response = await gw.request('/v1/dispatch', { key: credential, headers: { 'x-toolgate-tenant': 'acme' }, json: { thread_id: 'th-exchange', calls: [{ call_id: `x${calls++}`, name: 'crm_whoami', arguments: {} }] } });
+async function call(credential: string, name = 'crm_whoami') {
+  const response = await gw.request('/v1/dispatch', { key: credential, headers: { 'x-toolgate-tenant': 'acme' }, json: { thread_id: 'th-exchange', calls: [{ call_id: `x${calls++}`, name, arguments: {} }] } });
   expect(response.status).toBe(200);
   return (await response.json()).results[0];
 }
@@ -70,6 +72,14 @@ describe('token exchange connections (RFC 8693)', () => {
   it('an API key has no identity to exchange: refused before anything is sent', async () => {
     const before = upstream.requests.length;
     expect(await call('tg_agent')).toMatchObject({ status: 'forbidden', error: { code: 'forbidden', details: { connection: 'crm' } } });
+    expect(upstream.requests).toHaveLength(before);
+  });
+
+  it('without TOOLGATE_CONNECTION_KEYS a consent connection holds no grants: unavailable, said so, nothing sent', async () => {
+    const before = upstream.requests.length;
+    const result = await call(await idp.sign({ sub: 'alice' }), 'gh_whoami');
+    expect(result).toMatchObject({ status: 'unavailable', error: { details: { connection: 'github' } } });
+    expect(result.content).toContain('TOOLGATE_CONNECTION_KEYS');
     expect(upstream.requests).toHaveLength(before);
   });
 });
