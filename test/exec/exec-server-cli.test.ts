@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { execServerCommand } from '../../lib/cli/exec-server.ts';
-import { RemoteExecutionEnvironment } from '../../lib/exec/remote.ts';
+import { RemoteExecutionEnvironment } from '../../lib/exec/client/remote.ts';
 import { ToolError } from '../../lib/registry/errors.ts';
 import { makeSandbox, utf8, type Sandbox } from './helpers.ts';
 

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { ExecEnvironmentError, type ExecResult } from './environment.ts';
-import type { ProcessSpec } from './command-sandbox.ts';
+import { ExecEnvironmentError, type ExecResult } from '../environment.ts';
+import type { ProcessSpec } from '../sandbox/command-sandbox.ts';
 import { withoutInheritedFds } from './inherited-fds.ts';
-import { KILL_GRACE_MS } from './limits.ts';
+import { KILL_GRACE_MS } from '../limits.ts';
 
 export interface CommandSpec extends ProcessSpec {
   /**

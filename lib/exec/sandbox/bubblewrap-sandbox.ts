@@ -2,14 +2,14 @@ import { realpathSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { constants } from 'node:os';
 import { dirname } from 'node:path';
-import { bubblewrapArguments, type BubblewrapLayout, type SandboxedCall } from './local-bubblewrap.ts';
-import type { CallOutcome, CgroupSupport } from './local-cgroups.ts';
+import { bubblewrapArguments, type BubblewrapLayout, type SandboxedCall } from './bubblewrap.ts';
+import type { CallOutcome, CgroupSupport } from './cgroups.ts';
 import { commandEnvironment } from './command-env.ts';
 import type { CommandLimits } from './command-limits.ts';
 import { networkRefused, type CommandRequest, type CommandSandbox, type ProcessSpec, type SandboxReport, type ServerEnv, type StartProcess } from './command-sandbox.ts';
-import { ExecEnvironmentError, type ExecResult } from './environment.ts';
-import { isInside } from './local-paths.ts';
-import { SECCOMP_FILTER_FD } from './local-sandbox-seccomp.ts';
+import { ExecEnvironmentError, type ExecResult } from '../environment.ts';
+import { isInside } from '../local/paths.ts';
+import { SECCOMP_FILTER_FD } from './seccomp.ts';
 
 const CPU_HARD_LIMIT_EXTRA_SECONDS = 2;
 

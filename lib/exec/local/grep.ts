@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { ExecEnvironmentError, type GrepMatch } from './environment.ts';
-import { MAX_GREP_LINE_CHARS } from './limits.ts';
-import type { SearchableFile } from './local-grep-walk.ts';
+import { ExecEnvironmentError, type GrepMatch } from '../environment.ts';
+import { MAX_GREP_LINE_CHARS } from '../limits.ts';
+import type { SearchableFile } from './grep-walk.ts';
 
 /**
  * grep runs ripgrep (`rg`), never JavaScript's RegExp: rg's regex engine takes time linear in

@@ -1,4 +1,4 @@
-import { ExecEnvironmentError } from './environment.ts';
+import { ExecEnvironmentError } from '../environment.ts';
 
 /** Turns a Node fs error into an ExecEnvironmentError that names the caller's path and a next step. */
 export function fsError(error: unknown, path: string): ExecEnvironmentError {

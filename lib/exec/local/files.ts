@@ -1,11 +1,11 @@
 import { constants, type Stats } from 'node:fs';
 import { lstat, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
-import { ExecEnvironmentError, type DirectoryEntry, type EntryType, type FileStat } from './environment.ts';
-import { fsError } from './local-errors.ts';
-import { isOrdinaryEntry, requireUsableFile, specialFileRefused, type FilePolicy } from './local-file-kinds.ts';
-import { MAX_LISTED_ENTRIES } from './limits.ts';
-import { childPathOf, createChild, openChild, pathOf, realPathOfOpen, release, reopen, type Place } from './local-places.ts';
-import { isInside, type Found, type Lookup, type PathSandbox } from './local-paths.ts';
+import { ExecEnvironmentError, type DirectoryEntry, type EntryType, type FileStat } from '../environment.ts';
+import { fsError } from './errors.ts';
+import { isOrdinaryEntry, requireUsableFile, specialFileRefused, type FilePolicy } from './file-kinds.ts';
+import { MAX_LISTED_ENTRIES } from '../limits.ts';
+import { childPathOf, createChild, openChild, pathOf, realPathOfOpen, release, reopen, type Place } from './places.ts';
+import { isInside, type Found, type Lookup, type PathSandbox } from './paths.ts';
 
 /**
  * The file operations of the local environment, each on what PathSandbox found and holds open:

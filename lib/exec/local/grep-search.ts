@@ -1,14 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import type { GrepMatch } from './environment.ts';
+import type { GrepMatch } from '../environment.ts';
 import type { GlobFilter } from './glob.ts';
-import { MAX_GREP_FILE_BYTES } from './limits.ts';
-import { fsError } from './local-errors.ts';
-import { requireUsableFile, type FilePolicy } from './local-file-kinds.ts';
-import { GrepWalk, type SearchableFile } from './local-grep-walk.ts';
-import { runRipgrep, searchStopped, searchTookTooLong, type RipgrepSearch } from './local-grep.ts';
-import type { PathSandbox } from './local-paths.ts';
-import { HELD_OPEN, heldEntryOf, releaseEntry, type Place } from './local-places.ts';
-import { matchesFilter } from './local-search.ts';
+import { MAX_GREP_FILE_BYTES } from '../limits.ts';
+import { fsError } from './errors.ts';
+import { requireUsableFile, type FilePolicy } from './file-kinds.ts';
+import { GrepWalk, type SearchableFile } from './grep-walk.ts';
+import { runRipgrep, searchStopped, searchTookTooLong, type RipgrepSearch } from './grep.ts';
+import type { PathSandbox } from './paths.ts';
+import { HELD_OPEN, heldEntryOf, releaseEntry, type Place } from './places.ts';
+import { matchesFilter } from './search.ts';
 
 /**
  * Files handed to one ripgrep: descriptors held at once per search, and fewer processes per

@@ -1,4 +1,4 @@
-import type { ProcessSpec } from './command-sandbox.ts';
+import type { ProcessSpec } from '../sandbox/command-sandbox.ts';
 
 /**
  * A command gets stdin, stdout and stderr, and no other file descriptor of the exec-server.

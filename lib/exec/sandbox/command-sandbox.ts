@@ -1,6 +1,6 @@
 import { commandEnvironment } from './command-env.ts';
 import type { CommandLimits } from './command-limits.ts';
-import { ExecEnvironmentError, type ExecResult } from './environment.ts';
+import { ExecEnvironmentError, type ExecResult } from '../environment.ts';
 
 /** One command as LocalExecutionEnvironment asks for it, its paths already checked. */
 export interface CommandRequest {

@@ -9,17 +9,17 @@ import {
   type GlobMatch,
   type GrepMatch,
   type GrepOptions,
-} from './environment.ts';
-import { RefusedCommands, type CommandSandbox, type ProcessSpec } from './command-sandbox.ts';
-import { DEFAULT_EXEC_TIMEOUT_MS, DEFAULT_GREP_MAX_RESULTS, DEFAULT_GREP_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES, MAX_EXEC_TIMEOUT_MS, MAX_READ_FILE_BYTES } from './limits.ts';
-import { runCommand } from './local-command.ts';
-import type { FilePolicy } from './local-file-kinds.ts';
-import { deleteRootedFile, listRootedFolder, moveRootedFile, readRootedFile, requireFolder, statRooted, writeRootedFile } from './local-files.ts';
-import { grepRooted } from './local-grep-search.ts';
-import { PathSandbox } from './local-paths.ts';
-import { pathOf } from './local-places.ts';
+} from '../environment.ts';
+import { RefusedCommands, type CommandSandbox, type ProcessSpec } from '../sandbox/command-sandbox.ts';
+import { DEFAULT_EXEC_TIMEOUT_MS, DEFAULT_GREP_MAX_RESULTS, DEFAULT_GREP_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES, MAX_EXEC_TIMEOUT_MS, MAX_READ_FILE_BYTES } from '../limits.ts';
+import { runCommand } from './command.ts';
+import type { FilePolicy } from './file-kinds.ts';
+import { deleteRootedFile, listRootedFolder, moveRootedFile, readRootedFile, requireFolder, statRooted, writeRootedFile } from './files.ts';
+import { grepRooted } from './grep-search.ts';
+import { PathSandbox } from './paths.ts';
+import { pathOf } from './places.ts';
 import { compileGlob, compileGlobFilter } from './glob.ts';
-import { findFiles, globFiles, skipUsualFolders } from './local-search.ts';
+import { findFiles, globFiles, skipUsualFolders } from './search.ts';
 
 export interface LocalExecutionEnvironmentOptions {
   /** Bytes of stdout, and separately of stderr, kept per command (the head). Default 1 MiB. */

@@ -1,4 +1,4 @@
-import { CommandShares, type Release } from './command-shares.ts';
+import { CommandShares, type Release } from '../command-shares.ts';
 
 interface Waiter {
   /** Order of arrival, across tenants. */

@@ -1,6 +1,6 @@
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
-import { gitGuardMounts, type GitGuard } from './local-sandbox-git.ts';
-import { SECCOMP_FILTER_FD } from './local-sandbox-seccomp.ts';
+import { gitGuardMounts, type GitGuard } from './git-guard.ts';
+import { SECCOMP_FILTER_FD } from './seccomp.ts';
 
 /**
  * What a command sees under bubblewrap, and the bwrap arguments that build it. Nothing of the

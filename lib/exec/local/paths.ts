@@ -1,9 +1,9 @@
 import { realpathSync, statSync, type Stats } from 'node:fs';
 import { mkdir, readlink } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { ExecEnvironmentError } from './environment.ts';
-import { fsError, isMissing } from './local-errors.ts';
-import { childPathOf, openChild, openRoot, release, statOf, type Place } from './local-places.ts';
+import { ExecEnvironmentError } from '../environment.ts';
+import { fsError, isMissing } from './errors.ts';
+import { childPathOf, openChild, openRoot, release, statOf, type Place } from './places.ts';
 
 /** What a caller's path leads to, found inside the root and held open while it is used. */
 export type Lookup = Found | Missing;

@@ -1,6 +1,6 @@
 import { networkInterfaces } from 'node:os';
-import { hostAllowed, isLoopbackHost, loopbackHosts } from '../http/origin-policy.ts';
-import type { Refusal } from './server-admission.ts';
+import { hostAllowed, isLoopbackHost, loopbackHosts } from '../../http/origin-policy.ts';
+import type { Refusal } from './admission.ts';
 
 /** The refusal code of a browser's request or a Host the exec-server does not answer to (as the gateway's). */
 export const FORBIDDEN_ORIGIN = 'forbidden_origin';

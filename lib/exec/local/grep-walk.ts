@@ -1,11 +1,11 @@
 import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { ExecEnvironmentError } from './environment.ts';
-import { refusalOf, type FilePolicy } from './local-file-kinds.ts';
-import { MAX_GREP_FILE_BYTES } from './limits.ts';
-import { entryPathOf, heldEntryOf, openChildEntry, releaseEntry, type HeldEntry, type Place } from './local-places.ts';
-import { SKIPPED_FOLDERS } from './local-search.ts';
+import { ExecEnvironmentError } from '../environment.ts';
+import { refusalOf, type FilePolicy } from './file-kinds.ts';
+import { MAX_GREP_FILE_BYTES } from '../limits.ts';
+import { entryPathOf, heldEntryOf, openChildEntry, releaseEntry, type HeldEntry, type Place } from './places.ts';
+import { SKIPPED_FOLDERS } from './search.ts';
 
 /** A file grep may search, held open (on Linux an O_PATH descriptor) until ripgrep has read it. */
 export interface SearchableFile {

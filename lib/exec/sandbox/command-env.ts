@@ -1,4 +1,4 @@
-import { ExecEnvironmentError } from './environment.ts';
+import { ExecEnvironmentError } from '../environment.ts';
 
 /**
  * The environment a command starts with, built from an allowlist rather than from the

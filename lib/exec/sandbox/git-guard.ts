@@ -3,7 +3,7 @@ import { accessSync, constants, existsSync, mkdtempSync, realpathSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SANDBOX_PATH } from './command-env.ts';
-import { removeFolder, removeStaleLeftovers } from './local-stale-leftovers.ts';
+import { removeFolder, removeStaleLeftovers } from './stale-leftovers.ts';
 
 /**
  * git under a read-only grant runs no program a repository names. git reads programs from its
@@ -171,7 +171,7 @@ function guardScript(): string {
   const pinned = Object.entries(PINNED).flatMap(([key, value], index) => [`GIT_CONFIG_KEY_${index}=${key}`, `GIT_CONFIG_VALUE_${index}=${value}`]);
   const extraCases = Object.entries(EXTRA_OPTIONS).map(([subcommand, extra]) => `  ${subcommand}) options+=("$1" ${extra}); shift ;;`).join('\n');
   return `#!/bin/bash -p
-# toolgate: git under a read-only grant runs no program a repository names (lib/exec/local-sandbox-git.ts).
+# toolgate: git under a read-only grant runs no program a repository names (lib/exec/sandbox/git-guard.ts).
 # -p: no BASH_ENV, no functions or SHELLOPTS from the environment.
 set -u
 refuse() {

@@ -1,7 +1,7 @@
 import { access, appendFile, mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { CommandLimits } from './command-limits.ts';
-import { removeEmptyCgroup, removeStaleLeftovers } from './local-stale-leftovers.ts';
+import { removeEmptyCgroup, removeStaleLeftovers } from './stale-leftovers.ts';
 
 /**
  * One cgroup per command, for what rlimits cannot do: RLIMIT_NPROC does not bind root and counts

@@ -1,7 +1,7 @@
-import { signBody } from '../crypto/signed-request.ts';
-import { neverSent } from '../egress/never-sent.ts';
-import { ToolError } from '../registry/errors.ts';
-import { decodeBase64, encodeBase64 } from './base64.ts';
+import { signBody } from '../../crypto/signed-request.ts';
+import { neverSent } from '../../egress/never-sent.ts';
+import { ToolError } from '../../registry/errors.ts';
+import { decodeBase64, encodeBase64 } from '../base64.ts';
 import {
   ExecEnvironmentError,
   type Cancellable,
@@ -13,9 +13,9 @@ import {
   type GlobMatch,
   type GrepMatch,
   type GrepOptions,
-} from './environment.ts';
-import { DEFAULT_EXEC_TIMEOUT_MS, KILL_GRACE_MS, MAX_EXEC_TIMEOUT_MS } from './limits.ts';
-import { isExecErrorCode, isObject, newNonce, REFUSAL_CODES, RESULT_SHAPES, RPC_PATH, TENANT_ID_PATTERN, type RpcMethod, type RpcRequestBody } from './rpc-protocol.ts';
+} from '../environment.ts';
+import { DEFAULT_EXEC_TIMEOUT_MS, KILL_GRACE_MS, MAX_EXEC_TIMEOUT_MS } from '../limits.ts';
+import { isExecErrorCode, isObject, newNonce, REFUSAL_CODES, RESULT_SHAPES, RPC_PATH, TENANT_ID_PATTERN, type RpcMethod, type RpcRequestBody } from '../rpc-protocol.ts';
 
 export interface RemoteExecutionEnvironmentOptions {
   /** The exec-server's base URL, e.g. http://127.0.0.1:8788 (a URL ending in /rpc is used as is). */

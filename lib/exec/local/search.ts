@@ -1,10 +1,10 @@
 import { lstat, readdir } from 'node:fs/promises';
-import { ExecEnvironmentError, type GlobMatch } from './environment.ts';
+import { ExecEnvironmentError, type GlobMatch } from '../environment.ts';
 import type { CompiledGlob, GlobFilter } from './glob.ts';
-import { GLOB_MATCH_TIMEOUT_MS } from './limits.ts';
-import { childPathOf, openChild, pathOf, release, type Place } from './local-places.ts';
-import { searchStopped } from './local-grep.ts';
-import { filterInSlices } from './local-sliced-filter.ts';
+import { GLOB_MATCH_TIMEOUT_MS } from '../limits.ts';
+import { childPathOf, openChild, pathOf, release, type Place } from './places.ts';
+import { searchStopped } from './grep.ts';
+import { filterInSlices } from './sliced-filter.ts';
 
 /** A regular file found under a search folder. */
 export interface FoundFile {

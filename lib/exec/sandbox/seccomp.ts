@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setuidFilterFor } from './setuid-filter.ts';
-import { removeFolder, removeStaleLeftovers } from './local-stale-leftovers.ts';
+import { removeFolder, removeStaleLeftovers } from './stale-leftovers.ts';
 
 /**
  * The descriptor on which bwrap reads the seccomp filter (`--seccomp 3`). Whoever starts bwrap

@@ -1,4 +1,4 @@
-import { ExecEnvironmentError } from './environment.ts';
+import { ExecEnvironmentError } from '../environment.ts';
 
 /**
  * The glob syntax of the glob tool and of grep's glob_filter: the part on which Node's

@@ -1,7 +1,7 @@
 import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { removeFolder, removeStaleLeftovers } from './local-stale-leftovers.ts';
+import { removeFolder, removeStaleLeftovers } from './stale-leftovers.ts';
 
 /**
  * The /etc a sandboxed command sees: the entries programs need (users and groups, name

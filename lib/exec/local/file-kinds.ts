@@ -1,6 +1,6 @@
 import type { Stats } from 'node:fs';
-import { ExecEnvironmentError } from './environment.ts';
-import { fsError } from './local-errors.ts';
+import { ExecEnvironmentError } from '../environment.ts';
+import { fsError } from './errors.ts';
 
 /**
  * Which files the file operations (read, write, grep, and what is built on them) act on: regular

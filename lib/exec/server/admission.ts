@@ -1,6 +1,6 @@
-import { DEFAULT_TOLERANCE_SECONDS } from '../crypto/signed-request.ts';
+import { DEFAULT_TOLERANCE_SECONDS } from '../../crypto/signed-request.ts';
 import { NonceRegistry } from './nonce-registry.ts';
-import { REFUSAL_CODES, TENANT_ID_PATTERN, type RpcRequestIdentity } from './rpc-protocol.ts';
+import { REFUSAL_CODES, TENANT_ID_PATTERN, type RpcRequestIdentity } from '../rpc-protocol.ts';
 
 /**
  * Nonces held at once (about 100 bytes each). Each is kept for the signature window (300 s after

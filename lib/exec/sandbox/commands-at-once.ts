@@ -1,8 +1,8 @@
 import { totalmem } from 'node:os';
 import type { CommandRequest, CommandSandbox, SandboxReport, StartProcess } from './command-sandbox.ts';
-import { CommandShares, type NoSlot } from './command-shares.ts';
-import { ExecEnvironmentError, type ExecResult } from './environment.ts';
-import { KILL_GRACE_MS } from './limits.ts';
+import { CommandShares, type NoSlot } from '../command-shares.ts';
+import { ExecEnvironmentError, type ExecResult } from '../environment.ts';
+import { KILL_GRACE_MS } from '../limits.ts';
 
 /** The default never goes above this many commands at once, however much memory the host has. */
 const MAX_DEFAULT_COMMANDS = 8;

@@ -1,17 +1,17 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isHostEntry } from '../http/origin-policy.ts';
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignedBody } from '../crypto/signed-request.ts';
-import type { CommandSandbox } from './command-sandbox.ts';
-import { ExecEnvironmentError, type ExecutionEnvironment } from './environment.ts';
+import { isHostEntry } from '../../http/origin-policy.ts';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignedBody } from '../../crypto/signed-request.ts';
+import type { CommandSandbox } from '../sandbox/command-sandbox.ts';
+import { ExecEnvironmentError, type ExecutionEnvironment } from '../environment.ts';
 import { FileOperationShares } from './file-operation-shares.ts';
-import { LocalExecutionEnvironment } from './local.ts';
-import { nodeBase64 } from './server-base64.ts';
-import { isObject, parseRpcIdentity, parseRpcRequest, REFUSAL_CODES, RPC_PATH, RpcRequestError, type RpcCallControl, type RpcMethod, type RpcRequestIdentity, type RpcResponseBody } from './rpc-protocol.ts';
-import { probeCommandSandbox } from './local-sandbox-probe.ts';
-import { RequestAdmission, signatureRefusal, type Refusal } from './server-admission.ts';
-import { BodyBudget, discardRest, readBody } from './server-body.ts';
-import { hostsServed, originRefusal } from './server-origins.ts';
+import { LocalExecutionEnvironment } from '../local/local-environment.ts';
+import { nodeBase64 } from './node-base64.ts';
+import { isObject, parseRpcIdentity, parseRpcRequest, REFUSAL_CODES, RPC_PATH, RpcRequestError, type RpcCallControl, type RpcMethod, type RpcRequestIdentity, type RpcResponseBody } from '../rpc-protocol.ts';
+import { probeCommandSandbox } from '../sandbox/probe.ts';
+import { RequestAdmission, signatureRefusal, type Refusal } from './admission.ts';
+import { BodyBudget, discardRest, readBody } from './body.ts';
+import { hostsServed, originRefusal } from './origins.ts';
 
 /** File writes travel base64-encoded, so 64 MiB of body carries files up to about 48 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;

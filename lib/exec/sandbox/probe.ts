@@ -2,16 +2,16 @@ import { spawn, type StdioOptions } from 'node:child_process';
 import { accessSync, closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
-import { bubblewrapArguments, systemMounts, type BubblewrapLayout } from './local-bubblewrap.ts';
-import { detectCgroups } from './local-cgroups.ts';
+import { bubblewrapArguments, systemMounts, type BubblewrapLayout } from './bubblewrap.ts';
+import { detectCgroups } from './cgroups.ts';
 import { SANDBOX_PATH } from './command-env.ts';
-import { copyAllowedEtc } from './local-sandbox-etc.ts';
-import { writeGitGuard } from './local-sandbox-git.ts';
-import { SECCOMP_FILTER_FD, writeSeccompFilter } from './local-sandbox-seccomp.ts';
+import { copyAllowedEtc } from './etc-copy.ts';
+import { writeGitGuard } from './git-guard.ts';
+import { SECCOMP_FILTER_FD, writeSeccompFilter } from './seccomp.ts';
 import { checkCommandLimits, DEFAULT_COMMAND_LIMITS, type CommandLimits } from './command-limits.ts';
-import { BubblewrapSandbox } from './local-bubblewrap-sandbox.ts';
+import { BubblewrapSandbox } from './bubblewrap-sandbox.ts';
 import { RefusedCommands, UnsandboxedCommands, type CommandSandbox } from './command-sandbox.ts';
-import { CommandsAtOnce, defaultCommandsAtOnce } from './local-commands-at-once.ts';
+import { CommandsAtOnce, defaultCommandsAtOnce } from './commands-at-once.ts';
 
 /** What the exec-server's operator decides about commands (its CLI flags). */
 export interface SandboxSettings {

@@ -1,5 +1,5 @@
-import { compileSafePattern, MAX_PROGRAM_SIZE, PatternBudgetError, PatternError, type SafePattern } from '../patterns/index.ts';
-import { ExecEnvironmentError } from './environment.ts';
+import { compileSafePattern, MAX_PROGRAM_SIZE, PatternBudgetError, PatternError, type SafePattern } from '../../patterns/index.ts';
+import { ExecEnvironmentError } from '../environment.ts';
 import { globRegexSource, utf8Bytes } from './glob-regex.ts';
 import { notValid, parseGlob, quote, type GlobAtom } from './glob-syntax.ts';
 
