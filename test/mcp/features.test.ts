@@ -201,6 +201,23 @@ describe('under the same scopes, policy and audit as tools', () => {
     expect(entries.some((text) => text.includes('resource_template:docs://pages/{page}') && text.includes('docs://pages/intro'))).toBe(true);
   });
 
+  it('lists name only what the caller may read, as tools/list does: none for a caller without the scope, none the policy denies outright', async () => {
+    const policy: PolicyConfig = { read: 'grant', write: 'deny', execute: 'deny', rules: [{ tool: 'resource:docs://readme', action: 'deny' }, { tool: 'prompt:greet', action: 'deny' }] };
+    const gw = await gateway(await pinned({ scopes: ['docs'] }, policy));
+    const outsider = await connect('', gw, 'outsider');
+    const agent = await connect('', gw);
+    try {
+      expect((await outsider.listResources()).resources).toEqual([]);
+      expect((await outsider.listResourceTemplates()).resourceTemplates).toEqual([]);
+      expect((await outsider.listPrompts()).prompts).toEqual([]);
+      expect((await agent.listResources()).resources.map((r) => r.uri)).toEqual(['docs://logo.png', 'docs://broken']);
+      expect((await agent.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual(['docs://pages/{page}']);
+      expect((await agent.listPrompts()).prompts.map((p) => p.name)).not.toContain('greet');
+    } finally {
+      await Promise.all([outsider.close(), agent.close()]);
+    }
+  });
+
   it('a policy rule can deny an entry by name; one that says review refuses instead of parking (a read cannot wait)', async () => {
     const policy: PolicyConfig = { read: 'grant', write: 'deny', execute: 'deny', rules: [{ tool: 'resource:docs://readme', action: 'deny' }, { tool: 'prompt:greet', action: 'review' }] };
     const gw = await gateway(await pinned({}, policy));
