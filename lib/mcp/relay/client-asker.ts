@@ -58,9 +58,22 @@ export function declares(capabilities: Record<string, unknown>, request: Upstrea
 /** Whether `capabilities` declare anything an upstream may ask of a client. */
 export const declaresAnyAsking = (capabilities: Record<string, unknown>): boolean => ['sampling', 'elicitation', 'roots'].some((name) => isPlainObject(capabilities[name]));
 
+/**
+ * The request as the client is asked it. A sampling request's `includeContext` goes: to the
+ * client, toolgate is one server, so an upstream's "thisServer" (or "allServers") would have the
+ * client attach the context of every upstream of the tenant, other servers' tool results among
+ * them, for this one upstream to read. Without it the client attaches none (the spec's default).
+ */
+function relayedRequest(request: UpstreamRequest): UpstreamRequest {
+  if (request.method !== 'sampling/createMessage' || !Object.hasOwn(request.params, 'includeContext')) return request;
+  const { includeContext: _dropped, ...params } = request.params;
+  return { method: request.method, params };
+}
+
 /** The `ask_client` of a call whose client can be asked. */
 export function clientAsker(client: AskingClient): (request: UpstreamRequest, signal: AbortSignal) => Promise<JsonObject> {
-  return async (request, signal) => {
+  return async (asked, signal) => {
+    const request = relayedRequest(asked);
     if (client.capabilities && !declares(client.capabilities, request)) {
       throw new McpRpcError({ code: METHOD_NOT_FOUND, message: `${cannotRelayMessage(request.method)}: its request did not declare the capability` });
     }
