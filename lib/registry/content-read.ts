@@ -107,6 +107,9 @@ const THEMES = new Set(['light', 'dark']);
  */
 const ICON_SOURCE = /^(?:https?:\/\/|data:image\/(?:png|jpeg|gif|webp);base64,)/i;
 
+/** Whether an icon's `src` is one a client may be handed (ICON_SOURCE). */
+export const isShowableIconSource = (src: unknown): boolean => typeof src === 'string' && ICON_SOURCE.test(src);
+
 /** A link's icons that may be shown, or none when there are more than fit (they decorate; they are not the answer). */
 function readIcons(value: unknown, path: string, budget: MetadataBudget): { icons?: Icon[] } {
   if (value === undefined) return {};
@@ -123,7 +126,7 @@ function readIcons(value: unknown, path: string, budget: MetadataBudget): { icon
       ...(sizes !== undefined ? { sizes: sizes as string[] } : {}),
       ...(icon.theme !== undefined ? { theme: icon.theme as 'light' | 'dark' } : {}),
     };
-  }).filter((icon) => ICON_SOURCE.test(icon.src));
+  }).filter((icon) => isShowableIconSource(icon.src));
   return icons.length > 0 && icons.length <= MAX_ICONS && budget.take(icons, MAX_ICONS_CHARS) ? { icons } : {};
 }
 
