@@ -70,6 +70,18 @@ function relayedRequest(request: UpstreamRequest): UpstreamRequest {
   return { method: request.method, params };
 }
 
+/**
+ * Why a URL-mode elicitation is not relayed: its link is one the user is asked to open, and the
+ * client shows it as toolgate's (toolgate's own confirm links look just like it), so only a web
+ * page is; a javascript:, data: or file: link is an upstream's attack on the client.
+ */
+function linkProblem(request: UpstreamRequest): string | undefined {
+  if (request.method !== 'elicitation/create' || request.params.mode !== 'url') return undefined;
+  const url = request.params.url;
+  if (typeof url === 'string' && /^https?:\/\//i.test(url)) return undefined;
+  return `toolgate relays a URL-mode elicitation/create only for an http(s) URL, not ${JSON.stringify(String(url).slice(0, 60))}`;
+}
+
 /** The `ask_client` of a call whose client can be asked. */
 export function clientAsker(client: AskingClient): (request: UpstreamRequest, signal: AbortSignal) => Promise<JsonObject> {
   return async (asked, signal) => {
@@ -77,6 +89,8 @@ export function clientAsker(client: AskingClient): (request: UpstreamRequest, si
     if (client.capabilities && !declares(client.capabilities, request)) {
       throw new McpRpcError({ code: METHOD_NOT_FOUND, message: `${cannotRelayMessage(request.method)}: its request did not declare the capability` });
     }
+    const problem = linkProblem(request);
+    if (problem) throw new McpRpcError({ code: -32602, message: problem });
     if (JSON.stringify(request.params).length > MAX_RELAYED_CHARS) {
       throw new McpRpcError({ code: -32603, message: `toolgate relays no ${request.method} request larger than ${MAX_RELAYED_CHARS / 1024} KiB` });
     }
