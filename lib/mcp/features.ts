@@ -106,6 +106,10 @@ export async function readMcpResource(scope: McpRequestScope, request: JsonRpcRe
   const uri = request.params!.uri as string;
   const entry = features.resourceEntry(uri);
   if (!entry) throw new McpMethodError(jsonRpcError(era === 'modern' ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound, `Resource ${uri} not found`, { uri }));
+  if (typeof entry !== 'string') {
+    const message = `Resource ${uri} is matched by the resource templates of several upstreams (${entry.ambiguous.join(', ')}); toolgate does not guess which one it belongs to, so none is asked (pin narrower templates, or one upstream's only)`;
+    throw new McpMethodError(jsonRpcError(ErrorCode.InvalidParams, message, { uri }));
+  }
   const result = await callFeature(scope, features, { method: request.method, entry, args: { uri }, requestId: request.id, meta: metaOf(request.params) });
   // Parts come back as text only when nothing was left to pass on (every part dropped): the notes are the text.
   const parts: ContentPart[] = result.content_parts ?? (result.content ? [{ type: 'text', text: result.content }] : []);

@@ -62,7 +62,7 @@ export class McpFeatures {
   readonly offers: { resources: boolean; prompts: boolean; completions: boolean };
   /** The entries, by name: what the pipeline looks calls up in. */
   readonly registry = new ToolRegistry();
-  readonly #matchers: Array<{ matches(uri: string): boolean; name: string }> = [];
+  readonly #matchers: Array<{ matches(uri: string): boolean; name: string; upstream: string }> = [];
   readonly #access: UpstreamAccess;
 
   constructor(manifest: Manifest, access: UpstreamAccess) {
@@ -77,7 +77,7 @@ export class McpFeatures {
       const name = `resource_template:${template.uri_template}`;
       this.#add(name, template.description ?? template.name, URI_SCHEMA, template, template.source, { method: 'resources/read' });
       const matcher = uriTemplateMatcher(template.uri_template);
-      if (matcher.ok) this.#matchers.push({ matches: matcher.matches, name });
+      if (matcher.ok) this.#matchers.push({ matches: matcher.matches, name, upstream: template.source.url });
       if (template.source.completions) this.#add(`completion:${name}`, `Completes ${template.name}`, COMPLETION_SCHEMA, template, template.source, { method: 'completion/complete', ref: { type: 'ref/resource', uri: template.uri_template } });
     }
     for (const prompt of this.prompts) {
@@ -88,11 +88,18 @@ export class McpFeatures {
   }
 
 
-  /** The entry that reads `uri`: its pinned resource, else the first pinned template matching it. */
-  resourceEntry(uri: string): string | undefined {
+  /**
+   * The entry that reads `uri`: its pinned resource, else the first pinned template matching it.
+   * When templates of several upstreams match it, which one the URI belongs to is no guess of
+   * toolgate's: `ambiguous` names them (one upstream's catch-all template, `{+uri}`, must not
+   * learn and answer the reads of another's URIs).
+   */
+  resourceEntry(uri: string): string | { ambiguous: string[] } | undefined {
     const exact = `resource:${uri}`;
     if (this.registry.has(exact)) return exact;
-    return this.#matchers.find((matcher) => matcher.matches(uri))?.name;
+    const matching = this.#matchers.filter((matcher) => matcher.matches(uri));
+    if (new Set(matching.map((matcher) => matcher.upstream)).size > 1) return { ambiguous: matching.map((matcher) => matcher.name) };
+    return matching[0]?.name;
   }
 
   promptEntry(name: string): string | undefined {
