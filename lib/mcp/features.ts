@@ -107,7 +107,7 @@ export async function readMcpResource(scope: McpRequestScope, request: JsonRpcRe
   const entry = features.resourceEntry(uri);
   if (!entry) throw new McpMethodError(jsonRpcError(era === 'modern' ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound, `Resource ${uri} not found`, { uri }));
   if (typeof entry !== 'string') {
-    const message = `Resource ${uri} is matched by the resource templates of several upstreams (${entry.ambiguous.join(', ')}); toolgate does not guess which one it belongs to, so none is asked (pin narrower templates, or one upstream's only)`;
+    const message = `Resource ${uri} is pinned by several upstreams (${entry.ambiguous.join(', ')}); toolgate does not guess which one it belongs to, so none is asked (pin narrower templates, or one upstream's only)`;
     throw new McpMethodError(jsonRpcError(ErrorCode.InvalidParams, message, { uri }));
   }
   const result = await callFeature(scope, features, { method: request.method, entry, args: { uri }, requestId: request.id, meta: metaOf(request.params) });

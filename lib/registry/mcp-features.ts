@@ -63,6 +63,8 @@ export class McpFeatures {
   /** The entries, by name: what the pipeline looks calls up in. */
   readonly registry = new ToolRegistry();
   readonly #matchers: Array<{ matches(uri: string): boolean; name: string; upstream: string }> = [];
+  /** Each pinned resource's upstream, by URI. */
+  readonly #resourceUpstreams = new Map<string, string>();
   readonly #access: UpstreamAccess;
 
   constructor(manifest: Manifest, access: UpstreamAccess) {
@@ -72,6 +74,7 @@ export class McpFeatures {
     this.#access = access;
     const completes = [...this.prompts, ...this.templates].some((entry) => entry.source.completions === true);
     this.offers = { resources: this.resources.length + this.templates.length > 0, prompts: this.prompts.length > 0, completions: completes };
+    for (const resource of this.resources) this.#resourceUpstreams.set(resource.uri, resource.source.url);
     for (const resource of this.resources) this.#add(`resource:${resource.uri}`, resource.description ?? resource.name, URI_SCHEMA, resource, resource.source, { method: 'resources/read' });
     for (const template of this.templates) {
       const name = `resource_template:${template.uri_template}`;
@@ -90,14 +93,13 @@ export class McpFeatures {
 
   /**
    * The entry that reads `uri`: its pinned resource, else the first pinned template matching it.
-   * When templates of several upstreams match it, which one the URI belongs to is no guess of
-   * toolgate's: `ambiguous` names them (one upstream's catch-all template, `{+uri}`, must not
-   * learn and answer the reads of another's URIs).
+   * When pins of several upstreams match it (a resource, templates), which one the URI belongs to
+   * is no guess of toolgate's: `ambiguous` names them (one upstream's catch-all template `{+uri}`,
+   * or a resource it lists under another's URI, must not learn and answer another's reads).
    */
   resourceEntry(uri: string): string | { ambiguous: string[] } | undefined {
-    const exact = `resource:${uri}`;
-    if (this.registry.has(exact)) return exact;
-    const matching = this.#matchers.filter((matcher) => matcher.matches(uri));
+    const pinned = this.#resourceUpstreams.get(uri);
+    const matching = [...(pinned !== undefined ? [{ name: `resource:${uri}`, upstream: pinned }] : []), ...this.#matchers.filter((matcher) => matcher.matches(uri))];
     if (new Set(matching.map((matcher) => matcher.upstream)).size > 1) return { ambiguous: matching.map((matcher) => matcher.name) };
     return matching[0]?.name;
   }
