@@ -63,7 +63,7 @@ export async function onUpstream<T>(
     }
   }
   for (let attempt = 1; ; attempt++) {
-    const pooled = await access.pool.acquire(endpoint, request.capabilities, context.signal);
+    const pooled = await access.pool.acquire(context.tenant, endpoint, request.capabilities, context.signal);
     try {
       return await exchange(new McpConnection(traced, { era: 'legacy', ...pooled.session }));
     } catch (error) {
