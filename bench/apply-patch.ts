@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalExecutionEnvironment } from '../lib/exec/local.ts';
+import { LocalExecutionEnvironment } from '../lib/exec/local/local-environment.ts';
 import { applyPatch, parsePatch, type PatchFileSystem } from '../lib/tools/apply-patch/index.ts';
 import type { BenchModule, Figures } from './harness.ts';
 import { round, verdict } from './harness.ts';

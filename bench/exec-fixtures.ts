@@ -2,10 +2,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalExecutionEnvironment } from '../lib/exec/local.ts';
-import { RemoteExecutionEnvironment } from '../lib/exec/remote.ts';
-import { probeCommandSandbox } from '../lib/exec/local-sandbox-probe.ts';
-import { startExecServer } from '../lib/exec/server.ts';
+import { LocalExecutionEnvironment } from '../lib/exec/local/local-environment.ts';
+import { RemoteExecutionEnvironment } from '../lib/exec/client/remote.ts';
+import { probeCommandSandbox } from '../lib/exec/sandbox/probe.ts';
+import { startExecServer } from '../lib/exec/server/exec-server.ts';
 import type { ToolExecutionContext } from '../lib/registry/executor.ts';
 
 export interface ExecPair {

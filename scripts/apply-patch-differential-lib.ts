@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ExecEnvironmentError } from '../lib/exec/environment.ts';
-import { LocalExecutionEnvironment } from '../lib/exec/local.ts';
+import { LocalExecutionEnvironment } from '../lib/exec/local/local-environment.ts';
 import { ApplyPatchError, applyPatch } from '../lib/tools/apply-patch/index.ts';
 import type { PatchCase } from './apply-patch-cases.ts';
 

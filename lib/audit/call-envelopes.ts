@@ -32,6 +32,8 @@ export interface CallRecord {
   output: string;
   /** The content parts and structured content, when the tool answered them: audited as hashes and sizes for binary parts. */
   output_content?: AuditedContentInput;
+  /** Which connections and grants the call's user tokens came from (never a token). */
+  connections?: Array<{ connection: string; grant_id?: string }>;
 }
 
 /** What is known of a call before it runs: enough for its request and decision envelopes. */
@@ -52,7 +54,7 @@ export async function callStartEnvelopes(call: CallStart): Promise<EnvelopeDraft
 }
 
 export async function callResultEnvelope(call: CallRecord): Promise<EnvelopeDraft> {
-  return { ...envelopeBase(call), type: 'tool.call.result', data: { ...(call.result as unknown as JsonObject), ...(await auditedOutput(call.output)), ...(call.output_content ? await auditedContent(call.output_content) : {}) } };
+  return { ...envelopeBase(call), type: 'tool.call.result', data: { ...(call.result as unknown as JsonObject), ...(call.connections ? { connections: call.connections as unknown as JsonObject[] } : {}), ...(await auditedOutput(call.output)), ...(call.output_content ? await auditedContent(call.output_content) : {}) } };
 }
 
 function envelopeBase(call: CallStart) {

@@ -13,7 +13,11 @@ export type EnvelopeType =
   | 'manifest.activated'
   | 'key.created'
   | 'key.revoked'
-  | 'key.rotated';
+  | 'key.rotated'
+  /** A user's connection grant stored, refreshed in vain (and dropped), or revoked: `_connections` (lib/connections; never a token). */
+  | 'connection.granted'
+  | 'connection.refresh_failed'
+  | 'connection.revoked';
 
 /** What a writer supplies; the recorder adds id, time, position and hashes. */
 export interface EnvelopeDraft {

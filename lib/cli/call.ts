@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ToolRouter } from '../dispatch/router.ts';
-import { LocalExecutionEnvironment } from '../exec/local.ts';
-import { RefusedCommands } from '../exec/command-sandbox.ts';
-import { probeCommandSandbox } from '../exec/local-sandbox-probe.ts';
+import { LocalExecutionEnvironment } from '../exec/local/local-environment.ts';
+import { RefusedCommands } from '../exec/sandbox/command-sandbox.ts';
+import { probeCommandSandbox } from '../exec/sandbox/probe.ts';
 import { policyGovernor } from '../governance/policy.ts';
 import { editFileTool } from '../tools/coding/edit-file.ts';
 import { SHELL_MAX_TIMEOUT_MS } from '../tools/coding/shell.ts';

@@ -190,9 +190,31 @@ function keys(root: Command): void {
   );
 }
 
+function connections(root: Command): void {
+  const group = root
+    .command('connections')
+    .summary('users\' connection grants: list (who holds which), revoke (also at the provider)')
+    .description('Users\' connection grants (tools that act as the user). Each subcommand acts through a gateway (--url/--key or TOOLGATE_URL/TOOLGATE_KEY); no command shows a token.');
+  const run = (action: string) => async (invocation: Invocation) => (await import('./connections.ts')).connectionsCommand(action, invocation);
+  leaf(
+    withGateway(group.command('list').summary('the caller\'s grants; --all: every principal\'s (admin scope)'))
+      .option('--all', 'every principal\'s grants of the tenant (the key needs the admin scope)')
+      .option('--json', 'print the answer as JSON')
+      .addHelpText('after', examples('npx toolgate connections list --all')),
+    run('list'),
+  );
+  leaf(
+    withGateway(group.command('revoke').summary('revoke a grant, also at the provider').argument('<connection>', 'the connection\'s name in the manifest'))
+      .option('--principal <name>', 'whose grant (default: the key\'s own principal; another\'s needs the admin scope)')
+      .option('--json', 'print the answer as JSON')
+      .addHelpText('after', examples('npx toolgate connections revoke github --principal alice')),
+    run('revoke'),
+  );
+}
+
 /** Adds every command below `toolgate` to `root`, configured first (command-line.ts configureRoot). */
 export function commandTree(root = new Command('toolgate')): Command {
   configureRoot(root);
-  for (const add of [serve, manifest, execServer, call, audit, keys]) add(root);
+  for (const add of [serve, manifest, execServer, call, audit, keys, connections]) add(root);
   return root;
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_COMMAND_LIMITS } from '../exec/command-limits.ts';
+import { DEFAULT_COMMAND_LIMITS } from '../exec/sandbox/command-limits.ts';
 
 const MIB = 1024 * 1024;
 
@@ -10,7 +10,7 @@ export interface ExecOption {
   repeatable?: boolean;
 }
 
-/** `toolgate exec-server`'s options; the file operations' default is lib/exec/server.ts DEFAULT_FILE_OPERATIONS_AT_ONCE (a test compares). */
+/** `toolgate exec-server`'s options; the file operations' default is lib/exec/server/exec-server.ts DEFAULT_FILE_OPERATIONS_AT_ONCE (a test compares). */
 export const EXEC_OPTIONS: ExecOption[] = [
   { flags: '--root <dir>', description: 'the folder to serve (required)' },
   { flags: '--tenant <name>', description: 'a tenant this server works for (repeatable; or TOOLGATE_EXEC_TENANTS=a,b)', repeatable: true },

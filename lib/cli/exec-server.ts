@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
 import { jsonLineLogger } from '../dispatch/events.ts';
-import type { CommandSandbox } from '../exec/command-sandbox.ts';
-import type { CommandLimits } from '../exec/command-limits.ts';
-import { probeCommandSandbox, type SandboxSettings } from '../exec/local-sandbox-probe.ts';
-import { startExecServer, type ExecServerOptions } from '../exec/server.ts';
+import type { CommandSandbox } from '../exec/sandbox/command-sandbox.ts';
+import type { CommandLimits } from '../exec/sandbox/command-limits.ts';
+import { probeCommandSandbox, type SandboxSettings } from '../exec/sandbox/probe.ts';
+import { startExecServer, type ExecServerOptions } from '../exec/server/exec-server.ts';
 import { flagOf, listOf, parseCommandLine, textOf, type Invocation } from './command-line.ts';
 import { commandTree } from './command-tree.ts';
 

@@ -3,7 +3,7 @@ import { cpSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { secretName } from '../crypto/secrets.ts';
 import { toHex } from '../crypto/sha256.ts';
-import type { SandboxReport } from '../exec/command-sandbox.ts';
+import type { SandboxReport } from '../exec/sandbox/command-sandbox.ts';
 import type { Manifest } from '../registry/manifest.ts';
 import { EXEC_SECRET_VARIABLE } from './exec-server.ts';
 

@@ -6,12 +6,14 @@ export const CONSOLE_PAGES = [
   { id: 'audit', title: 'Audit', path: '/console/audit', scopes: ['audit:read'] },
   { id: 'manifests', title: 'Manifests', path: '/console/manifests', scopes: ['admin'] },
   { id: 'keys', title: 'Keys', path: '/console/keys', scopes: ['admin'] },
+  /** Everyone's own grants (an admin sees the tenant's): any signed-in principal ('*'). */
+  { id: 'connections', title: 'Connections', path: '/console/connections', scopes: ['*'] },
 ] as const;
 
 export type PageId = (typeof CONSOLE_PAGES)[number]['id'];
 
 export function holdsAny(principal: Principal, scopes: readonly string[]): boolean {
-  return scopes.some((scope) => principal.scopes.includes(scope));
+  return scopes.some((scope) => scope === '*' || principal.scopes.includes(scope));
 }
 
 export function mayOpen(principal: Principal, page: PageId): boolean {

@@ -4,6 +4,7 @@ import type { TenantDirectory } from '../dispatch/tenant-directory.ts';
 import type { Authenticator } from '../http/authenticator.ts';
 import type { OriginPolicy } from '../http/origin-policy.ts';
 import type { Store } from '../stores/store.ts';
+import type { ConnectServices } from '../connections/connect-routes.ts';
 
 /** What the console needs from the app: the same store, tenants and Authenticator as the API. */
 export interface ConsoleOptions {
@@ -17,4 +18,6 @@ export interface ConsoleOptions {
   /** The API's Host policy (the console checks Host; its forms check Origin with csrf()). */
   origins: () => OriginPolicy;
   log?: Logger;
+  /** Users' connection grants (lib/connections), when the gateway holds them. */
+  connections?: ConnectServices;
 }

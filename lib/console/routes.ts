@@ -10,6 +10,7 @@ import { approvalPages } from './pages/approvals.ts';
 import { auditPages } from './pages/audit.ts';
 import { confirmPages } from './pages/confirm.ts';
 import { keyPages } from './pages/keys.ts';
+import { connectionPages } from './pages/connections.ts';
 import { manifestPages } from './pages/manifests.ts';
 import { signInPages, signOutRoute } from './pages/sign-in.ts';
 import { consoleHeaders, consoleHostGuard, formGuard } from './security.ts';
@@ -32,7 +33,8 @@ export function consoleRoutes(options: ConsoleOptions) {
   routes.use('*', requireSession(options.authenticator, (c, message) => messagePage(c, 503, 'Unavailable', `${message}; try again shortly`)), formGuard({ token: true }));
   signOutRoute(routes);
   routes.get('/', (c) => {
-    const first = openablePages(c.get('principal'))[0];
+    // The landing page is one the principal's scopes open; Connections (open to all) is in the nav.
+    const first = openablePages(c.get('principal')).find((page) => !(page.scopes as readonly string[]).includes('*'));
     if (first) return c.redirect(first.path, 303);
     return renderPage(c, { title: 'Nothing to show', body: html`<p class="notice bad">Your key holds none of the scopes the console's pages need (<code>approvals:read</code>, <code>approvals:decide</code>, <code>audit:read</code>, <code>admin</code>). Ask an admin for a key with one of them.</p><p>Calls your agents made that wait for your own confirmation are on <a href="/console/confirm">Your confirmations</a>.</p>` });
   });
@@ -41,6 +43,7 @@ export function consoleRoutes(options: ConsoleOptions) {
   auditPages(routes, options);
   manifestPages(routes, options);
   keyPages(routes, options);
+  connectionPages(routes, options);
 
   routes.all('*', (c) => messagePage(c, 404, 'Not found', `no console page at ${new URL(c.req.url).pathname}`));
   routes.onError((error, c) => {

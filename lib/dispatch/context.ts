@@ -4,6 +4,7 @@ import type { ApprovalNotifier } from '../governance/notifier.ts';
 import type { Governor } from '../governance/policy.ts';
 import type { Limiter } from '../limits/limiter.ts';
 import { requestPatternBudget, type PatternBudget } from '../patterns/index.ts';
+import type { ConnectionCaller } from '../connections/connection-access.ts';
 import type { CallRelay } from '../registry/executor.ts';
 import type { ToolRegistry } from '../registry/registry.ts';
 import type { Store } from '../stores/store.ts';
@@ -43,6 +44,8 @@ export interface CallerContext {
   trace?: SpanContext;
   /** What the caller's client can take from upstreams while its calls run (notifications, requests); none by default. */
   relay?: CallRelay;
+  /** Where the caller reached the gateway and its sign-in token: what tools acting as the user need (lib/connections). */
+  connect?: ConnectionCaller;
   /** The format the caller's client takes tool definitions in (its dispatch format; MCP: mcp); default toolgate. */
   tool_format?: string;
 }

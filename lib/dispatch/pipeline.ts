@@ -1,3 +1,4 @@
+import type { ConnectionUse } from '../connections/connection-access.ts';
 import { hashJson } from '../idempotency/canonical-json.ts';
 import { requestPatternBudget } from '../patterns/index.ts';
 import { failureResult, type CallFailure, type ToolCall, type ToolResult } from './call.ts';
@@ -157,13 +158,16 @@ async function runClaimed(
       return { ...trace, result, output: result.content };
     }
   }
+  const connections_used: ConnectionUse[] = [];
   const context = {
+    connections_used,
     call_id: call.call_id,
     thread_id: caller.thread_id,
     tenant: caller.tenant,
     principal: caller.principal,
     env: caller.env,
     ...caller.relay,
+    ...(caller.connect ? { connection_caller: caller.connect } : {}),
     log: deps.log,
     ...grantedExecution(verdict),
     ...nativeTool(call),
@@ -174,6 +178,7 @@ async function runClaimed(
     if (!outcome.ok) span?.setAttribute('error.type', outcome.failure.code).setError(outcome.failure.code);
     return outcome;
   });
+  if (connections_used.length > 0) trace = { ...trace, connections: connections_used };
   if (!executed.ok) {
     const result = failureResult(call, executed.failure, startedAt);
     return { ...trace, result, output: result.content };

@@ -22,6 +22,9 @@ import { tenantBuiltins } from '../tools/tenant-tools.ts';
 import type { SecretGrants } from '../crypto/secret-grants.ts';
 import { tenantSecretResolver } from '../crypto/tenant-secrets.ts';
 import type { Fetch } from '../egress/fetch.ts';
+import type { Keyring } from '../connections/keyring.ts';
+import { lazyUserTokens } from '../connections/lazy-access.ts';
+import type { ConnectionAccess } from '../connections/connection-access.ts';
 import { TokenVerifier } from '../governance/token-verifier.ts';
 import type { Tracer } from '../telemetry/tracer.ts';
 import { upstreamAccess } from '../registry/executors/mcp.ts';
@@ -51,6 +54,10 @@ export interface GatewayServices {
   tracer?: Tracer;
   /** Who hears about a tenant's parked calls (Slack), if anyone. */
   notifierFor?: (manifest: Manifest) => ApprovalNotifier | undefined;
+  /** The operator's keys for users' connection grants (TOOLGATE_CONNECTION_KEYS); without them (or a store) no grant is held. */
+  connectionKeys?: Keyring;
+  /** TOOLGATE_PUBLIC_URL: where connect links point (else the origin each request reached). */
+  publicOrigin?: string;
 }
 
 /** One manifest version of one tenant, ready to dispatch. */
@@ -86,10 +93,25 @@ export interface TenantRuntimeOptions {
 export function buildVersionTools(manifest: Manifest, services: GatewayServices, checked: boolean): VersionTools {
   const secrets = tenantSecretResolver(manifest.tenant, services.secretGrants, services.env);
   const { coding, builtins } = tenantBuiltins(manifest, { secrets, egress: services.egress });
-  const registry = buildManifestRegistry(manifest, services.kinds, { builtins, secrets, egress: services.egress }, coding);
+  const connections = connectionAccess(manifest, services, secrets);
+  const registry = buildManifestRegistry(manifest, services.kinds, { builtins, secrets, egress: services.egress, ...(connections ? { connections } : {}) }, coding);
   // A tenant's own tool of that name wins, as over any built-in.
   if (manifest.tool_search && !registry.has(SEARCH_TOOL_NAME)) registry.register(searchToolExecutor({ manifest, registry, store: services.store, log: services.log }));
   return { manifest, registry, schemas: new SchemaCache(services.validator, { checked }) };
+}
+
+/** The tenant's users' connection tokens, when the manifest declares connections and the gateway can hold grants. */
+function connectionAccess(manifest: Manifest, services: GatewayServices, secrets: ReturnType<typeof tenantSecretResolver>): ConnectionAccess | undefined {
+  if (!manifest.connections || !services.store) return undefined;
+  return lazyUserTokens(manifest.tenant, manifest.connections, {
+    store: services.store,
+    ...(services.connectionKeys ? { keys: services.connectionKeys } : {}),
+    secrets,
+    fetch: services.egress,
+    audit: services.audit,
+    ...(services.publicOrigin ? { publicOrigin: services.publicOrigin } : {}),
+    log: services.log,
+  });
 }
 
 function manifestVersions(serving: VersionTools, services: GatewayServices, options: TenantRuntimeOptions): ManifestVersions {

@@ -1,3 +1,4 @@
+import type { ConnectionUse } from '../connections/connection-access.ts';
 import type { ToolDefinition } from '../registry/definition.ts';
 import type { JsonObject } from '../registry/json.ts';
 import type { AuditHead } from '../stores/store.ts';
@@ -22,4 +23,6 @@ export interface CallTrace {
   head?: AuditHead | null;
   /** The start was committed before the side effect (begin stage): the claim's record is executing, request and decision are audited. */
   started?: boolean;
+  /** Which connections (and grants) the tool's tokens came from (lib/connections). */
+  connections?: ConnectionUse[];
 }

@@ -30,9 +30,11 @@ import type { ConfinementChecks } from '../registry/manifest-confinement.ts';
 import type { SlackConfig } from '../slack/config.ts';
 import type { SchemaValidator } from '../validation/validator.ts';
 import { dispatchRoutes } from './routes/dispatch.ts';
+import { connectionRoutes } from './routes/connections.ts';
 import { toolRoutes } from './routes/tools.ts';
 import { tracingMiddleware } from './tracing.ts';
 import type { Tracer } from '../telemetry/tracer.ts';
+import type { ConnectServices } from '../connections/connect-routes.ts';
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -62,6 +64,8 @@ export interface AppOptions {
   origins?: () => OriginPolicy;
   /** OpenTelemetry: a server span per request, continuing the caller's traceparent (lib/telemetry). */
   tracer?: Tracer;
+  /** Users' connections (lib/connections): the connect pages' keys, egress and grants; without it, /connect answers 404. */
+  connections?: Omit<ConnectServices, 'store' | 'tenants'>;
   /** Relay upstreams' requests of the client to MCP clients (default true; see GatewayConfig). */
   mcpReplyChannel?: boolean;
 }
@@ -119,8 +123,17 @@ export function createApp(options: AppOptions) {
   app.route('/v1/dispatch', dispatchRoutes(options.env));
   app.route('/v1/approvals', approvalRoutes(options.store, options.env));
   app.route('/v1/calls', callRoutes(options.store));
+  const connectServices: ConnectServices | undefined = options.connections ? { ...options.connections, store: options.store, tenants: options.tenants } : undefined;
+  if (connectServices) {
+    const services = connectServices;
+    // The connect pages and their crypto load on first use: most requests never need them.
+    const place = (c: Context) => ({ tenant: c.req.param('tenant') ?? '', connection: c.req.param('connection') ?? '' });
+    app.get('/connect/:tenant/:connection', async (c) => (await import('../connections/connect-routes.ts')).startConsent(c, services, place(c)));
+    app.get('/connect/:tenant/:connection/callback', async (c) => (await import('../connections/connect-routes.ts')).finishConsent(c, services, place(c)));
+    app.route('/v1/connections', connectionRoutes(services));
+  }
   // The operator console: browser pages signed in through the same authenticator.
-  app.route('/console', consoleRoutes({ store: options.store, tenants: options.tenants, authenticator, keyLifecycle, env: options.env, origins, log }));
+  app.route('/console', consoleRoutes({ store: options.store, tenants: options.tenants, authenticator, keyLifecycle, env: options.env, origins, log, ...(connectServices ? { connections: connectServices } : {}) }));
 
   app.notFound((c) => errorResponse(c, 404, 'not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
   app.onError((error, c) => {

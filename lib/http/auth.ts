@@ -36,6 +36,7 @@ export function requireCredential(authenticator: Authenticator, options: Credent
       return errorResponse(c, outcome.status, outcome.code, outcome.message);
     }
     c.set('principal', outcome.principal);
+    if (outcome.principal.credential?.kind === 'token' && match) c.set('signInToken', match[1]);
     await next();
   };
 }

@@ -8,6 +8,8 @@ export type GatewayVariables = {
   runtime: TenantRuntime;
   /** The request's HTTP server span, when tracing is on (lib/telemetry/http-middleware.ts). */
   span?: Span;
+  /** The caller's bearer token when it signed in with one from the tenant's identity provider (never an API key): a token_exchange connection's subject token. */
+  signInToken?: string;
 };
 
 export type GatewayEnv = { Variables: GatewayVariables };

@@ -1,4 +1,6 @@
 import { AuditRecorder } from '../audit/recorder.ts';
+import { Keyring } from '../connections/keyring.ts';
+import { publicOriginFromEnv } from './public-url.ts';
 import { leaseGraceFromEnv } from '../dispatch/lease.ts';
 import { SecretGrants } from '../crypto/secret-grants.ts';
 import { egressFetch, type EgressTransport } from '../egress/fetch.ts';
@@ -87,6 +89,8 @@ export function createGateway(config: GatewayConfig) {
     defaultTimeoutMs: 5000,
     notifierFor: (manifest) => slackNotifierFor(manifest, slack, log),
     tracer: config.tracer,
+    connectionKeys: Keyring.fromEnv(config.env),
+    publicOrigin: publicOriginFromEnv(config.env),
   };
   const cacheMs = config.manifestCacheMs ?? Number(config.env.TOOLGATE_MANIFEST_CACHE_MS ?? 5000);
   const tenants = new StoreTenantDirectory(config.store, services, { cacheMs, overlay: config.overlay });
@@ -103,6 +107,7 @@ export function createGateway(config: GatewayConfig) {
     metrics: config.serveMetrics ? services.metrics : undefined,
     origins: config.origins,
     tracer: config.tracer,
+    connections: { keys: services.connectionKeys, egress: services.egress, secretGrants, env: config.env, audit, publicOrigin: services.publicOrigin },
     mcpReplyChannel: config.mcpReplyChannel,
   });
   // Seeding is I/O: it starts with the first request (or `ready`), so building the gateway does

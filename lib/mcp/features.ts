@@ -6,6 +6,7 @@ import type { ContentPart } from '../registry/content-parts.ts';
 import type { ManifestPrompt, ManifestResource, ManifestResourceTemplate, PinnedFeatureInfo } from '../registry/manifest.ts';
 import type { CompletionRef, McpFeatures } from '../registry/mcp-features.ts';
 import type { McpEra } from './call-relay.ts';
+import { callableBy } from '../search/callable.ts';
 import { callFeature } from './feature-call.ts';
 import { McpMethodError } from './method-error.ts';
 import { withoutProtoKey, type McpRequestScope } from './methods.ts';
@@ -61,9 +62,37 @@ function decorations(entry: PinnedFeatureInfo) {
   return { ...(entry.annotations !== undefined ? { annotations: entry.annotations } : {}), ...(entry.icons !== undefined ? { icons: entry.icons } : {}) };
 }
 
-export const listMcpResources = (scope: McpRequestScope) => ({ resources: featuresOf(scope).resources.map(resourceDescriptor) });
-export const listMcpResourceTemplates = (scope: McpRequestScope) => ({ resourceTemplates: featuresOf(scope).templates.map(templateDescriptor) });
-export const listMcpPrompts = (scope: McpRequestScope) => ({ prompts: featuresOf(scope).prompts.map(promptDescriptor) });
+/**
+ * Whether the caller may read an entry at all (its scopes, the policy's outright denials): the
+ * lists name only those, as tools/list names only tools the caller may call, so a principal
+ * without the import's scopes does not learn its URIs, names and descriptions.
+ */
+function readableBy(scope: McpRequestScope, features: McpFeatures): (entry: string) => boolean {
+  const { runtime, principal } = scope.context;
+  const callable = callableBy(runtime.manifest, new Set(principal.scopes));
+  return (entry) => {
+    const definition = features.registry.get(entry)?.definition;
+    return definition !== undefined && callable(definition);
+  };
+}
+
+export function listMcpResources(scope: McpRequestScope) {
+  const features = featuresOf(scope);
+  const readable = readableBy(scope, features);
+  return { resources: features.resources.filter((resource) => readable(`resource:${resource.uri}`)).map(resourceDescriptor) };
+}
+
+export function listMcpResourceTemplates(scope: McpRequestScope) {
+  const features = featuresOf(scope);
+  const readable = readableBy(scope, features);
+  return { resourceTemplates: features.templates.filter((template) => readable(`resource_template:${template.uri_template}`)).map(templateDescriptor) };
+}
+
+export function listMcpPrompts(scope: McpRequestScope) {
+  const features = featuresOf(scope);
+  const readable = readableBy(scope, features);
+  return { prompts: features.prompts.filter((prompt) => readable(`prompt:${prompt.name}`)).map(promptDescriptor) };
+}
 
 /** A result's own `_meta` (the upstream's, reserved keys already dropped), when it has one. */
 const ownMeta = (result: ToolResult) => (result.meta ? { _meta: result.meta } : {});
@@ -77,6 +106,10 @@ export async function readMcpResource(scope: McpRequestScope, request: JsonRpcRe
   const uri = request.params!.uri as string;
   const entry = features.resourceEntry(uri);
   if (!entry) throw new McpMethodError(jsonRpcError(era === 'modern' ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound, `Resource ${uri} not found`, { uri }));
+  if (typeof entry !== 'string') {
+    const message = `Resource ${uri} is pinned by several upstreams (${entry.ambiguous.join(', ')}); toolgate does not guess which one it belongs to, so none is asked (pin narrower templates, or one upstream's only)`;
+    throw new McpMethodError(jsonRpcError(ErrorCode.InvalidParams, message, { uri }));
+  }
   const result = await callFeature(scope, features, { method: request.method, entry, args: { uri }, requestId: request.id, meta: metaOf(request.params) });
   // Parts come back as text only when nothing was left to pass on (every part dropped): the notes are the text.
   const parts: ContentPart[] = result.content_parts ?? (result.content ? [{ type: 'text', text: result.content }] : []);

@@ -1,3 +1,4 @@
+import type { ConnectionCaller } from '../connections/connection-access.ts';
 import { dispatchCall } from '../dispatch/pipeline.ts';
 import type { ToolResult } from '../dispatch/call.ts';
 import type { CallerContext } from '../dispatch/context.ts';
@@ -43,6 +44,8 @@ export interface McpRequestContext {
    * again no later than the gateway would serve a newly activated version. Unknown: 0.
    */
   manifestFreshMs?: number;
+  /** Where the caller reached the gateway and its sign-in token, for tools acting as the user (lib/connections). */
+  connect?: ConnectionCaller;
   /**
    * Whether an upstream's requests of the client may wait for this client's answer (lib/mcp/relay):
    * the runtime delivers a response while the request still runs, and keeps running after it.
@@ -164,6 +167,7 @@ export function mcpCaller(scope: McpRequestScope, thread_id: string, span: Span 
     patternBudget: scope.patternBudget,
     validationBudget: scope.validationBudget,
     trace: span?.context,
+    ...(context.connect ? { connect: context.connect } : {}),
     tool_format: 'mcp',
   };
 }

@@ -100,7 +100,17 @@ const MAX_ICONS = 8;
 const MAX_ICONS_CHARS = 8 * 1024;
 const THEMES = new Set(['light', 'dark']);
 
-/** A link's icons, or none when there are more than fit (they decorate; they are not the answer). */
+/**
+ * Where an icon may come from: the web, or a raster image inline. Anything else a client might
+ * load or follow (javascript:, an SVG or HTML data URL, which can carry script, a local file) is
+ * no icon of a tool's to hand on, as an SVG image part is not (lib/dispatch/content-check.ts).
+ */
+const ICON_SOURCE = /^(?:https?:\/\/|data:image\/(?:png|jpeg|gif|webp);base64,)/i;
+
+/** Whether an icon's `src` is one a client may be handed (ICON_SOURCE). */
+export const isShowableIconSource = (src: unknown): boolean => typeof src === 'string' && ICON_SOURCE.test(src);
+
+/** A link's icons that may be shown, or none when there are more than fit (they decorate; they are not the answer). */
 function readIcons(value: unknown, path: string, budget: MetadataBudget): { icons?: Icon[] } {
   if (value === undefined) return {};
   if (!Array.isArray(value)) throw new ContentShapeError(`${path} must be a list of icons {src, mimeType?, sizes?, theme?}`);
@@ -116,7 +126,7 @@ function readIcons(value: unknown, path: string, budget: MetadataBudget): { icon
       ...(sizes !== undefined ? { sizes: sizes as string[] } : {}),
       ...(icon.theme !== undefined ? { theme: icon.theme as 'light' | 'dark' } : {}),
     };
-  });
+  }).filter((icon) => isShowableIconSource(icon.src));
   return icons.length > 0 && icons.length <= MAX_ICONS && budget.take(icons, MAX_ICONS_CHARS) ? { icons } : {};
 }
 

@@ -16,6 +16,8 @@ export const ERROR_CODES = [
   'unavailable',
   'indeterminate',
   'rate_limited',
+  /** The tool acts as the end user, who has not connected the service yet: `details.authorization_url` is where they do (lib/connections). */
+  'authorization_required',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

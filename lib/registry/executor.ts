@@ -1,3 +1,4 @@
+import type { ConnectionCaller, ConnectionUse } from '../connections/connection-access.ts';
 import type { ClientCallOutput } from './client-call.ts';
 import type { ContentOutput } from './content-parts.ts';
 import type { ToolDefinition, ToolDefinitionInput } from './definition.ts';
@@ -53,6 +54,10 @@ export interface ToolExecutionContext {
    * request is refused at once, and the tool fails fast instead of waiting out its timeout.
    */
   ask_client?: (request: { method: string; params: JsonObject }, signal: AbortSignal) => Promise<JsonObject>;
+  /** Where the caller reached the gateway and its sign-in token: what a tool with `auth: {connection}` needs (lib/connections). */
+  connection_caller?: ConnectionCaller;
+  /** Where a tool acting as the user notes which connection and grant it used: the call's audit records them. */
+  connections_used?: ConnectionUse[];
   /** The gateway's log (one JSON object per line), for what an executor observes about the call. */
   log?: (event: string, fields: Record<string, unknown>) => void;
   /**

@@ -4,7 +4,7 @@ import { isJsonObject } from './json.ts';
 /** Plain http is only for an issuer on this machine (development, tests): elsewhere a key set could be swapped in transit. */
 const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
-function urlProblem(value: unknown, what: string): string | undefined {
+export function urlProblem(value: unknown, what: string): string | undefined {
   if (typeof value !== 'string' || !URL.canParse(value)) return undefined; // the schema says what is wrong
   const url = new URL(value);
   if (url.username || url.password) return `${what} must not carry a user name or password`;

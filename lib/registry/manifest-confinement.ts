@@ -3,6 +3,7 @@ import { SecretGrants } from '../crypto/secret-grants.ts';
 import { secretName } from '../crypto/secrets.ts';
 import { secretRefusal } from '../crypto/tenant-secrets.ts';
 import { EgressPolicy, EgressRefusedError } from '../egress/policy.ts';
+import { CONNECTION_URL_FIELDS } from '../connections/manifest-check.ts';
 import type { ManifestProblem } from './executors/kind.ts';
 import { isJsonObject, type JsonObject } from './json.ts';
 import { memberPath } from './manifest-paths.ts';
@@ -44,9 +45,19 @@ function outboundSections(manifest: JsonObject): Array<[string, JsonObject]> {
   return sections;
 }
 
+/** Each connection's fields of `fields` that hold a string: its client secret, or its endpoints (the gateway connects to each). */
+function connectionFields(manifest: JsonObject, fields: readonly string[]): Located[] {
+  if (!isJsonObject(manifest.connections)) return [];
+  return Object.entries(manifest.connections).flatMap(([name, connection]) =>
+    isJsonObject(connection)
+      ? fields.flatMap((field) => (typeof connection[field] === 'string' ? [{ path: `${memberPath('$.connections', name)}.${field}`, value: connection[field] as string }] : []))
+      : [],
+  );
+}
+
 /** The "env:NAME" references that resolve: `secret` fields and header values. */
 function secretReferences(manifest: JsonObject): Located[] {
-  return outboundSections(manifest).flatMap(([path, section]) => {
+  const sections = outboundSections(manifest).flatMap(([path, section]) => {
     const found: Located[] = typeof section.secret === 'string' ? [{ path: `${path}.secret`, value: section.secret }] : [];
     if (isJsonObject(section.headers)) {
       for (const [name, value] of Object.entries(section.headers)) {
@@ -55,12 +66,13 @@ function secretReferences(manifest: JsonObject): Located[] {
     }
     return found;
   });
+  return [...sections, ...connectionFields(manifest, ['client_secret'])];
 }
 
 function urls(manifest: JsonObject): Located[] {
   const found = outboundSections(manifest).flatMap(([path, section]) => (typeof section.url === 'string' ? [{ path: `${path}.url`, value: section.url }] : []));
   const keySet = identityKeySetUrl(manifest);
-  return keySet ? [...found, keySet] : found;
+  return [...found, ...connectionFields(manifest, CONNECTION_URL_FIELDS), ...(keySet ? [keySet] : [])];
 }
 
 /** Where the gateway fetches a tenant's token keys: jwks_uri, or else the issuer (its discovery document). */

@@ -10,6 +10,7 @@ import { joinPath, jsonPath, memberPath } from './manifest-paths.ts';
 import { confinementProblems, type ConfinementChecks } from './manifest-confinement.ts';
 import { findInlineSecrets } from './manifest-secrets.ts';
 import { checkIdentity } from './identity-check.ts';
+import { checkConnections } from '../connections/manifest-check.ts';
 import { checkMcpImports } from './mcp-import-check.ts';
 import { checkMcpFeatures } from './mcp-feature-check.ts';
 import { checkRuleClasses } from './rule-classes-check.ts';
@@ -73,6 +74,7 @@ export function loadManifest(value: unknown, options: ManifestLoadOptions): Mani
     problems.push(...checkMcpImports(value.mcp_imports));
     problems.push(...checkMcpFeatures(value));
     problems.push(...checkIdentity(value.identity));
+    problems.push(...checkConnections(value));
     problems.push(...checkRulePatterns(value.policy));
     problems.push(...checkRuleClasses(value.policy, value.tools));
     problems.push(...checkRuleTimeouts(value.policy));

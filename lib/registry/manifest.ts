@@ -177,6 +177,30 @@ export interface OidcSettings {
   algorithms?: TokenAlgorithm[];
 }
 
+/**
+ * An OAuth 2.0 client registration at a provider (lib/connections): tools whose executor says
+ * `"auth": {"connection": name}` send the calling principal's own token from it.
+ */
+export interface ConnectionSettings {
+  /** authorization_code (default): each user consents once at /connect; token_exchange: the caller's sign-in token is exchanged (RFC 8693). */
+  grant?: 'authorization_code' | 'token_exchange';
+  /** OIDC discovery / RFC 8414 metadata: endpoints not written here come from it; the callback's `iss` must equal it. */
+  issuer?: string;
+  authorization_endpoint?: string;
+  token_endpoint?: string;
+  revocation_endpoint?: string;
+  client_id: string;
+  /** "env:NAME", granted to the tenant like every secret. */
+  client_secret?: string;
+  client_auth?: 'client_secret_basic' | 'client_secret_post';
+  scopes?: string[];
+  /** PKCE S256 (default true). */
+  pkce?: boolean;
+  audience?: string;
+  resource?: string;
+  authorization_params?: Record<string, string>;
+}
+
 export interface IdentitySettings {
   oidc?: OidcSettings;
 }
@@ -202,6 +226,8 @@ export interface Manifest {
   approvals?: ApprovalSettings;
   execution_environment?: ExecutionEnvironmentRef;
   mcp_imports?: McpImport[];
+  /** OAuth connections tools act through as the end user (lib/connections). */
+  connections?: Record<string, ConnectionSettings>;
   /** Who may sign in besides API keys: tokens from the tenant's identity provider. */
   identity?: IdentitySettings;
   /** Tool search for large catalogs (lib/search): search_tools, what is never deferred, MCP listing. */

@@ -62,7 +62,9 @@ export class McpFeatures {
   readonly offers: { resources: boolean; prompts: boolean; completions: boolean };
   /** The entries, by name: what the pipeline looks calls up in. */
   readonly registry = new ToolRegistry();
-  readonly #matchers: Array<{ matches(uri: string): boolean; name: string }> = [];
+  readonly #matchers: Array<{ matches(uri: string): boolean; name: string; upstream: string }> = [];
+  /** Each pinned resource's upstream, by URI. */
+  readonly #resourceUpstreams = new Map<string, string>();
   readonly #access: UpstreamAccess;
 
   constructor(manifest: Manifest, access: UpstreamAccess) {
@@ -72,12 +74,13 @@ export class McpFeatures {
     this.#access = access;
     const completes = [...this.prompts, ...this.templates].some((entry) => entry.source.completions === true);
     this.offers = { resources: this.resources.length + this.templates.length > 0, prompts: this.prompts.length > 0, completions: completes };
+    for (const resource of this.resources) this.#resourceUpstreams.set(resource.uri, resource.source.url);
     for (const resource of this.resources) this.#add(`resource:${resource.uri}`, resource.description ?? resource.name, URI_SCHEMA, resource, resource.source, { method: 'resources/read' });
     for (const template of this.templates) {
       const name = `resource_template:${template.uri_template}`;
       this.#add(name, template.description ?? template.name, URI_SCHEMA, template, template.source, { method: 'resources/read' });
       const matcher = uriTemplateMatcher(template.uri_template);
-      if (matcher.ok) this.#matchers.push({ matches: matcher.matches, name });
+      if (matcher.ok) this.#matchers.push({ matches: matcher.matches, name, upstream: template.source.url });
       if (template.source.completions) this.#add(`completion:${name}`, `Completes ${template.name}`, COMPLETION_SCHEMA, template, template.source, { method: 'completion/complete', ref: { type: 'ref/resource', uri: template.uri_template } });
     }
     for (const prompt of this.prompts) {
@@ -88,11 +91,17 @@ export class McpFeatures {
   }
 
 
-  /** The entry that reads `uri`: its pinned resource, else the first pinned template matching it. */
-  resourceEntry(uri: string): string | undefined {
-    const exact = `resource:${uri}`;
-    if (this.registry.has(exact)) return exact;
-    return this.#matchers.find((matcher) => matcher.matches(uri))?.name;
+  /**
+   * The entry that reads `uri`: its pinned resource, else the first pinned template matching it.
+   * When pins of several upstreams match it (a resource, templates), which one the URI belongs to
+   * is no guess of toolgate's: `ambiguous` names them (one upstream's catch-all template `{+uri}`,
+   * or a resource it lists under another's URI, must not learn and answer another's reads).
+   */
+  resourceEntry(uri: string): string | { ambiguous: string[] } | undefined {
+    const pinned = this.#resourceUpstreams.get(uri);
+    const matching = [...(pinned !== undefined ? [{ name: `resource:${uri}`, upstream: pinned }] : []), ...this.#matchers.filter((matcher) => matcher.matches(uri))];
+    if (new Set(matching.map((matcher) => matcher.upstream)).size > 1) return { ambiguous: matching.map((matcher) => matcher.name) };
+    return matching[0]?.name;
   }
 
   promptEntry(name: string): string | undefined {

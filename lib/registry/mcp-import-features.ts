@@ -1,3 +1,4 @@
+import { isShowableIconSource } from './content-read.ts';
 import { isJsonObject, type JsonObject } from './json.ts';
 import type { ManifestPrompt, ManifestResource, ManifestResourceTemplate, McpImport, McpSource, PinnedFeatureInfo, PromptArgument } from './manifest.ts';
 import { McpImportError, type SkippedMcpTool } from './mcp-import-errors.ts';
@@ -26,7 +27,8 @@ const text = (value: unknown) => (typeof value === 'string' ? value : undefined)
 
 /** MCP's descriptive fields of a listed entry, those of the right type. */
 function info(entry: JsonObject): PinnedFeatureInfo {
-  const icons = Array.isArray(entry.icons) ? entry.icons.filter(isJsonObject) : [];
+  // Only icons a client may be handed, as a tool result's links keep (content-read.ts).
+  const icons = Array.isArray(entry.icons) ? entry.icons.filter((icon): icon is JsonObject => isJsonObject(icon) && isShowableIconSource(icon.src)) : [];
   return {
     ...(text(entry.title) !== undefined ? { title: text(entry.title) } : {}),
     ...(text(entry.description) !== undefined ? { description: text(entry.description) } : {}),

@@ -1,7 +1,7 @@
 import type { ResolveSecret } from '../crypto/secrets.ts';
 import type { Fetch } from '../egress/fetch.ts';
 import type { ExecutionEnvironment } from '../exec/environment.ts';
-import { RemoteExecutionEnvironment } from '../exec/remote.ts';
+import { RemoteExecutionEnvironment } from '../exec/client/remote.ts';
 import { ToolError } from '../registry/errors.ts';
 import type { ToolExecutor } from '../registry/executor.ts';
 import type { ExecutionEnvironmentRef, Manifest } from '../registry/manifest.ts';

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RemoteExecutionEnvironment } from '../../lib/exec/remote.ts';
-import { startExecServer } from '../../lib/exec/server.ts';
+import { RemoteExecutionEnvironment } from '../../lib/exec/client/remote.ts';
+import { startExecServer } from '../../lib/exec/server/exec-server.ts';
 import { makeSandbox, processesMentioning, SLOW_SEARCH_PATTERN, slowSearchText, waitUntil, type Sandbox } from '../exec/helpers.ts';
 
 const SECRET = 'boundaries3-file-slots-secret-0123456789abcdef';

@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CommandSandbox } from '../../lib/exec/command-sandbox.ts';
+import type { CommandSandbox } from '../../lib/exec/sandbox/command-sandbox.ts';
 import { classifyCommand } from '../../lib/governance/shell/classify-command.ts';
-import { LocalExecutionEnvironment } from '../../lib/exec/local.ts';
+import { LocalExecutionEnvironment } from '../../lib/exec/local/local-environment.ts';
 import { bubblewrapSandbox, makeSandbox, type Sandbox } from '../exec/helpers.ts';
 
 /**

@@ -11,7 +11,7 @@ import { planAnthropicNativeCalls } from '../../lib/dispatch/formats/anthropic-n
 import { responsesFormat } from '../../lib/dispatch/formats/responses.ts';
 import { ToolRouter } from '../../lib/dispatch/router.ts';
 import { MAX_LISTED_ENTRIES } from '../../lib/exec/limits.ts';
-import { startExecServer } from '../../lib/exec/server.ts';
+import { startExecServer } from '../../lib/exec/server/exec-server.ts';
 import { updateApproval } from '../../lib/governance/approvals.ts';
 import { policyGovernor, type PolicyConfig } from '../../lib/governance/policy.ts';
 import type { PolicyRule } from '../../lib/governance/rules.ts';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeEgressTransport } from '../../lib/cli/node-egress.ts';
 import type { ToolResult } from '../../lib/dispatch/call.ts';
 import { MAX_LISTED_ENTRIES } from '../../lib/exec/limits.ts';
-import { startExecServer } from '../../lib/exec/server.ts';
+import { startExecServer } from '../../lib/exec/server/exec-server.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';
 

@@ -41,7 +41,7 @@ describe('the bundled CLI behaves as the source CLI', () => {
       const older = spawnSync(node20!, ['bin/toolgate.js', ...args], { cwd: REPO_ROOT, encoding: 'utf8', env: { ...process.env, ...fromBundle } });
       expect({ args, code: older.status, stdout: older.stdout, stderr: older.stderr }).toEqual({ args, ...source });
     }
-  });
+  }, 120_000); // two processes per case, each well under a second idle; a loaded machine needs the room
 });
 
 /** A copy of the project (sources, bin, schema, examples; node_modules linked) whose sources a test may change. */

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_FILE_OPERATIONS_AT_ONCE } from '../../lib/exec/server.ts';
+import { DEFAULT_FILE_OPERATIONS_AT_ONCE } from '../../lib/exec/server/exec-server.ts';
 import { cliProgram } from '../../lib/cli/main.ts';
 import { ApiKeyLifecycle } from '../../lib/governance/key-lifecycle.ts';
 import { SqliteStore } from '../../lib/stores/sqlite.ts';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startLocalExecServer } from '../../lib/cli/local-exec-server.ts';
-import { RemoteExecutionEnvironment } from '../../lib/exec/remote.ts';
+import { RemoteExecutionEnvironment } from '../../lib/exec/client/remote.ts';
 import { isRunning, waitUntil } from '../exec/helpers.ts';
 import { validManifest } from '../helpers/manifests.ts';
 import { freePort, spawnNode } from '../helpers/processes.ts';

@@ -173,7 +173,7 @@ describe('console in Chromium', () => {
   it('a key without a scope sees only its pages; a page or POST beyond its scopes is refused server-side', async () => {
     const id = await park('th-scope', 'c-scope');
     const { context, page } = await signIn(browser, gw.url, 'tg_reader_key');
-    expect(await page.$$eval('nav a', (links) => links.map((a) => a.textContent))).toEqual(['Approvals']);
+    expect(await page.$$eval('nav a', (links) => links.map((a) => a.textContent))).toEqual(['Approvals', 'Connections']);
     await page.waitForSelector(`[data-approval="${id}"]`);
     expect(await page.$(`[data-approval="${id}"] form[data-role="decide"]`)).toBeNull();
     for (const path of ['/console/audit?thread_id=th-scope', '/console/manifests', '/console/keys']) {

@@ -31,18 +31,20 @@ export interface ConsoleGateway {
   api(path: string, init?: { key: string; json?: unknown; method?: string }): Promise<Response>;
   /** Another connection to the store's file, as someone with disk access would tamper with it. */
   tamper(sql: string, ...params: Array<string | number>): void;
+  /** Reads the store's file as someone with disk access would. */
+  read(sql: string, ...params: Array<string | number>): unknown[];
   close(): Promise<void>;
 }
 
 /** The gateway as `toolgate serve` runs it: a SQLite file, @hono/node-server on 127.0.0.1 (free port). */
-export async function startConsoleGateway(manifests: Manifest[], keys: Record<string, TestKey>): Promise<ConsoleGateway> {
+export async function startConsoleGateway(manifests: Manifest[], keys: Record<string, TestKey>, env: Record<string, string> = {}): Promise<ConsoleGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'toolgate-console-'));
   const dbPath = join(dir, 'toolgate.db');
   const store = new SqliteStore(dbPath);
   for (const [key, principal] of Object.entries(keys)) {
     await createApiKey(store, { tenant: principal.tenant, principal: principal.principal ?? `${principal.tenant}-user`, scopes: principal.scopes ?? [] }, key);
   }
-  const gateway = createGateway({ manifests, store, env: { TOOLGATE_EGRESS_ALLOW: LOOPBACK_EGRESS_ALLOW }, manifestCacheMs: 0 });
+  const gateway = createGateway({ manifests, store, env: { TOOLGATE_EGRESS_ALLOW: LOOPBACK_EGRESS_ALLOW, ...env }, manifestCacheMs: 0 });
   await gateway.ready;
   const server = await new Promise<ServerType>((resolve) => {
     const started = serve({ fetch: gateway.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(started));
@@ -62,6 +64,14 @@ export async function startConsoleGateway(manifests: Manifest[], keys: Record<st
       const db = new DatabaseSync(dbPath);
       try {
         db.prepare(sql).run(...params);
+      } finally {
+        db.close();
+      }
+    },
+    read: (sql, ...params) => {
+      const db = new DatabaseSync(dbPath);
+      try {
+        return db.prepare(sql).all(...params);
       } finally {
         db.close();
       }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeEgressTransport } from '../../lib/cli/node-egress.ts';
-import { startExecServer } from '../../lib/exec/server.ts';
+import { startExecServer } from '../../lib/exec/server/exec-server.ts';
 import type { PolicyConfig } from '../../lib/governance/policy.ts';
 import type { PolicyRule } from '../../lib/governance/rules.ts';
 import { shellCall } from '../fixtures/responses-output.ts';

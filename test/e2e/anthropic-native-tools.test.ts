@@ -7,7 +7,7 @@ import { nodeEgressTransport } from '../../lib/cli/node-egress.ts';
 import type { ToolResult } from '../../lib/dispatch/call.ts';
 import { toAnthropicToolResultMessages } from '../../lib/dispatch/formats/anthropic.ts';
 import { BASH_RESTART_MESSAGE } from '../../lib/dispatch/formats/anthropic-native.ts';
-import { startExecServer } from '../../lib/exec/server.ts';
+import { startExecServer } from '../../lib/exec/server/exec-server.ts';
 import { toAnthropicNativeTools } from '../../lib/registry/formats/anthropic-native.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';

@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CommandShares, type NoSlot } from '../../lib/exec/command-shares.ts';
-import { startExecServer } from '../../lib/exec/server.ts';
+import { startExecServer } from '../../lib/exec/server/exec-server.ts';
 import type { PolicyConfig } from '../../lib/governance/policy.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { execServerCommand } from '../../lib/cli/exec-server.ts';
-import { RemoteExecutionEnvironment } from '../../lib/exec/remote.ts';
+import { RemoteExecutionEnvironment } from '../../lib/exec/client/remote.ts';
 import { ToolError } from '../../lib/registry/errors.ts';
 import { makeSandbox, utf8, type Sandbox } from './helpers.ts';
 
@@ -28,7 +28,8 @@ function captureConsole(): { out: string[]; err: string[] } {
   return { out, err };
 }
 
-async function waitFor<T>(read: () => T | undefined, timeoutMs = 5_000): Promise<T> {
+// Generous: on a loaded machine (the suite's forks side by side) a start can take seconds.
+async function waitFor<T>(read: () => T | undefined, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = read();

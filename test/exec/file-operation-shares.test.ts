@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FileOperationShares } from '../../lib/exec/file-operation-shares.ts';
+import { FileOperationShares } from '../../lib/exec/server/file-operation-shares.ts';
 
 describe('FileOperationShares: file operations wait in line for a slot their tenant may take', () => {
   it('one tenant (or none named): at most its number at once, and a released slot only once', async () => {

@@ -3,9 +3,9 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { UnsandboxedCommands, type CommandSandbox } from '../../lib/exec/command-sandbox.ts';
+import { UnsandboxedCommands, type CommandSandbox } from '../../lib/exec/sandbox/command-sandbox.ts';
 import { ExecEnvironmentError } from '../../lib/exec/environment.ts';
-import { probeCommandSandbox, type SandboxSettings } from '../../lib/exec/local-sandbox-probe.ts';
+import { probeCommandSandbox, type SandboxSettings } from '../../lib/exec/sandbox/probe.ts';
 import { ToolError } from '../../lib/registry/errors.ts';
 
 /** A scratch folder holding `root/` (the environment) and `outside/` (must never be touched). */

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RemoteExecutionEnvironment } from '../../lib/exec/remote.ts';
+import { RemoteExecutionEnvironment } from '../../lib/exec/client/remote.ts';
 import { REPO_ROOT } from '../helpers/processes.ts';
 import { makeSandbox, type Sandbox } from './helpers.ts';
 

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_GREP_FILE_BYTES, MAX_GREP_LINE_CHARS } from '../../lib/exec/limits.ts';
-import { LocalExecutionEnvironment } from '../../lib/exec/local.ts';
+import { LocalExecutionEnvironment } from '../../lib/exec/local/local-environment.ts';
 import { REPO_ROOT } from '../helpers/processes.ts';
 import { execError, makeSandbox, utf8, waitUntil, type Sandbox } from './helpers.ts';
 
@@ -135,7 +135,7 @@ describe('a server near its limit of open files', () => {
   it('searches every file, in batches that leave descriptors to spare', async () => {
     for (let i = 0; i < 300; i++) await env.writeFile(`many/f${String(i).padStart(3, '0')}.txt`, utf8('needle\n'));
     // A server allowed 96 descriptors: batches of 256 would run out (EMFILE) and skip files.
-    const script = `import { LocalExecutionEnvironment } from './lib/exec/local.ts';
+    const script = `import { LocalExecutionEnvironment } from './lib/exec/local/local-environment.ts';
       const matches = await new LocalExecutionEnvironment(process.argv[1]).grep('needle', 'many', { max_results: 1000 });
       console.log(matches.length, matches.every((m, i) => m.path === 'many/f' + String(i).padStart(3, '0') + '.txt'));`;
     const output = execFileSync('bash', ['-c', 'ulimit -n 96 && exec "$0" --input-type=module -e "$1" "$2"', process.execPath, script, sandbox.root], { cwd: REPO_ROOT, encoding: 'utf8' });

@@ -4,7 +4,7 @@ import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ExecEnvironmentError } from '../../lib/exec/environment.ts';
-import { LocalExecutionEnvironment } from '../../lib/exec/local.ts';
+import { LocalExecutionEnvironment } from '../../lib/exec/local/local-environment.ts';
 import { makeSandbox, utf8, type Sandbox } from './helpers.ts';
 
 const INSIDE = 'inside';

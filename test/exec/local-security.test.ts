@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CommandSandbox } from '../../lib/exec/command-sandbox.ts';
-import { LocalExecutionEnvironment } from '../../lib/exec/local.ts';
+import type { CommandSandbox } from '../../lib/exec/sandbox/command-sandbox.ts';
+import { LocalExecutionEnvironment } from '../../lib/exec/local/local-environment.ts';
 import { bubblewrapSandbox, execError, isRunning, makeSandbox, unsandboxed, utf8, waitUntil, type Sandbox } from './helpers.ts';
 
 let commands: CommandSandbox;

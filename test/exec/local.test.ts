@@ -1,8 +1,8 @@
 import { mkdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CommandSandbox } from '../../lib/exec/command-sandbox.ts';
-import { LocalExecutionEnvironment } from '../../lib/exec/local.ts';
+import type { CommandSandbox } from '../../lib/exec/sandbox/command-sandbox.ts';
+import { LocalExecutionEnvironment } from '../../lib/exec/local/local-environment.ts';
 import { bubblewrapSandbox, bytes, execError, makeSandbox, utf8, type Sandbox } from './helpers.ts';
 
 let commands: CommandSandbox;

@@ -57,7 +57,7 @@ describe('parseRpcRequest', () => {
 describe('the client side stays Web Standard (it runs on Workers)', () => {
   it('remote.ts and everything it imports use no node: modules, Buffer or process', () => {
     const seen = new Set<string>();
-    const pending = [join(repoRoot, 'lib/exec/remote.ts')];
+    const pending = [join(repoRoot, 'lib/exec/client/remote.ts')];
     while (pending.length > 0) {
       const file = pending.pop() as string;
       if (seen.has(file)) continue;

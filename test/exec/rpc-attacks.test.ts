@@ -2,9 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { signBody } from '../../lib/crypto/signed-request.ts';
-import { NonceRegistry } from '../../lib/exec/nonce-registry.ts';
-import { RemoteExecutionEnvironment } from '../../lib/exec/remote.ts';
-import { startExecServer, type ExecServer } from '../../lib/exec/server.ts';
+import { NonceRegistry } from '../../lib/exec/server/nonce-registry.ts';
+import { RemoteExecutionEnvironment } from '../../lib/exec/client/remote.ts';
+import { startExecServer, type ExecServer } from '../../lib/exec/server/exec-server.ts';
 import { makeSandbox, toolError, type Sandbox } from './helpers.ts';
 
 const SECRET = 'attack-secret-0123456789abcdef0123456789abcdef';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startExecServer } from '../../lib/exec/server.ts';
+import { startExecServer } from '../../lib/exec/server/exec-server.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';
 import { makeSandbox, processesMentioning, SLOW_SEARCH_PATTERN, slowSearchText, waitUntil, type Sandbox } from './helpers.ts';

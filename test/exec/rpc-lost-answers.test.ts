@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { RemoteExecutionEnvironment } from '../../lib/exec/remote.ts';
+import { RemoteExecutionEnvironment } from '../../lib/exec/client/remote.ts';
 import { ToolError } from '../../lib/registry/errors.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { closedPort, startTestServer, type TestServer } from '../helpers/http-server.ts';

@@ -5,10 +5,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signBody } from '../../lib/crypto/signed-request.ts';
-import { LocalExecutionEnvironment } from '../../lib/exec/local.ts';
-import { RemoteExecutionEnvironment } from '../../lib/exec/remote.ts';
+import { LocalExecutionEnvironment } from '../../lib/exec/local/local-environment.ts';
+import { RemoteExecutionEnvironment } from '../../lib/exec/client/remote.ts';
 import { newNonce } from '../../lib/exec/rpc-protocol.ts';
-import { startExecServer, type ExecServer } from '../../lib/exec/server.ts';
+import { startExecServer, type ExecServer } from '../../lib/exec/server/exec-server.ts';
 import { bytes, execError, makeSandbox, toolError, utf8, type Sandbox } from './helpers.ts';
 
 const SECRET = 'test-secret-0123456789abcdef0123456789abcdef';

@@ -3,13 +3,13 @@ import { chmodSync, copyFileSync, existsSync, lstatSync, readdirSync, readFileSy
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { systemMounts } from '../../lib/exec/local-bubblewrap.ts';
-import { BubblewrapSandbox } from '../../lib/exec/local-bubblewrap-sandbox.ts';
-import { withoutCgroups } from '../../lib/exec/local-cgroups.ts';
-import { DEFAULT_COMMAND_LIMITS } from '../../lib/exec/command-limits.ts';
-import type { CommandSandbox } from '../../lib/exec/command-sandbox.ts';
-import { LocalExecutionEnvironment } from '../../lib/exec/local.ts';
-import { copyAllowedEtc } from '../../lib/exec/local-sandbox-etc.ts';
+import { systemMounts } from '../../lib/exec/sandbox/bubblewrap.ts';
+import { BubblewrapSandbox } from '../../lib/exec/sandbox/bubblewrap-sandbox.ts';
+import { withoutCgroups } from '../../lib/exec/sandbox/cgroups.ts';
+import { DEFAULT_COMMAND_LIMITS } from '../../lib/exec/sandbox/command-limits.ts';
+import type { CommandSandbox } from '../../lib/exec/sandbox/command-sandbox.ts';
+import { LocalExecutionEnvironment } from '../../lib/exec/local/local-environment.ts';
+import { copyAllowedEtc } from '../../lib/exec/sandbox/etc-copy.ts';
 import { REPO_ROOT } from '../helpers/processes.ts';
 import { bubblewrapSandbox, execError, makeSandbox, type Sandbox } from './helpers.ts';
 

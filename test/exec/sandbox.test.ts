@@ -3,14 +3,14 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { systemMounts } from '../../lib/exec/local-bubblewrap.ts';
-import { BubblewrapSandbox } from '../../lib/exec/local-bubblewrap-sandbox.ts';
-import { withoutCgroups } from '../../lib/exec/local-cgroups.ts';
-import { DEFAULT_COMMAND_LIMITS } from '../../lib/exec/command-limits.ts';
-import type { CommandSandbox } from '../../lib/exec/command-sandbox.ts';
-import { LocalExecutionEnvironment } from '../../lib/exec/local.ts';
-import { copyAllowedEtc } from '../../lib/exec/local-sandbox-etc.ts';
-import { probeCommandSandbox } from '../../lib/exec/local-sandbox-probe.ts';
+import { systemMounts } from '../../lib/exec/sandbox/bubblewrap.ts';
+import { BubblewrapSandbox } from '../../lib/exec/sandbox/bubblewrap-sandbox.ts';
+import { withoutCgroups } from '../../lib/exec/sandbox/cgroups.ts';
+import { DEFAULT_COMMAND_LIMITS } from '../../lib/exec/sandbox/command-limits.ts';
+import type { CommandSandbox } from '../../lib/exec/sandbox/command-sandbox.ts';
+import { LocalExecutionEnvironment } from '../../lib/exec/local/local-environment.ts';
+import { copyAllowedEtc } from '../../lib/exec/sandbox/etc-copy.ts';
+import { probeCommandSandbox } from '../../lib/exec/sandbox/probe.ts';
 import { REPO_ROOT } from '../helpers/processes.ts';
 import { bubblewrapSandbox, countingListener, execError, makeSandbox, waitUntil, type CountingListener, type Sandbox } from './helpers.ts';
 
@@ -297,7 +297,7 @@ describe('read_only: the workspace cannot change', () => {
     git('config', '--unset', 'core.sshCommand');
     const before = snapshot(sandbox.root);
 
-    // read_only: git's guard (local-sandbox-git.ts) refuses the setting; see sandbox-git.test.ts.
+    // read_only: git's guard (lib/exec/sandbox/git-guard.ts) refuses the setting; see sandbox-git.test.ts.
     const attack = await env.execCommand('git status --short', { read_only: true });
     expect(attack.stderr).not.toContain('hook-ran');
     expect(attack.stderr).toContain('toolgate: git was not run: the local setting core.fsmonitor');

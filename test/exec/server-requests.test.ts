@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { signBody } from '../../lib/crypto/signed-request.ts';
 import { encodeBase64 } from '../../lib/exec/base64.ts';
-import { LocalExecutionEnvironment } from '../../lib/exec/local.ts';
-import { RemoteExecutionEnvironment } from '../../lib/exec/remote.ts';
+import { LocalExecutionEnvironment } from '../../lib/exec/local/local-environment.ts';
+import { RemoteExecutionEnvironment } from '../../lib/exec/client/remote.ts';
 import { newNonce } from '../../lib/exec/rpc-protocol.ts';
-import { startExecServer, type ExecServer } from '../../lib/exec/server.ts';
-import { hostsServed } from '../../lib/exec/server-origins.ts';
+import { startExecServer, type ExecServer } from '../../lib/exec/server/exec-server.ts';
+import { hostsServed } from '../../lib/exec/server/origins.ts';
 import { spawnNode } from '../helpers/processes.ts';
 import { execError, makeSandbox, toolError, unsandboxed, utf8, waitUntil, type Sandbox } from './helpers.ts';
 

@@ -1,10 +1,10 @@
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { answer, assemble, jumpIfAnyBit, jumpIfEqual, label, load, SECCOMP_DATA, SECCOMP_RET } from '../../lib/exec/bpf.ts';
-import { bubblewrapArguments } from '../../lib/exec/local-bubblewrap.ts';
-import { writeSeccompFilter } from '../../lib/exec/local-sandbox-seccomp.ts';
-import { setuidFilterFor } from '../../lib/exec/setuid-filter.ts';
+import { answer, assemble, jumpIfAnyBit, jumpIfEqual, label, load, SECCOMP_DATA, SECCOMP_RET } from '../../lib/exec/sandbox/bpf.ts';
+import { bubblewrapArguments } from '../../lib/exec/sandbox/bubblewrap.ts';
+import { writeSeccompFilter } from '../../lib/exec/sandbox/seccomp.ts';
+import { setuidFilterFor } from '../../lib/exec/sandbox/setuid-filter.ts';
 
 /**
  * The BPF assembler and the setuid filter as programs. The x86_64 filter runs for real in

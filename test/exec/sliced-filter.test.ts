@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { filterInSlices } from '../../lib/exec/local-sliced-filter.ts';
+import { filterInSlices } from '../../lib/exec/local/sliced-filter.ts';
 
 /** Holds the thread for `ms`, as a slow match would. */
 function busy(ms: number): void {

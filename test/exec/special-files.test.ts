@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ExecEnvironmentError } from '../../lib/exec/environment.ts';
-import { LocalExecutionEnvironment } from '../../lib/exec/local.ts';
+import { LocalExecutionEnvironment } from '../../lib/exec/local/local-environment.ts';
 import { execError, makeSandbox, utf8, type Sandbox } from './helpers.ts';
 
 /**

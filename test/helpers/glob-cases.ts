@@ -2,7 +2,7 @@ import type { Prng } from './prng.ts';
 
 /**
  * Seeded globs and paths for the differential tests (test/exec/glob.test.ts): globs drawn from
- * the syntax both engines share (lib/exec/glob-syntax.ts), built to hit its corners: dotfiles,
+ * the syntax both engines share (lib/exec/local/glob-syntax.ts), built to hit its corners: dotfiles,
  * classes at a name's start, `**` anywhere, groups holding `/` and wildcards, non-ASCII names.
  */
 export interface GlobCaseOptions {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { ResponseInputItem, ResponseOutputItem } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeEgressTransport } from '../../lib/cli/node-egress.ts';
-import { startExecServer } from '../../lib/exec/server.ts';
+import { startExecServer } from '../../lib/exec/server/exec-server.ts';
 import { applyPatchCall, FUNCTION_CALL_OUTPUT, shellCall } from '../fixtures/responses-output.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';

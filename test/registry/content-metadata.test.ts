@@ -39,6 +39,14 @@ describe('annotations and _meta on content parts', () => {
     expect(() => read({ content: [{ type: 'resource_link', uri: 'u', name: 'n', icons: [{ src: 1 }] }] })).toThrow('content[0].icons[0].src must be a string');
   });
 
+  it("a link's icons pass only as web or raster data URLs: one that could run script (javascript:, an SVG or HTML data URL) or reach a local file is dropped", () => {
+    const hostile = ['javascript:alert(document.cookie)', ' JavaScript:alert(1)', 'data:image/svg+xml;base64,PHN2Zy8+', 'data:text/html,<script>alert(1)</script>', 'file:///etc/passwd'];
+    const kept = ['https://crm.example/1.png', 'http://crm.example/2.png', 'data:image/png;base64,iVBORw0KGgo='];
+    const link = (srcs: string[]) => read({ content: [{ type: 'resource_link', uri: 'crm://1', name: 'n', icons: srcs.map((src) => ({ src })) }] }).content[0] as { icons?: Array<{ src: string }> };
+    expect(link([...hostile, ...kept]).icons?.map((icon) => icon.src)).toEqual(kept);
+    expect(link(hostile)).not.toHaveProperty('icons');
+  });
+
   it('a hostile tool cannot swell a result with metadata: past the per-result budget, parts lose their _meta and icons', () => {
     const big = { 'x/pad': 'p'.repeat(7 * 1024) };
     const icons = [{ src: `data:image/png;base64,${'A'.repeat(7 * 1024)}` }];

@@ -114,7 +114,7 @@ describe('manifest loader', () => {
     expect(problemsOf(baseManifest({ tools }))).toEqual([
       { path: '$.tools[0].executor.url', message: 'must be the http(s) URL of the tool endpoint' },
       { path: '$.tools[0].executor.secret', message: 'is required: the HMAC signing secret, as "env:NAME"' },
-      { path: '$.tools[0].executor.timeout', message: 'is not a field of an http executor (url, secret, headers)' },
+      { path: '$.tools[0].executor.timeout', message: 'is not a field of an http executor (url, secret, headers, auth)' },
       { path: '$.tools[0].input_schema', message: 'is required for http tools' },
       { path: '$.tools[0].description', message: 'is required for http tools: the model reads it to decide when to call the tool' },
     ]);

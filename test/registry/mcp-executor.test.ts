@@ -143,6 +143,17 @@ describe('imported MCP tools through the gateway', () => {
     expect(upstream.calls).toHaveLength(4);
   });
 
+  it("keeps sessions per tenant: another tenant importing the same upstream never calls in this one's session (nor sees the state the upstream keeps in it)", async () => {
+    const imported = async (tenant: string) => validManifest(await importMcpTools(validManifest({ tenant, policy: { read: 'grant', write: 'deny', execute: 'deny' }, mcp_imports: [{ server: 'crm', url: upstream.url, tools: ['search'], prefix: 'crm_', tiers: { search: 'read' } }] }), {}));
+    const gw = await testGateway([await imported('acme'), await imported('globex')], { agent: { tenant: 'acme', principal: 'agent' }, other: { tenant: 'globex', principal: 'agent' } }, { egressTransport: nodeEgressTransport() });
+    const before = upstream.initializations;
+    for (const key of ['agent', 'other', 'agent', 'other']) {
+      const response = await gw.request('/v1/dispatch', { key, json: { thread_id: 'per-tenant', calls: [{ call_id: crypto.randomUUID(), name: 'crm_search', arguments: { query: key } }] } });
+      expect(((await response.json()) as { results: Result[] }).results[0]).toMatchObject({ status: 'ok' });
+    }
+    expect(upstream.initializations - before).toBe(2);
+  });
+
   it('a server without sessions is initialized once too', async () => {
     const gw = await gatewayFor(await importedManifest({ url: upstream.statelessUrl }));
     const imported = upstream.initializations;

@@ -10,6 +10,9 @@ import { EgressPolicy } from '../../lib/egress/policy.ts';
 import type { Manifest } from '../../lib/registry/manifest.ts';
 import { loadManifest } from '../../lib/registry/manifest-loader.ts';
 import { unpinnedImports } from '../../lib/registry/mcp-import-check.ts';
+import { featurePinsFor } from '../../lib/registry/mcp-import-features.ts';
+import type { McpImport } from '../../lib/registry/manifest.ts';
+import type { UpstreamSurvey } from '../../lib/registry/mcp-survey.ts';
 import { uriTemplateMatcher } from '../../lib/registry/uri-template.ts';
 import { baseManifest, loaderOptions } from '../helpers/manifests.ts';
 
@@ -19,6 +22,17 @@ function problems(sections: Record<string, unknown>, confinement = {}) {
   const result = loadManifest({ ...baseManifest(), ...sections }, loaderOptions({ confinement }));
   return result.ok ? [] : result.problems;
 }
+
+describe('importing what an upstream lists', () => {
+  it('pins only icons a client may show (http(s), raster data: URLs): a hostile upstream\'s javascript:, SVG or file icons are left out', () => {
+    const icons = [{ src: 'javascript:alert(1)' }, { src: 'data:image/svg+xml;base64,PHN2Zy8+' }, { src: 'file:///etc/passwd' }, { src: 'https://docs.example.com/i.png' }];
+    const survey = { protocol: '2025-11-25', tools: [], callsAsTasks: false, completions: false, resources: [{ uri: 'docs://readme', name: 'readme', icons }, { uri: 'docs://bad', name: 'bad', icons: icons.slice(0, 3) }], resourceTemplates: [], prompts: [{ name: 'greet', icons }] } as unknown as UpstreamSurvey;
+    const spec = { server: 'docs', url: 'https://docs.example.com/mcp', resources: 'all', prompts: 'all' } as McpImport;
+    const pins = featurePinsFor(spec, survey, 'docs');
+    expect(pins.resources.map((r) => r.icons)).toEqual([[{ src: 'https://docs.example.com/i.png' }], undefined]);
+    expect(pins.prompts[0]!.icons).toEqual([{ src: 'https://docs.example.com/i.png' }]);
+  });
+});
 
 describe('publishing pinned resources, templates and prompts', () => {
   it('accepts what an import pins', () => {

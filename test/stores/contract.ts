@@ -4,6 +4,9 @@ import { decideApproval, listApprovals, loadApproval, newApprovalId, saveNewAppr
 import { listTasks, loadTask, markTaskCancelled, newTaskId, saveNewTask, type McpTask } from '../../lib/mcp/tasks/task-record.ts';
 import { attachTwinTask, findTwin, forgetTwin, rememberTwin, twinKey } from '../../lib/mcp/twin-calls.ts';
 import type { StateRecord, Store, StoredEnvelope, ThreadRef } from '../../lib/stores/store.ts';
+import { createConnectLink, saveConsent, takeConnectLink, takeConsent } from '../../lib/connections/flow-records.ts';
+import { GrantStore } from '../../lib/connections/grant-store.ts';
+import { Keyring } from '../../lib/connections/keyring.ts';
 
 /** A store under test, with a clock the suite controls (adapters compare expiry against it). */
 export interface StoreFixture {
@@ -293,6 +296,75 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>, o
           expect(final?.state).toBe(withdrawn.ok ? 'withdrawn' : 'approved');
           if (withdrawn.ok) expect(final).toMatchObject({ decided_by: 'agent', decided_via: 'mcp' });
         }
+      });
+    });
+
+    describe('connection grants', () => {
+      const KEY_A = `a:${Buffer.alloc(32, 1).toString('base64url')}`;
+      const KEY_B = `b:${Buffer.alloc(32, 2).toString('base64url')}`;
+      const tokens = { access_token: 'at-ünïcode-✓-secret', refresh_token: 'rt-secret' };
+      const PROVIDER = '["https://idp.example","","","toolgate","",""]';
+
+      it('a grant round-trips sealed: the stored record holds no token, and a copy under another principal does not open', async () => {
+        const grants = new GrantStore(store, Keyring.parse(KEY_A));
+        const alice = { tenant: `tenant/${prefix++}`, principal: 'alice ✓', connection: 'github' };
+        const info = await grants.save(alice, PROVIDER, tokens, { token_expires_at: fixture.clock.now + HOUR, scope: 'repo' }, fixture.clock.now);
+        expect(await grants.load(alice, PROVIDER)).toMatchObject({ ...alice, tokens, refreshable: true, scope: 'repo', grant_id: info.grant_id, kid: 'a', stale: false });
+        const raw = JSON.stringify(await store.get(`conn-grant/${encodeURIComponent(alice.tenant)}/${encodeURIComponent(alice.principal)}/github`));
+        expect(raw).not.toContain('secret');
+        // A tenant admin with store access copies Alice's record under Mallory's key: it does not open (AAD), so Mallory has no grant.
+        const mallory = { ...alice, principal: 'mallory' };
+        await store.put(`conn-grant/${encodeURIComponent(alice.tenant)}/mallory/github`, (await store.get(`conn-grant/${encodeURIComponent(alice.tenant)}/${encodeURIComponent(alice.principal)}/github`))!);
+        expect(await grants.load(mallory, PROVIDER)).toBeUndefined();
+        expect(await grants.load({ ...alice, connection: 'gitlab' }, PROVIDER)).toBeUndefined();
+        // The manifest re-points the connection at another provider or client: the grant does not open there.
+        expect(await grants.load(alice, PROVIDER.replace('idp.example', 'evil.example'))).toBeUndefined();
+      });
+
+      it('opens grants sealed under an older key (stale) after rotation, and none once that key is gone', async () => {
+        const owner = { tenant: `tenant/${prefix++}`, principal: 'alice', connection: 'google' };
+        await new GrantStore(store, Keyring.parse(KEY_A)).save(owner, PROVIDER, { access_token: 'old' }, {}, fixture.clock.now);
+        const rotated = new GrantStore(store, Keyring.parse(`${KEY_B},${KEY_A}`));
+        expect(await rotated.load(owner, PROVIDER)).toMatchObject({ tokens: { access_token: 'old' }, stale: true, refreshable: false });
+        await rotated.save(owner, PROVIDER, { access_token: 'new' }, {}, fixture.clock.now);
+        expect(await rotated.load(owner, PROVIDER)).toMatchObject({ tokens: { access_token: 'new' }, stale: false, kid: 'b' });
+        await new GrantStore(store, Keyring.parse(KEY_A)).save(owner, PROVIDER, { access_token: 'under a' }, {}, fixture.clock.now);
+        expect(await new GrantStore(store, Keyring.parse(KEY_B)).load(owner, PROVIDER)).toBeUndefined();
+      });
+
+      it('lists a tenant\'s grants (or one principal\'s) without tokens; removes only the grant named', async () => {
+        const grants = new GrantStore(store, Keyring.parse(KEY_A));
+        const tenant = `tenant/${prefix++}`;
+        const alice = { tenant, principal: 'alice', connection: 'github' };
+        const bob = { tenant, principal: 'bob', connection: 'github' };
+        const first = await grants.save(alice, PROVIDER, tokens, {}, fixture.clock.now);
+        await grants.save(bob, PROVIDER, tokens, {}, fixture.clock.now + 1);
+        await grants.save({ tenant: `${tenant}-other`, principal: 'carol', connection: 'github' }, PROVIDER, tokens, {}, fixture.clock.now);
+        const listed = await grants.list(tenant);
+        expect(listed.map((g) => g.principal)).toEqual(['alice', 'bob']);
+        expect(JSON.stringify(listed)).not.toContain('secret');
+        expect((await grants.list(tenant, { principal: 'bob' })).map((g) => g.principal)).toEqual(['bob']);
+        const second = await grants.save(alice, PROVIDER, { access_token: 'renewed' }, {}, fixture.clock.now + 2);
+        expect(await grants.remove(alice, first.grant_id)).toBe(false);
+        expect(await grants.load(alice, PROVIDER)).toMatchObject({ tokens: { access_token: 'renewed' } });
+        expect(await grants.remove(alice, second.grant_id)).toBe(true);
+        expect(await grants.load(alice, PROVIDER)).toBeUndefined();
+        expect((await grants.list(tenant)).map((g) => g.principal)).toEqual(['bob']);
+      });
+
+      it('a connect link and a consent are taken once, by one of concurrent takers, and not after they expire', async () => {
+        const owner = { tenant: `tenant/${prefix++}`, principal: 'alice', connection: 'github' };
+        const link = await createConnectLink(store, owner, fixture.clock.now);
+        const takes = await Promise.all(Array.from({ length: 10 }, () => takeConnectLink(store, link)));
+        expect(takes.filter((t) => t !== undefined)).toEqual([owner]);
+        expect(await takeConnectLink(store, 'x'.repeat(43))).toBeUndefined();
+        const late = await createConnectLink(store, owner, fixture.clock.now);
+        fixture.clock.now += HOUR;
+        expect(await takeConnectLink(store, late)).toBeUndefined();
+        const state = 's'.repeat(43);
+        await saveConsent(store, state, { ...owner, verifier: 'v', browser: 'b', redirect_uri: 'https://gw.example/connect/t/github/callback' }, fixture.clock.now);
+        expect(await takeConsent(store, state)).toMatchObject({ ...owner, verifier: 'v' });
+        expect(await takeConsent(store, state)).toBeUndefined();
       });
     });
 

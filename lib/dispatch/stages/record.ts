@@ -15,7 +15,7 @@ export async function recordStage(deps: DispatchDeps, caller: CallerContext, tra
   if (!deps.store) return;
   const { claim, result } = trace;
   const record: CommitRequest['record'] = claim
-    ? result.status === 'unavailable' || result.status === 'rate_limited'
+    ? result.status === 'unavailable' || result.status === 'rate_limited' || result.status === 'authorization_required'
       ? releaseChange(claim.request, claim.owner)
       : completionChange(claim.request, claim.owner, result, deps.now(), trace.started ? 'executing' : 'in_progress')
     : undefined;
@@ -47,6 +47,7 @@ function auditRecordOf(caller: CallerContext, trace: CallTrace): CallRecord {
       ...(result.error ? { error: { code: result.error.code, message: result.error.message } } : {}),
     },
     output: trace.output,
+    ...(trace.connections ? { connections: trace.connections } : {}),
     ...(trace.output_content ? { output_content: trace.output_content } : {}),
   };
 }

@@ -2,6 +2,8 @@ import { Hono, type Context } from 'hono';
 import { loadConditionEngine } from '../../governance/conditions/condition.ts';
 import { hasRuleConditions } from '../../registry/rule-conditions-check.ts';
 import { AuditRecorder } from '../../audit/recorder.ts';
+import { egressFetch } from '../../egress/fetch.ts';
+import { EgressPolicy } from '../../egress/policy.ts';
 import { silentLogger, type Logger } from '../../dispatch/events.ts';
 import type { TenantDirectory } from '../../dispatch/tenant-directory.ts';
 import type { ApiKeyLifecycle } from '../../governance/key-lifecycle.ts';
@@ -52,6 +54,12 @@ export function adminRoutes(store: Store, tenants: TenantDirectory, validator: S
     const checked = loadManifest(read.body, { validator, kinds: defaultExecutorKinds(), builtins: builtinsForUncheckedManifest, confinement: ownTenant ? confinement : {} });
     if (!checked.ok) return c.json({ error: { code: 'invalid_manifest', message: `the manifest has ${checked.problems.length} problem(s)`, problems: checked.problems } }, 400);
     if (checked.manifest.tenant !== tenantOf(c)) return errorResponse(c, 404, 'not_found', `tenant "${checked.manifest.tenant}" not found`);
+    // Connections discovered from an issuer: its metadata read now, through egress (lib/connections/publish-discovery.ts).
+    if (checked.manifest.connections && Object.values(checked.manifest.connections).some((connection) => connection.issuer)) {
+      const { discoveryProblems } = await import('../../connections/publish-discovery.ts');
+      const problems = await discoveryProblems(checked.manifest, egressFetch(confinement.egress ?? new EgressPolicy()), confinement.egress);
+      if (problems.length > 0) return c.json({ error: { code: 'invalid_manifest', message: `the manifest has ${problems.length} problem(s)`, problems } }, 400);
+    }
     const unpinned = unpinnedImports(checked.manifest);
     if (unpinned.length > 0) {
       return errorResponse(c, 400, 'invalid_manifest', `mcp_imports ${unpinned.map((s) => `"${s}"`).join(', ')} have no pinned tools: pin them with \`toolgate manifest import-mcp\` (or publish with \`toolgate manifest publish\`, which pins first)`);

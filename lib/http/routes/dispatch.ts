@@ -7,6 +7,7 @@ import { deferFor } from '../defer.ts';
 import { parseDispatchRequest } from '../dispatch-request.ts';
 import type { GatewayEnv } from '../env.ts';
 import { errorResponse, readJsonBody } from '../errors.ts';
+import { connectionCaller } from '../connection-caller.ts';
 
 
 /** POST /v1/dispatch: always 200 with per-call results, whatever the tools did. */
@@ -37,6 +38,7 @@ export function dispatchRoutes(env: Readonly<Record<string, string | undefined>>
       manifest_version: runtime.manifest.version,
       defer: deferFor(c),
       trace: c.get('span')?.context,
+      connect: connectionCaller(c),
       tool_format: request.format ?? 'toolgate',
     };
     // Anthropic's native text editor and bash run as the tenant's coding tools (same pipeline).

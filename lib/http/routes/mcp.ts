@@ -1,3 +1,4 @@
+import { connectionCaller } from '../connection-caller.ts';
 import { Hono, type Context } from 'hono';
 import type { TenantDirectory } from '../../dispatch/tenant-directory.ts';
 import { MAX_IDEMPOTENCY_KEY } from '../../idempotency/keys.ts';
@@ -47,6 +48,7 @@ export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, opt
       protocolVersion: c.req.header('mcp-protocol-version'),
       manifestFreshMs: options.tenants?.freshForMs?.(principal.tenant),
       consoleOrigin: options.publicOrigin && (() => options.publicOrigin!(c)),
+      connect: connectionCaller(c, options.publicOrigin?.(c)),
       onMissingScope: (required) => (missing ??= required),
       replyChannel: options.replyChannel ?? false,
     };

@@ -5,6 +5,7 @@ import { hashJson } from '../../idempotency/canonical-json.ts';
 import { metaOf } from '../../mcp-wire/envelope.ts';
 import { ErrorCode, jsonRpcError, type JsonObject, type JsonRpcRequest } from '../../mcp-wire/json-rpc.ts';
 import { answerToolCall } from '../call-answer.ts';
+import { askToConnect } from '../connect-input.ts';
 import type { McpCallIdentity } from '../call-identity.ts';
 import { McpMethodError } from '../method-error.ts';
 import { dispatchMcpTool, mcpToolArguments, mcpToolIdentity, type McpRequestScope, type McpToolCall } from '../methods.ts';
@@ -41,7 +42,7 @@ export async function answerModernToolCall(request: JsonRpcRequest, scope: McpRe
   // A retry answering what the call's upstream asked the client (relay/input-relay.ts).
   if (isInputState(params.requestState)) return resumeWithInput(scope, call, identity, params.requestState, params.inputResponses);
   if (typeof params.requestState !== 'string') {
-    const answer = (result: ToolResult) => answerToolCall(runtime.deps, principal, identity, result, asked, ask(1));
+    const answer = async (result: ToolResult) => askToConnect(params, result) ?? answerToolCall(runtime.deps, principal, identity, result, asked, ask(1));
     if (relaysInput(scope, call)) return answerWithInputRelay(scope, request.id, call, identity, answer);
     return answer(await dispatchMcpTool(scope, request.id, call, identity));
   }

@@ -58,12 +58,39 @@ export function declares(capabilities: Record<string, unknown>, request: Upstrea
 /** Whether `capabilities` declare anything an upstream may ask of a client. */
 export const declaresAnyAsking = (capabilities: Record<string, unknown>): boolean => ['sampling', 'elicitation', 'roots'].some((name) => isPlainObject(capabilities[name]));
 
+/**
+ * The request as the client is asked it. A sampling request's `includeContext` goes: to the
+ * client, toolgate is one server, so an upstream's "thisServer" (or "allServers") would have the
+ * client attach the context of every upstream of the tenant, other servers' tool results among
+ * them, for this one upstream to read. Without it the client attaches none (the spec's default).
+ */
+function relayedRequest(request: UpstreamRequest): UpstreamRequest {
+  if (request.method !== 'sampling/createMessage' || !Object.hasOwn(request.params, 'includeContext')) return request;
+  const { includeContext: _dropped, ...params } = request.params;
+  return { method: request.method, params };
+}
+
+/**
+ * Why a URL-mode elicitation is not relayed: its link is one the user is asked to open, and the
+ * client shows it as toolgate's (toolgate's own confirm links look just like it), so only a web
+ * page is; a javascript:, data: or file: link is an upstream's attack on the client.
+ */
+function linkProblem(request: UpstreamRequest): string | undefined {
+  if (request.method !== 'elicitation/create' || request.params.mode !== 'url') return undefined;
+  const url = request.params.url;
+  if (typeof url === 'string' && /^https?:\/\//i.test(url)) return undefined;
+  return `toolgate relays a URL-mode elicitation/create only for an http(s) URL, not ${JSON.stringify(String(url).slice(0, 60))}`;
+}
+
 /** The `ask_client` of a call whose client can be asked. */
 export function clientAsker(client: AskingClient): (request: UpstreamRequest, signal: AbortSignal) => Promise<JsonObject> {
-  return async (request, signal) => {
+  return async (asked, signal) => {
+    const request = relayedRequest(asked);
     if (client.capabilities && !declares(client.capabilities, request)) {
       throw new McpRpcError({ code: METHOD_NOT_FOUND, message: `${cannotRelayMessage(request.method)}: its request did not declare the capability` });
     }
+    const problem = linkProblem(request);
+    if (problem) throw new McpRpcError({ code: -32602, message: problem });
     if (JSON.stringify(request.params).length > MAX_RELAYED_CHARS) {
       throw new McpRpcError({ code: -32603, message: `toolgate relays no ${request.method} request larger than ${MAX_RELAYED_CHARS / 1024} KiB` });
     }

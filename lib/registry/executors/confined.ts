@@ -1,3 +1,4 @@
+import type { ConnectionAccess } from '../../connections/connection-access.ts';
 import { MissingSecretError, secretName, type ResolveSecret } from '../../crypto/secrets.ts';
 import { egressFetch, type Fetch } from '../../egress/fetch.ts';
 import { EgressPolicy } from '../../egress/policy.ts';
@@ -15,6 +16,6 @@ const defaultEgress = egressFetch(new EgressPolicy());
  * when whoever built the registry gave neither, no secrets and the policy with no exceptions.
  * Deny by default: a manifest is never trusted with the process's environment or network.
  */
-export function confinedAccess(context: ExecutorKindContext): { secrets: ResolveSecret; fetch: Fetch } {
-  return { secrets: context.secrets ?? noSecrets, fetch: context.egress ?? defaultEgress };
+export function confinedAccess(context: ExecutorKindContext): { secrets: ResolveSecret; fetch: Fetch; connections?: ConnectionAccess } {
+  return { secrets: context.secrets ?? noSecrets, fetch: context.egress ?? defaultEgress, ...(context.connections ? { connections: context.connections } : {}) };
 }

@@ -1,3 +1,5 @@
+import type { ConnectionAccess } from '../../connections/connection-access.ts';
+import { executorAuthOf, userAuthorization, withoutAuthorization, type ExecutorAuth } from '../../connections/executor-auth.ts';
 import { resolveSecret, SECRET_REFERENCE, type ResolveSecret } from '../../crypto/secrets.ts';
 import { signBody } from '../../crypto/signed-request.ts';
 import { egressRefusal, type Fetch } from '../../egress/fetch.ts';
@@ -18,6 +20,8 @@ export interface HttpExecutorConfig {
   secret: string;
   /** Sent with every request; "env:NAME" values are resolved like the secret. */
   headers?: Record<string, string>;
+  /** Send the calling user's own token of this manifest connection as `Authorization: Bearer` (lib/connections). */
+  auth?: ExecutorAuth;
 }
 
 /**
@@ -28,6 +32,8 @@ export interface HttpExecutorConfig {
 export interface HttpExecutorAccess {
   secrets?: ResolveSecret;
   fetch?: Fetch;
+  /** The calling users' connection tokens, for `auth`. */
+  connections?: ConnectionAccess;
 }
 
 const ERROR_BODY_CHARS = 500;
@@ -56,13 +62,16 @@ export class HttpToolExecutor implements ToolExecutor {
   async execute(args: JsonObject, context: ToolExecutionContext): Promise<ToolOutput> {
     const resolve = this.#access.secrets ?? ((reference: string) => resolveSecret(reference, context.env));
     const secret = resolve(this.#config.secret);
-    const configured = Object.entries(this.#config.headers ?? {})
+    // The user's token first: a call that must ask the user to connect sends nothing.
+    const authorization = await userAuthorization(executorAuthOf(this.#config.auth), this.#access.connections, context);
+    const own = Object.entries(this.#config.headers ?? {});
+    const configured = (authorization.authorization ? withoutAuthorization(own) : own)
       // The trace context is the gateway's to set: a manifest's own traceparent/tracestate is not sent beside it.
       .filter(([name]) => !context.traceparent || !TRACE_HEADERS.has(name.toLowerCase()))
       .map(([name, value]) => [name, SECRET_REFERENCE.test(value) ? resolve(value) : value]);
     const body = JSON.stringify({ tool: this.name, arguments: args, call_id: context.call_id, thread_id: context.thread_id, tenant: context.tenant });
     const traced = context.traceparent ? { traceparent: context.traceparent } : {};
-    const headers = { ...Object.fromEntries(configured), 'content-type': 'application/json', 'user-agent': 'toolgate', ...traced, ...(await signBody(secret, body)) };
+    const headers = { ...Object.fromEntries(configured), ...authorization, 'content-type': 'application/json', 'user-agent': 'toolgate', ...traced, ...(await signBody(secret, body)) };
     const send = this.#access.fetch ?? ((input, init) => fetch(input, init));
     let response: Response;
     try {
@@ -141,8 +150,8 @@ export const httpExecutorKind: ExecutorKind = {
     if (config.headers !== undefined && (typeof config.headers !== 'object' || config.headers === null || Object.values(config.headers).some((v) => typeof v !== 'string'))) {
       problems.push({ path: `${path}.headers`, message: 'must be an object of header names to string values' });
     }
-    const unknown = Object.keys(config).filter((key) => !['kind', 'url', 'secret', 'headers'].includes(key));
-    for (const key of unknown) problems.push({ path: `${path}.${key}`, message: 'is not a field of an http executor (url, secret, headers)' });
+    const unknown = Object.keys(config).filter((key) => !['kind', 'url', 'secret', 'headers', 'auth'].includes(key));
+    for (const key of unknown) problems.push({ path: `${path}.${key}`, message: 'is not a field of an http executor (url, secret, headers, auth)' });
     return problems;
   },
   baseDefinition: () => undefined,

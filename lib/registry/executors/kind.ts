@@ -1,3 +1,4 @@
+import type { ConnectionAccess } from '../../connections/connection-access.ts';
 import type { ResolveSecret } from '../../crypto/secrets.ts';
 import type { Fetch } from '../../egress/fetch.ts';
 import type { ToolDefinition } from '../definition.ts';
@@ -16,6 +17,8 @@ export interface ExecutorKindContext {
   secrets?: ResolveSecret;
   /** How manifest executors reach the network: the gateway's egress policy. Without it, the policy with no exceptions. */
   egress?: Fetch;
+  /** The calling user's tokens of the manifest's connections (`auth: {connection}`); without it such a tool is unavailable. */
+  connections?: ConnectionAccess;
 }
 
 /** One `executor.kind` a manifest may use: how to check its entry and build its executor. */

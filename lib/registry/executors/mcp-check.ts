@@ -4,7 +4,7 @@ import { LEGACY_VERSIONS, MODERN_VERSIONS } from '../mcp-client/protocol.ts';
 import { memberPath } from '../manifest-paths.ts';
 import type { ManifestProblem } from './kind.ts';
 
-const FIELDS = ['kind', 'url', 'tool', 'headers', 'server', 'protocol', 'client_capabilities', 'task_support'];
+const FIELDS = ['kind', 'url', 'tool', 'headers', 'server', 'protocol', 'client_capabilities', 'task_support', 'auth'];
 const PROTOCOLS = [...MODERN_VERSIONS, ...LEGACY_VERSIONS];
 
 /** An http(s) URL that parses: what an MCP Streamable HTTP endpoint must be. */

@@ -40,8 +40,9 @@ async function handshake(endpoint: McpEndpoint, capabilities: JsonObject): Promi
 }
 
 /**
- * Initialized legacy MCP sessions, one per upstream URL, resolved headers and declared client
- * capabilities, kept for the life of the isolate (or process) so repeated calls skip the
+ * Initialized legacy MCP sessions, one per tenant, upstream URL, resolved headers and declared
+ * client capabilities (an upstream may keep state in a session: another tenant's calls never
+ * land in it, even with the same URL and headers), kept for the life of the isolate (or process) so repeated calls skip the
  * handshake. Only plain data is kept, never a stream or a connection. Concurrent first calls
  * share one handshake; a failed one is not kept.
  */
@@ -57,10 +58,10 @@ export class McpSessionPool {
    * A session to call on; handshake failures are `unavailable` ToolErrors naming the URL. A new
    * handshake goes out through the endpoint's fetch (the caller's egress); a kept session sends nothing here.
    */
-  async acquire(endpoint: McpEndpoint, capabilities: JsonObject, signal: AbortSignal): Promise<PooledSession> {
+  async acquire(tenant: string, endpoint: McpEndpoint, capabilities: JsonObject, signal: AbortSignal): Promise<PooledSession> {
     // The key holds resolved secrets: it lives in this isolate's memory only.
     const headers = Object.entries(endpoint.headers).sort(([a], [b]) => a.localeCompare(b));
-    const key = `${endpoint.url}\n${JSON.stringify(headers)}\n${JSON.stringify(capabilities)}`;
+    const key = `${tenant}\n${endpoint.url}\n${JSON.stringify(headers)}\n${JSON.stringify(capabilities)}`;
     const existing = this.#entries.get(key);
     if (existing?.session) return { key, session: existing.session, fresh: false };
     const entry = existing ?? this.#start(key, endpoint, capabilities);

@@ -1,3 +1,5 @@
+import type { ConnectionAccess } from '../../connections/connection-access.ts';
+import { userAuthorization, withoutAuthorization, type ExecutorAuth } from '../../connections/executor-auth.ts';
 import type { ResolveSecret } from '../../crypto/secrets.ts';
 import type { Fetch } from '../../egress/fetch.ts';
 import type { ToolExecutionContext } from '../executor.ts';
@@ -16,6 +18,8 @@ export interface UpstreamTarget {
   headers?: Record<string, string>;
   /** The revision an import learnt: a modern one is called statelessly, a legacy one (or none) through a session. */
   protocol?: string;
+  /** Send the calling user's own token of this manifest connection (lib/connections). */
+  auth?: ExecutorAuth;
 }
 
 /** How an executor reaches its upstream: kept legacy sessions, the tenant's secrets, the gateway's egress. */
@@ -23,6 +27,8 @@ export interface UpstreamAccess {
   pool: McpSessionPool;
   secrets: ResolveSecret | undefined;
   fetch: Fetch;
+  /** The calling users' connection tokens, for a target with `auth`. */
+  connections?: ConnectionAccess;
 }
 
 /** What one request to the upstream is, for the words of its failure: `tools/call "search"`. */
@@ -44,7 +50,7 @@ export async function onUpstream<T>(
   request: { label: UpstreamRequestLabel; capabilities: JsonObject },
   exchange: (connection: McpConnection) => Promise<T>,
 ): Promise<T> {
-  const endpoint = upstreamEndpoint(target, access, context);
+  const endpoint = await userEndpoint(upstreamEndpoint(target, access, context), target, access, context);
   const traced = tracedEndpoint(endpoint, context.traceparent);
   const fail = (error: unknown) => upstreamCallFailure(target.url, request.label.name, error, request.label.method);
   if (isModernVersion(target.protocol)) {
@@ -57,7 +63,7 @@ export async function onUpstream<T>(
     }
   }
   for (let attempt = 1; ; attempt++) {
-    const pooled = await access.pool.acquire(endpoint, request.capabilities, context.signal);
+    const pooled = await access.pool.acquire(context.tenant, endpoint, request.capabilities, context.signal);
     try {
       return await exchange(new McpConnection(traced, { era: 'legacy', ...pooled.session }));
     } catch (error) {
@@ -77,6 +83,16 @@ function upstreamEndpoint(target: UpstreamTarget, access: UpstreamAccess, contex
   } catch (error) {
     throw upstreamUnavailable(target.url, error);
   }
+}
+
+/**
+ * The endpoint with the calling user's token when the target has `auth` (sessions are then pooled
+ * per user: the pool's key holds the headers). Asking the user to connect is thrown as it is.
+ */
+async function userEndpoint(endpoint: McpEndpoint, target: UpstreamTarget, access: UpstreamAccess, context: ToolExecutionContext): Promise<McpEndpoint> {
+  if (!target.auth) return endpoint;
+  const authorization = await userAuthorization(target.auth, access.connections, context);
+  return { ...endpoint, headers: { ...Object.fromEntries(withoutAuthorization(Object.entries(endpoint.headers))), ...authorization } };
 }
 
 /**

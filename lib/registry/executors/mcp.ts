@@ -1,3 +1,5 @@
+import type { ConnectionAccess } from '../../connections/connection-access.ts';
+import { executorAuthOf, type ExecutorAuth } from '../../connections/executor-auth.ts';
 import type { ResolveSecret } from '../../crypto/secrets.ts';
 import type { Fetch } from '../../egress/fetch.ts';
 import { ContentOutput } from '../content-parts.ts';
@@ -37,6 +39,8 @@ export interface McpExecutorConfig {
   client_capabilities?: JsonObject;
   /** "required": the upstream runs the tool only as a task (2025-11-25 tasks), so it is called as one. */
   task_support?: 'required';
+  /** Send the calling user's own token of this manifest connection (lib/connections). */
+  auth?: ExecutorAuth;
 }
 
 export interface McpExecutorOptions {
@@ -45,6 +49,8 @@ export interface McpExecutorOptions {
   secrets?: ResolveSecret;
   /** How requests go out: a manifest's executor gets the gateway's egress; otherwise the runtime's fetch. */
   fetch?: Fetch;
+  /** The calling users' connection tokens, for `auth`. */
+  connections?: ConnectionAccess;
 }
 
 /** How long an upstream is asked to keep a task it runs for toolgate: past any call's longest timeout (600 s). */
@@ -54,7 +60,7 @@ const runtimeFetch: Fetch = (input, init) => fetch(input, init);
 
 /** The pool, secrets and fetch an executor's options give, with the isolate's pool and the runtime's fetch by default. */
 export function upstreamAccess(options: McpExecutorOptions): UpstreamAccess {
-  return { pool: options.pool ?? sharedMcpSessionPool, secrets: options.secrets, fetch: options.fetch ?? runtimeFetch };
+  return { pool: options.pool ?? sharedMcpSessionPool, secrets: options.secrets, fetch: options.fetch ?? runtimeFetch, ...(options.connections ? { connections: options.connections } : {}) };
 }
 
 /**
@@ -115,7 +121,8 @@ export class McpToolExecutor implements ToolExecutor {
     // What the upstream may ask of the client: what the tool is offered only with, and everything when the caller's client can answer.
     const capabilities = { ...this.#config.client_capabilities, ...(context.ask_client ? ASKING_CAPABILITIES : {}) };
     const request = { label: { method: 'tools/call', name: tool }, capabilities };
-    return onUpstream(this.#config, this.#access, context, request, (connection) =>
+    const auth = executorAuthOf(this.#config.auth);
+    return onUpstream(auth ? { ...this.#config, auth } : this.#config, this.#access, context, request, (connection) =>
       whileListening(connection, capabilities, context.signal, relay, () =>
         callUpstreamTool(connection, tool, args, {
           signal: context.signal,

@@ -4,6 +4,7 @@ import { mcpNameHeader } from './header-values.ts';
 import { McpRpcError, nextRequestId, type RpcNotification, type RpcRequest, type RpcResponse } from './messages.ts';
 import { CLIENT_INFO, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION } from './protocol.ts';
 import { openSessionStream, postNotice, postRequest, type McpEndpoint } from './transport.ts';
+import { refuseRequests } from './upstream-requests.ts';
 
 /**
  * How requests to one upstream are framed. Legacy revisions: the session's id and negotiated
@@ -62,6 +63,7 @@ export class McpConnection {
     const over = new AbortController();
     const reading = AbortSignal.any([signal, over.signal]);
     let failed: { error: unknown } | undefined;
+    let onRequest: ExchangeHooks['onRequest'];
     const answerRequest = async (request: RpcRequest, onRequest: NonNullable<ExchangeHooks['onRequest']>) => {
       try {
         await this.#post((await onRequest(request, reading)) as unknown as JsonObject, reading);
@@ -80,7 +82,7 @@ export class McpConnection {
           return { result: inbound.result ?? {}, ...(answer.sessionId ? { sessionId: answer.sessionId } : {}) };
         }
         if (inbound.kind === 'notification') hooks.onNotification?.(inbound.message);
-        else if (hooks.onRequest) void answerRequest(inbound.message, hooks.onRequest);
+        else void answerRequest(inbound.message, (onRequest ??= hooks.onRequest ?? refuseRequests()));
       }
     } catch (error) {
       if (signal.aborted) await this.#cancelled(id, signal.reason);
@@ -103,10 +105,11 @@ export class McpConnection {
     if (framing.era !== 'legacy' || !framing.sessionId) return;
     const messages = await openSessionStream(this.endpoint, this.#headers(undefined, undefined), signal);
     if (!messages) return;
+    const onRequest = hooks.onRequest ?? refuseRequests();
     const listen = async () => {
       for await (const inbound of messages) {
         if (inbound.kind === 'notification') hooks.onNotification?.(inbound.message);
-        else if (inbound.kind === 'request' && hooks.onRequest) await this.#post((await hooks.onRequest(inbound.message, signal)) as unknown as JsonObject, signal);
+        else if (inbound.kind === 'request') await this.#post((await onRequest(inbound.message, signal)) as unknown as JsonObject, signal);
       }
     };
     // Ends when `signal` aborts (the read breaks off) or the server closes the stream.

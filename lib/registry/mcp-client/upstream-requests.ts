@@ -1,4 +1,5 @@
 import type { JsonObject } from '../json.ts';
+import { BrokenAnswerError } from './errors.ts';
 import { McpRpcError, type RpcRequest, type RpcResponse } from './messages.ts';
 
 /** Relays an upstream's request to the client that made the call; resolves with that client's result. */
@@ -40,3 +41,20 @@ export async function answerUpstreamRequest(request: RpcRequest, ask: AskClient 
 }
 
 export const isClientRequest = (method: string): boolean => method in CLIENT_REQUESTS;
+
+/** Requests of the client one exchange that no call relays may make; more end the exchange. */
+export const MAX_REFUSED_REQUESTS = 32;
+
+/**
+ * For exchanges no call relays (resources, prompts, completion, lists, a session's own stream):
+ * the upstream's requests are answered at once (ping) or refused, so a resources/read whose
+ * upstream asks for sampling fails fast instead of waiting for its timeout. An upstream that keeps
+ * asking is cut off: each refusal is a request of toolgate's own.
+ */
+export function refuseRequests(): (request: RpcRequest, signal: AbortSignal) => Promise<RpcResponse> {
+  let count = 0;
+  return async (request, signal) => {
+    if (++count > MAX_REFUSED_REQUESTS) throw new BrokenAnswerError(`it sent more than ${MAX_REFUSED_REQUESTS} requests of the client during one request`);
+    return answerUpstreamRequest(request, undefined, signal);
+  };
+}

@@ -1,5 +1,5 @@
 import type { ExecutionEnvironment } from '../../exec/environment.ts';
-import { environmentForCall } from '../../exec/remote.ts';
+import { environmentForCall } from '../../exec/client/remote.ts';
 import { ToolError } from '../../registry/errors.ts';
 import { FnToolExecutor, type ToolExecutor } from '../../registry/executor.ts';
 import type { JsonObject } from '../../registry/json.ts';

@@ -1,5 +1,5 @@
 import type { ExecutionEnvironment, GlobMatch } from '../../exec/environment.ts';
-import { environmentForCall } from '../../exec/remote.ts';
+import { environmentForCall } from '../../exec/client/remote.ts';
 import { FnToolExecutor, type ToolExecutor } from '../../registry/executor.ts';
 import type { JsonObject } from '../../registry/json.ts';
 import { optionalString, requiredString } from './arguments.ts';

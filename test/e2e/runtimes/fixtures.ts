@@ -1,7 +1,7 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startExecServer } from '../../../lib/exec/server.ts';
+import { startExecServer } from '../../../lib/exec/server/exec-server.ts';
 import { REPO_ROOT } from '../../helpers/processes.ts';
 import { startFakeSlack, type FakeSlack } from '../../support/fake-slack.ts';
 

@@ -14,10 +14,11 @@ describe('read_only_commands against bash', () => {
   });
 
   it(`bash runs exactly the simple commands the classifier accepted, in ${LINES} random lines (seed ${SEED})`, () => {
-    const report = runDifferential({ seed: SEED, count: LINES, timeoutSeconds: 50 });
+    // About 8 s on an idle machine; the bound only stops a runaway, so it leaves room for a loaded one.
+    const report = runDifferential({ seed: SEED, count: LINES, timeoutSeconds: 150 });
     expect(report.bashErrors).toBe('');
     expect(report.mismatches).toEqual([]);
     expect(report.accepted).toBeGreaterThan(LINES / 5);
     expect(report.compared).toBeGreaterThan(report.accepted);
-  }, 90_000);
+  }, 200_000);
 });
