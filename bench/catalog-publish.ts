@@ -16,8 +16,8 @@ import { createApiKey } from '../lib/governance/api-keys.ts';
 import { createGateway } from '../lib/http/gateway.ts';
 import { manifestKey, manifestPartsPrefix } from '../lib/registry/manifest-store.ts';
 import { searchIndexKey } from '../lib/search/stored-index.ts';
-import { SqliteStore } from '../lib/stores/sqlite.ts';
-import { encodeJson } from '../lib/stores/dynamodb-json.ts';
+import { SqliteStore } from '../lib/stores/sqlite/sqlite-store.ts';
+import { encodeJson } from '../lib/stores/dynamodb/json.ts';
 import type { StateRecord, Store } from '../lib/stores/store.ts';
 import type { BenchModule, Figures } from './harness.ts';
 import { progress, round } from './harness.ts';
@@ -37,7 +37,7 @@ interface Published {
   parts: number;
 }
 
-/** A record's bytes as its store holds them: JSON text (SQLite, Upstash); DynamoDB gzips a payload above 64 KiB (dynamodb-json.ts). */
+/** A record's bytes as its store holds them: JSON text (SQLite, Upstash); DynamoDB gzips a payload above 64 KiB (dynamodb/json.ts). */
 async function recordBytes(adapter: string, record: StateRecord | undefined): Promise<number> {
   if (adapter !== 'dynamodb') return new TextEncoder().encode(JSON.stringify(record)).length;
   const payload = await encodeJson(record!.data, 'bench');

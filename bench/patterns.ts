@@ -13,7 +13,7 @@ import { AuditRecorder } from '../lib/audit/recorder.ts';
 import type { Manifest } from '../lib/registry/manifest.ts';
 import { compileSafePattern } from '../lib/patterns/index.ts';
 import { activateManifest, publishManifest } from '../lib/registry/manifest-store.ts';
-import { SqliteStore } from '../lib/stores/sqlite.ts';
+import { SqliteStore } from '../lib/stores/sqlite/sqlite-store.ts';
 import { freePort } from '../scripts/dev/free-port.ts';
 import { REPO_ROOT } from '../test/helpers/processes.ts';
 import type { BenchModule, Figures } from './harness.ts';

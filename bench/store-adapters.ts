@@ -6,11 +6,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDynamoDbClient, DynamoDbStore } from '../lib/stores/dynamodb.ts';
+import { createDynamoDbClient, DynamoDbStore } from '../lib/stores/dynamodb/dynamodb-store.ts';
 import { MemoryStore } from '../lib/stores/memory.ts';
-import { SqliteStore } from '../lib/stores/sqlite.ts';
+import { SqliteStore } from '../lib/stores/sqlite/sqlite-store.ts';
 import type { Store } from '../lib/stores/store.ts';
-import { UpstashStore } from '../lib/stores/upstash.ts';
+import { UpstashStore } from '../lib/stores/upstash/upstash-store.ts';
 import { createFreshTable, dynaliteClientOptions, startDynalite } from '../test/support/dynalite.ts';
 import { startRedisServer } from '../scripts/dev/redis-server.ts';
 import { startUpstashBridge } from '../scripts/dev/upstash-bridge.ts';

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { verifyChain, type ChainCheck } from '../audit/verify.ts';
-import { SqliteStore } from '../stores/sqlite.ts';
+import { SqliteStore } from '../stores/sqlite/sqlite-store.ts';
 import type { Store, StoredEnvelope } from '../stores/store.ts';
 import { textOf, type Invocation } from './command-line.ts';
 import { fetchGateway } from './gateway-fetch.ts';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { remoteStoreFromEnv, storeKindFromEnv } from '../stores/config.ts';
-import { SqliteStore } from '../stores/sqlite.ts';
+import { SqliteStore } from '../stores/sqlite/sqlite-store.ts';
 import type { Store } from '../stores/store.ts';
 
 /**

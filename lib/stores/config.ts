@@ -1,7 +1,7 @@
-import { dynamoDbStoreFromEnv } from './dynamodb-config.ts';
+import { dynamoDbStoreFromEnv } from './dynamodb/config.ts';
 import { MemoryStore } from './memory.ts';
 import type { Store } from './store.ts';
-import { upstashStoreFromEnv } from './upstash-config.ts';
+import { upstashStoreFromEnv } from './upstash/config.ts';
 
 export const STORE_KINDS = ['sqlite', 'upstash', 'dynamodb', 'memory'] as const;
 export type StoreKind = (typeof STORE_KINDS)[number];

@@ -5,7 +5,7 @@ import { StoreUnavailableError, type Store } from './store.ts';
  * A long text kept in a store as parts: records `<prefix>/<i>` of at most PART_CHARS characters
  * each, described by a head (how many parts, how many characters, the whole text's SHA-256) that
  * the caller keeps in its own record. Parts keep every store's record small: a DynamoDB item
- * holds at most 400 KB (and dynamodb-json.ts refuses more than 380 KiB gzipped), an Upstash
+ * holds at most 400 KB (and dynamodb/json.ts refuses more than 380 KiB gzipped), an Upstash
  * request 1 MB on the free plan. PART_CHARS characters are at most 4 bytes each in UTF-8, 360 KB,
  * so a part fits even uncompressed. Reading checks every part against the head: a missing,
  * truncated or changed part is an error, never part of a text.

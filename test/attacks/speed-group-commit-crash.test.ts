@@ -8,7 +8,7 @@ const KEY = 'group-commit-crash-key';
 const ADMIN_KEY = 'group-commit-crash-admin-key';
 
 /**
- * Group commit (lib/stores/sqlite.ts) answers a batch of calls after one COMMIT and one WAL sync.
+ * Group commit (lib/stores/sqlite/sqlite-store.ts) answers a batch of calls after one COMMIT and one WAL sync.
  * Attack: SIGKILL `toolgate serve` while many calls are in flight, restart it on the same file,
  * and look for an answered call that is gone: its retry must replay the very answer (not run
  * again), its thread's audit must hold its result, and every hash chain must verify.

@@ -3,10 +3,10 @@ import module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../lib/stores/sqlite.ts';
+import { SqliteStore } from '../../lib/stores/sqlite/sqlite-store.ts';
 
 /**
- * Group commit answers a write only after COMMIT and the WAL's fsync (sqlite-wal-sync.ts). Attack:
+ * Group commit answers a write only after COMMIT and the WAL's fsync (lib/stores/sqlite/wal-sync.ts). Attack:
  * read the record between the two. The COMMIT made it visible to reads on the same connection, so
  * `get` (GET /v1/calls/ID, an approval's status, a key check) reported a result its own writer had
  * not been answered for, and a power loss could still undo. Here the WAL's fsync is held back.

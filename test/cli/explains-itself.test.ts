@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_FILE_OPERATIONS_AT_ONCE } from '../../lib/exec/server/exec-server.ts';
 import { cliProgram } from '../../lib/cli/main.ts';
 import { ApiKeyLifecycle } from '../../lib/governance/key-lifecycle.ts';
-import { SqliteStore } from '../../lib/stores/sqlite.ts';
+import { SqliteStore } from '../../lib/stores/sqlite/sqlite-store.ts';
 import { freePort, REPO_ROOT, runNode } from '../helpers/processes.ts';
 
 const toolgate = (args: string[], env: NodeJS.ProcessEnv = {}) => runNode(['bin/toolgate.js', ...args], { env: { TOOLGATE_URL: '', TOOLGATE_KEY: '', ...env } });

@@ -7,7 +7,7 @@ import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppete
 import { createApiKey } from '../../lib/governance/api-keys.ts';
 import { createGateway } from '../../lib/http/gateway.ts';
 import type { Manifest } from '../../lib/registry/manifest.ts';
-import { SqliteStore } from '../../lib/stores/sqlite.ts';
+import { SqliteStore } from '../../lib/stores/sqlite/sqlite-store.ts';
 import { LOOPBACK_EGRESS_ALLOW, type TestKey } from '../helpers/gateway.ts';
 
 /** Debian's chromium, or CHROMIUM_PATH; a missing browser fails the suite with what to install (never a silent skip). */

@@ -56,11 +56,11 @@ const TRANSACTION_PARTS: Record<string, string> = { Put: 'PutItem', Delete: 'Del
 /**
  * The IAM actions DynamoDbStore needs, read from its source: every `send('X', ...)` it makes, with
  * TransactWriteItems replaced by the kinds of write a ConditionalWrite may hold. The table setup
- * (dynamodb-table.ts) is left out: the stack creates the table, the function never does.
+ * (dynamodb/table.ts) is left out: the stack creates the table, the function never does.
  */
 export function dynamoDbActionsTheStoreUses(): string[] {
-  const dir = join(REPO_ROOT, 'lib/stores');
-  const files = readdirSync(dir).filter((name) => name.startsWith('dynamodb') && name.endsWith('.ts') && name !== 'dynamodb-table.ts');
+  const dir = join(REPO_ROOT, 'lib/stores/dynamodb');
+  const files = readdirSync(dir).filter((name) => name.endsWith('.ts') && name !== 'table.ts');
   const source = files.map((name) => readFileSync(join(dir, name), 'utf8')).join('\n');
   const actions = new Set<string>();
   for (const [, operation] of source.matchAll(/\.send\('(\w+)'/g)) {
@@ -72,7 +72,7 @@ export function dynamoDbActionsTheStoreUses(): string[] {
 
 function transactionParts(source: string): string[] {
   const declaration = /export type ConditionalWrite = ([^;]+);/.exec(source)?.[1];
-  if (!declaration) throw new Error('ConditionalWrite (the writes a transaction holds) was not found in lib/stores/dynamodb-requests.ts');
+  if (!declaration) throw new Error('ConditionalWrite (the writes a transaction holds) was not found in lib/stores/dynamodb/requests.ts');
   const parts = [...declaration.matchAll(/\{\s*(\w+):/g)].map((match) => match[1]);
   const unknown = parts.filter((part) => !(part in TRANSACTION_PARTS));
   if (unknown.length) throw new Error(`unknown transaction write kinds: ${unknown.join(', ')}`);

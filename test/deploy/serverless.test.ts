@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SecretGrants } from '../../lib/crypto/secret-grants.ts';
-import { createDynamoDbClient } from '../../lib/stores/dynamodb.ts';
+import { createDynamoDbClient } from '../../lib/stores/dynamodb/dynamodb-store.ts';
 import { REPO_ROOT } from '../helpers/processes.ts';
 import { createTestTable, dynaliteClientOptions, startDynalite } from '../support/dynalite.ts';
 import { dynamoDbActionsTheStoreUses, handlerEntry, readServerlessConfig } from './serverless-config.ts';
@@ -48,7 +48,7 @@ describe('serverless.yml', () => {
     expect(properties.BillingMode).toBe('PAY_PER_REQUEST');
     expect(properties.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
     // The attribute the store writes its expiry to, in epoch seconds, is that one.
-    expect(readFileSync(join(REPO_ROOT, 'lib/stores/dynamodb-items.ts'), 'utf8')).toMatch(/\bttl: \{ N: String\(Math\.ceil\(record\.expires_at \/ 1000\)\) \}/);
+    expect(readFileSync(join(REPO_ROOT, 'lib/stores/dynamodb/items.ts'), 'utf8')).toMatch(/\bttl: \{ N: String\(Math\.ceil\(record\.expires_at \/ 1000\)\) \}/);
     const made = await describeTableMadeByTheStore();
     expect(sortByName(properties.KeySchema)).toEqual(sortByName(made.KeySchema));
     expect(sortByName(properties.AttributeDefinitions)).toEqual(sortByName(made.AttributeDefinitions));

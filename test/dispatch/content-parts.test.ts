@@ -11,7 +11,7 @@ import { responsesFunctionCallOutput } from '../../lib/dispatch/formats/response
 import { storableResult, STORED_BINARY_CHARS } from '../../lib/idempotency/stored-result.ts';
 import { ContentOutput, type ContentPart } from '../../lib/registry/content-parts.ts';
 import { ContentShapeError, readToolResultBody } from '../../lib/registry/content-read.ts';
-import { encodeJson } from '../../lib/stores/dynamodb-json.ts';
+import { encodeJson } from '../../lib/stores/dynamodb/json.ts';
 import { truncateTextParts } from '../../lib/tools/truncate.ts';
 import { PNG_1X1 } from '../helpers/content.ts';
 

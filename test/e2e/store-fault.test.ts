@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../lib/stores/store.ts';
-import { UpstashStore } from '../../lib/stores/upstash.ts';
+import { UpstashStore } from '../../lib/stores/upstash/upstash-store.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';
-import { createDynamoDbClient, DynamoDbStore } from '../../lib/stores/dynamodb.ts';
+import { createDynamoDbClient, DynamoDbStore } from '../../lib/stores/dynamodb/dynamodb-store.ts';
 import { createTestTable, dynaliteClientOptions, startDynalite } from '../support/dynalite.ts';
 import { startRedisServer } from '../../scripts/dev/redis-server.ts';
 import { startUpstashBridge } from '../../scripts/dev/upstash-bridge.ts';

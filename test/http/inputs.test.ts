@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../lib/stores/sqlite.ts';
+import { SqliteStore } from '../../lib/stores/sqlite/sqlite-store.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { baseManifest, validManifest } from '../helpers/manifests.ts';
 

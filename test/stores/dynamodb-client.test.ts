@@ -8,8 +8,8 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createDynamoDbClient, DynamoDbError, type DynamoDbClientOptions } from '../../lib/stores/dynamodb-client.ts';
-import { signAwsRequest } from '../../lib/stores/dynamodb-signing.ts';
+import { createDynamoDbClient, DynamoDbError, type DynamoDbClientOptions } from '../../lib/stores/dynamodb/client.ts';
+import { signAwsRequest } from '../../lib/stores/dynamodb/signing.ts';
 import { closedPort, startTestServer, type RecordedRequest, type TestServer } from '../helpers/http-server.ts';
 import { createFreshTable, DYNALITE_CREDENTIALS, dynaliteClientOptions, startDynalite, type RunningDynalite } from '../support/dynalite.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dynamoDbStoreFromEnv, readDynamoDbEnv } from '../../lib/stores/dynamodb-config.ts';
+import { dynamoDbStoreFromEnv, readDynamoDbEnv } from '../../lib/stores/dynamodb/config.ts';
 import { createFreshTable, DYNALITE_CREDENTIALS, startDynalite, type RunningDynalite } from '../support/dynalite.ts';
 
 const base = { TOOLGATE_DYNAMODB_TABLE: 'toolgate', AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'AKIA1', AWS_SECRET_ACCESS_KEY: 'secret' };

@@ -6,7 +6,7 @@ import { createFreshTable, DYNALITE_CREDENTIALS, DYNALITE_REGION, startDynalite,
 
 /** A Worker that builds the store from its bindings and exercises each kind of item. */
 const WORKER = `
-import { dynamoDbStoreFromEnv } from './lib/stores/dynamodb-config.ts';
+import { dynamoDbStoreFromEnv } from './lib/stores/dynamodb/config.ts';
 export default {
   async fetch(request, env) {
     const store = dynamoDbStoreFromEnv(env);

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDynamoDbClient, DynamoDbStore, type DynamoDbClientOptions } from '../../lib/stores/dynamodb.ts';
-import { scoreFromKey, scoreKey } from '../../lib/stores/dynamodb-index.ts';
+import { createDynamoDbClient, DynamoDbStore, type DynamoDbClientOptions } from '../../lib/stores/dynamodb/dynamodb-store.ts';
+import { scoreFromKey, scoreKey } from '../../lib/stores/dynamodb/ordered-index.ts';
 import { StoreUnavailableError, type StateRecord, type StoredEnvelope, type ThreadRef } from '../../lib/stores/store.ts';
 import { createFreshTable, createTestTable, dynaliteClientOptions, openDynamoDbStore, startDynalite, type RunningDynalite } from '../support/dynalite.ts';
 import { storeContract } from './contract.ts';

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditRecorder } from '../../lib/audit/recorder.ts';
 import type { EnvelopeDraft } from '../../lib/audit/envelope.ts';
 import { verifyChain } from '../../lib/audit/verify.ts';
-import { SqliteStore } from '../../lib/stores/sqlite.ts';
+import { SqliteStore } from '../../lib/stores/sqlite/sqlite-store.ts';
 import type { StoredEnvelope, ThreadRef } from '../../lib/stores/store.ts';
 
 let dir: string;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { WalSync } from '../../lib/stores/sqlite-wal-sync.ts';
+import { WalSync } from '../../lib/stores/sqlite/wal-sync.ts';
 
 const settled = (sync: WalSync) => new Promise<unknown>((done) => sync.afterCommit((error) => done(error ?? 'synced')));
 

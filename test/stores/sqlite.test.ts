@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../lib/stores/sqlite.ts';
+import { SqliteStore } from '../../lib/stores/sqlite/sqlite-store.ts';
 import { storeContract } from './contract.ts';
 
 storeContract('sqlite', async () => {

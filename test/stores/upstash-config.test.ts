@@ -1,6 +1,6 @@
 import { Redis as RedisClient } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { upstashStoreFromEnv } from '../../lib/stores/upstash-config.ts';
+import { upstashStoreFromEnv } from '../../lib/stores/upstash/config.ts';
 import { startRedisServer, type RedisServer } from '../../scripts/dev/redis-server.ts';
 import { startUpstashBridge, type UpstashBridge } from '../../scripts/dev/upstash-bridge.ts';
 

@@ -2,7 +2,7 @@ import { Redis as UpstashClient } from '@upstash/redis';
 import { Redis as RedisClient } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError, type StateRecord, type Store, type StoredEnvelope, type ThreadRef } from '../../lib/stores/store.ts';
-import { UpstashStore } from '../../lib/stores/upstash.ts';
+import { UpstashStore } from '../../lib/stores/upstash/upstash-store.ts';
 import { startTestServer } from '../helpers/http-server.ts';
 import { startRedisServer, type RedisServer } from '../../scripts/dev/redis-server.ts';
 import { startUpstashBridge, type UpstashBridge } from '../../scripts/dev/upstash-bridge.ts';

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { createDynamoDbClient, createDynamoDbTable, DynamoDbStore, type DynamoDbClientOptions } from '../../lib/stores/dynamodb.ts';
+import { createDynamoDbClient, createDynamoDbTable, DynamoDbStore, type DynamoDbClientOptions } from '../../lib/stores/dynamodb/dynamodb-store.ts';
 import { addTransactWriteItems } from './dynalite-transactions.ts';
 
 // dynalite is CommonJS without type declarations.

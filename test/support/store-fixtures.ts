@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteStore } from '../../lib/stores/sqlite.ts';
+import { SqliteStore } from '../../lib/stores/sqlite/sqlite-store.ts';
 import type { Store } from '../../lib/stores/store.ts';
-import { UpstashStore } from '../../lib/stores/upstash.ts';
+import { UpstashStore } from '../../lib/stores/upstash/upstash-store.ts';
 import { startRedisServer } from '../../scripts/dev/redis-server.ts';
 import { startUpstashBridge } from '../../scripts/dev/upstash-bridge.ts';
 

@@ -1,5 +1,5 @@
-import { createDynamoDbClient, type DynamoDbClientOptions } from './dynamodb-client.ts';
-import { DynamoDbStore } from './dynamodb.ts';
+import { createDynamoDbClient, type DynamoDbClientOptions } from './client.ts';
+import { DynamoDbStore } from './dynamodb-store.ts';
 
 /** Environment variables or Worker bindings, as the runtime hands them over. */
 export type EnvSource = Record<string, string | undefined>;

@@ -1,7 +1,7 @@
-import type { AttributeValue } from './dynamodb-types.ts';
-import { recordFromItem, recordItem, recordKey } from './dynamodb-items.ts';
-import { readItem, writeOne, type Condition, type ConditionalWrite, type DynamoDbContext } from './dynamodb-requests.ts';
-import { isLive, StoreUnavailableError, type ClaimOutcome, type StateRecord, type TransitionExpectation, type TransitionOutcome } from './store.ts';
+import type { AttributeValue } from './types.ts';
+import { recordFromItem, recordItem, recordKey } from './items.ts';
+import { readItem, writeOne, type Condition, type ConditionalWrite, type DynamoDbContext } from './requests.ts';
+import { isLive, StoreUnavailableError, type ClaimOutcome, type StateRecord, type TransitionExpectation, type TransitionOutcome } from '../store.ts';
 
 /*
  * Records follow Powertools' idempotency layer: a claim is a PutItem conditional on there being

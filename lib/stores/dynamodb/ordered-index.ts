@@ -1,7 +1,7 @@
-import { indexPartition, sortKey, stringAttribute } from './dynamodb-items.ts';
-import { query, readItem, transact, type Condition, type ConditionalWrite, type DynamoDbContext, type Item } from './dynamodb-requests.ts';
-import { StoreUnavailableError } from './store.ts';
-import { checkPageLimit } from './page-limit.ts';
+import { indexPartition, sortKey, stringAttribute } from './items.ts';
+import { query, readItem, transact, type Condition, type ConditionalWrite, type DynamoDbContext, type Item } from './requests.ts';
+import { StoreUnavailableError } from '../store.ts';
+import { checkPageLimit } from '../page-limit.ts';
 
 /*
  * An ordered index is one partition holding, per member, an entry item whose sort key is the

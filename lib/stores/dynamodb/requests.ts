@@ -1,6 +1,6 @@
-import { DynamoDbError, type DynamoDbClient } from './dynamodb-client.ts';
-import type { CancellationReason, Condition, Delete, Item, Put, QueryInput, QueryOutput } from './dynamodb-types.ts';
-import { StoreUnavailableError } from './store.ts';
+import { DynamoDbError, type DynamoDbClient } from './client.ts';
+import type { CancellationReason, Condition, Delete, Item, Put, QueryInput, QueryOutput } from './types.ts';
+import { StoreUnavailableError } from '../store.ts';
 
 export type { Condition, Item };
 

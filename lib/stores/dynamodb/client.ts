@@ -1,6 +1,6 @@
-import { signAwsRequest, type AwsCredentials } from './dynamodb-signing.ts';
-import type { DynamoDbInput, DynamoDbOperation, DynamoDbOutput } from './dynamodb-types.ts';
-import { answerError, CONTENT_TYPE, decodeAnswer, DynamoDbError, encodeRequest, TARGET_PREFIX } from './dynamodb-wire.ts';
+import { signAwsRequest, type AwsCredentials } from './signing.ts';
+import type { DynamoDbInput, DynamoDbOperation, DynamoDbOutput } from './types.ts';
+import { answerError, CONTENT_TYPE, decodeAnswer, DynamoDbError, encodeRequest, TARGET_PREFIX } from './wire.ts';
 
 export type DynamoDbCredentials = AwsCredentials;
 export { DynamoDbError };

@@ -1,4 +1,4 @@
-import type { DynamoDbClient } from './dynamodb-client.ts';
+import type { DynamoDbClient } from './client.ts';
 
 const ACTIVE_WAIT_MS = 120_000;
 const POLL_MS = 500;

@@ -14,10 +14,10 @@ import {
   type ThreadRef,
   type TransitionExpectation,
   type TransitionOutcome,
-} from './store.ts';
-import { checkPageLimit } from './page-limit.ts';
-import type { LimitCounters } from './limit-counters.ts';
-import { upstashLimitCounters } from './upstash-limits.ts';
+} from '../store.ts';
+import { checkPageLimit } from '../page-limit.ts';
+import type { LimitCounters } from '../limit-counters.ts';
+import { upstashLimitCounters } from './limits.ts';
 
 export interface UpstashStoreOptions {
   /** The database's REST URL (UPSTASH_REDIS_REST_URL). */

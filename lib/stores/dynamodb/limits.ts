@@ -1,7 +1,7 @@
-import { limitKey } from './dynamodb-items.ts';
-import { call, readItem, type DynamoDbContext, type Item } from './dynamodb-requests.ts';
-import type { Update } from './dynamodb-types.ts';
-import { windowBound, windowLifeMs, windowStartOf, type LimitCounters } from './limit-counters.ts';
+import { limitKey } from './items.ts';
+import { call, readItem, type DynamoDbContext, type Item } from './requests.ts';
+import type { Update } from './types.ts';
+import { windowBound, windowLifeMs, windowStartOf, type LimitCounters } from '../limit-counters.ts';
 
 /*
  * Limit counters as DynamoDB conditional updates, no read-modify-write retries on the hot path:

@@ -1,5 +1,5 @@
-import { decodeBase64, encodeBase64 } from '../exec/base64.ts';
-import type { CancellationReason } from './dynamodb-types.ts';
+import { decodeBase64, encodeBase64 } from '../../exec/base64.ts';
+import type { CancellationReason } from './types.ts';
 
 /*
  * DynamoDB's JSON protocol: every operation is a POST to `/` with the header

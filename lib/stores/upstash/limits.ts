@@ -1,4 +1,4 @@
-import type { LimitCounters, WindowState } from './limit-counters.ts';
+import type { LimitCounters, WindowState } from '../limit-counters.ts';
 
 /** Runs a script with its keys and arguments (the store's clock goes first, as ARGV[1]). */
 export type RunScript = (script: string, keys: string[], args: string[]) => Promise<unknown>;

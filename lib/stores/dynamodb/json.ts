@@ -1,5 +1,5 @@
-import type { AttributeValue } from './dynamodb-types.ts';
-import { StoreUnavailableError } from './store.ts';
+import type { AttributeValue } from './types.ts';
+import { StoreUnavailableError } from '../store.ts';
 
 /**
  * JSON payloads (record data, audit envelopes) are stored as one JSON string attribute rather

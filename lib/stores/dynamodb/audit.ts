@@ -1,8 +1,8 @@
-import { auditPartition, envelopeSortKey, headKey, LAST_ENVELOPE_SORT_KEY, numberAttribute, stringAttribute } from './dynamodb-items.ts';
-import { decodeJson, encodeJson } from './dynamodb-json.ts';
-import { query, readItem, transact, type Condition, type ConditionalWrite, type DynamoDbContext, type Item } from './dynamodb-requests.ts';
-import { headMatches, StoreUnavailableError, type AppendOutcome, type AppendRequest, type AuditHead, type AuditPage, type StoredEnvelope, type ThreadRef } from './store.ts';
-import { checkPageLimit } from './page-limit.ts';
+import { auditPartition, envelopeSortKey, headKey, LAST_ENVELOPE_SORT_KEY, numberAttribute, stringAttribute } from './items.ts';
+import { decodeJson, encodeJson } from './json.ts';
+import { query, readItem, transact, type Condition, type ConditionalWrite, type DynamoDbContext, type Item } from './requests.ts';
+import { headMatches, StoreUnavailableError, type AppendOutcome, type AppendRequest, type AuditHead, type AuditPage, type StoredEnvelope, type ThreadRef } from '../store.ts';
+import { checkPageLimit } from '../page-limit.ts';
 
 /*
  * A thread's chain is one partition: a head item (seq and hash of the last envelope) and one item

@@ -1,4 +1,4 @@
-import { UpstashStore, type UpstashStoreOptions } from './upstash.ts';
+import { UpstashStore, type UpstashStoreOptions } from './upstash-store.ts';
 
 const HOW_TO_SET: Record<string, string> = {
   UPSTASH_REDIS_REST_URL: "set it to your Upstash database's REST URL (Upstash console → your database → REST API), e.g. `export UPSTASH_REDIS_REST_URL=https://…upstash.io` or, on Workers, `wrangler secret put UPSTASH_REDIS_REST_URL`",

@@ -1,10 +1,10 @@
-import type { DynamoDbClient } from './dynamodb-client.ts';
-import { appendedHead, appendEnvelopes, appendWrites, failedAppend, listEnvelopes, readHead } from './dynamodb-audit.ts';
-import { addIndexMember, listIndexMembers, removeIndexMember } from './dynamodb-index.ts';
-import { changeRecord, changeWrite, claimRecord, failedChange, liveRecord, putRecord, removeRecord } from './dynamodb-records.ts';
-import { held, transact, type DynamoDbContext } from './dynamodb-requests.ts';
-import { dynamoDbLimitCounters } from './dynamodb-limits.ts';
-import type { LimitCounters } from './limit-counters.ts';
+import type { DynamoDbClient } from './client.ts';
+import { appendedHead, appendEnvelopes, appendWrites, failedAppend, listEnvelopes, readHead } from './audit.ts';
+import { addIndexMember, listIndexMembers, removeIndexMember } from './ordered-index.ts';
+import { changeRecord, changeWrite, claimRecord, failedChange, liveRecord, putRecord, removeRecord } from './records.ts';
+import { held, transact, type DynamoDbContext } from './requests.ts';
+import { dynamoDbLimitCounters } from './limits.ts';
+import type { LimitCounters } from '../limit-counters.ts';
 import type {
   AppendOutcome,
   AppendRequest,
@@ -18,10 +18,10 @@ import type {
   ThreadRef,
   TransitionExpectation,
   TransitionOutcome,
-} from './store.ts';
+} from '../store.ts';
 
-export { createDynamoDbClient, DynamoDbError, type DynamoDbClient, type DynamoDbClientOptions } from './dynamodb-client.ts';
-export { createDynamoDbTable } from './dynamodb-table.ts';
+export { createDynamoDbClient, DynamoDbError, type DynamoDbClient, type DynamoDbClientOptions } from './client.ts';
+export { createDynamoDbTable } from './table.ts';
 
 /** Budget for one request to DynamoDB, client retries included: a dead store fails fast. */
 export const DYNAMODB_CALL_DEADLINE_MS = 5_000;

@@ -18,9 +18,9 @@ import {
   type ThreadRef,
   type TransitionExpectation,
   type TransitionOutcome,
-} from './store.ts';
-import { checkPageLimit } from './page-limit.ts';
-import { WalSync } from './sqlite-wal-sync.ts';
+} from '../store.ts';
+import { checkPageLimit } from '../page-limit.ts';
+import { WalSync } from './wal-sync.ts';
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS records (

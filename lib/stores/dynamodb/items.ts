@@ -1,7 +1,7 @@
-import type { JsonObject } from '../registry/json.ts';
-import { decodeJson, encodeJson } from './dynamodb-json.ts';
-import type { Item } from './dynamodb-requests.ts';
-import { StoreUnavailableError, threadKey, type StateRecord, type ThreadRef } from './store.ts';
+import type { JsonObject } from '../../registry/json.ts';
+import { decodeJson, encodeJson } from './json.ts';
+import type { Item } from './requests.ts';
+import { StoreUnavailableError, threadKey, type StateRecord, type ThreadRef } from '../store.ts';
 
 /*
  * The single-table layout (docs/stores.md, "Item layout"): every item has a string partition key `pk`
