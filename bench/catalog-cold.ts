@@ -9,7 +9,7 @@
 import { dispatchCall } from '../lib/dispatch/pipeline.ts';
 import { buildTenantRuntime } from '../lib/dispatch/tenant-runtime.ts';
 import { createGateway } from '../lib/http/gateway.ts';
-import { loadActivePointer, loadPublished } from '../lib/registry/manifest-store.ts';
+import { loadActivePointer, loadPublished } from '../lib/registry/manifest/manifest-store.ts';
 import { SqliteStore } from '../lib/stores/sqlite/sqlite-store.ts';
 
 const [file, tenant, tool] = process.argv.slice(2);

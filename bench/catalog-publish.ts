@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { createApiKey } from '../lib/governance/api-keys.ts';
 import { createGateway } from '../lib/http/gateway.ts';
-import { manifestKey, manifestPartsPrefix } from '../lib/registry/manifest-store.ts';
+import { manifestKey, manifestPartsPrefix } from '../lib/registry/manifest/manifest-store.ts';
 import { searchIndexKey } from '../lib/search/stored-index.ts';
 import { SqliteStore } from '../lib/stores/sqlite/sqlite-store.ts';
 import { encodeJson } from '../lib/stores/dynamodb/json.ts';

@@ -12,10 +12,10 @@ import { dispatchCall } from '../lib/dispatch/pipeline.ts';
 import { StoreTenantDirectory } from '../lib/dispatch/store-tenant-directory.ts';
 import { buildTenantRuntime, type GatewayServices } from '../lib/dispatch/tenant-runtime.ts';
 import { createGateway } from '../lib/http/gateway.ts';
-import { MANIFEST_CHECKS } from '../lib/registry/manifest-checks.ts';
-import { parseManifestText } from '../lib/registry/manifest-loader.ts';
-import { activeManifestKey, manifestKey } from '../lib/registry/manifest-store.ts';
-import type { Manifest } from '../lib/registry/manifest.ts';
+import { MANIFEST_CHECKS } from '../lib/registry/manifest/checks.ts';
+import { parseManifestText } from '../lib/registry/manifest/loader.ts';
+import { activeManifestKey, manifestKey } from '../lib/registry/manifest/manifest-store.ts';
+import type { Manifest } from '../lib/registry/manifest/manifest.ts';
 import { MemoryStore } from '../lib/stores/memory.ts';
 import { builtinsForUncheckedManifest } from '../lib/tools/tenant-tools.ts';
 import { createAjvValidator } from '../lib/validation/ajv-engine.ts';
@@ -73,7 +73,7 @@ export function generateManifestText(count: number, run: number): string {
   return JSON.stringify({ format: 'toolgate.manifest/v1', tenant: 'bench', version: `run-${run}`, profile: 'openai', policy: { read: 'grant' }, tools });
 }
 
-/** The store record publishing through the checks writes (manifest-store.ts), as JSON text. */
+/** The store record publishing through the checks writes (lib/registry/manifest/manifest-store.ts), as JSON text. */
 export function storedRecordText(manifestText: string): string {
   return `{"manifest":${manifestText},"hash":"bench","published_at":"2026-01-01T00:00:00.000Z","published_by":"bench","checked":"${MANIFEST_CHECKS}"}`;
 }

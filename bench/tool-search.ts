@@ -16,7 +16,7 @@ import { buildSearchIndex, SearchIndex, type PackedSearchIndex } from '../lib/se
 import { searchDocument, ToolCatalog } from '../lib/search/catalog.ts';
 import { PART_CHARS } from '../lib/search/stored-index.ts';
 import type { ToolDefinition } from '../lib/registry/definition.ts';
-import type { Manifest } from '../lib/registry/manifest.ts';
+import type { Manifest } from '../lib/registry/manifest/manifest.ts';
 import type { BenchModule, Figures } from './harness.ts';
 import { progress, round, verdict } from './harness.ts';
 import { distribution, median } from './stats.ts';

@@ -11,7 +11,7 @@ import { validateStage } from '../lib/dispatch/stages/validate.ts';
 import { createGateway } from '../lib/http/gateway.ts';
 import { defineTool } from '../lib/registry/definition.ts';
 import type { JsonObject, JsonSchema } from '../lib/registry/json.ts';
-import type { Manifest } from '../lib/registry/manifest.ts';
+import type { Manifest } from '../lib/registry/manifest/manifest.ts';
 import { MemoryStore } from '../lib/stores/memory.ts';
 import { createAjvValidator } from '../lib/validation/ajv-engine.ts';
 import { createCfworkerValidator } from '../lib/validation/cfworker-engine.ts';

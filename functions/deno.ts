@@ -3,7 +3,7 @@ import demoManifest from '../examples/demo/manifest.json' with { type: 'json' };
 import { resolvingTransport } from '../lib/egress/fetch.ts';
 import { localOriginPolicy, originPolicyFromEnv } from '../lib/http/origin-policy.ts';
 import { createRuntimeGateway } from '../lib/http/runtime-gateway.ts';
-import type { Manifest } from '../lib/registry/manifest.ts';
+import type { Manifest } from '../lib/registry/manifest/manifest.ts';
 
 declare const Deno: {
   env: { toObject(): Record<string, string> };

@@ -5,7 +5,7 @@ import type { Hono } from 'hono';
 import demoManifest from '../examples/demo/manifest.json' with { type: 'json' };
 import { nodeEgressTransport } from '../lib/cli/node-egress.ts';
 import { createRuntimeGateway } from '../lib/http/runtime-gateway.ts';
-import type { Manifest } from '../lib/registry/manifest.ts';
+import type { Manifest } from '../lib/registry/manifest/manifest.ts';
 
 const env = process.env;
 // Lambda is Node: egress is checked on the resolved addresses the connection uses (TOOLGATE_EGRESS_ALLOW).

@@ -7,7 +7,7 @@ import demoManifest from '../examples/demo/manifest.json' with { type: 'json' };
 import { jsonLineLogger } from '../lib/dispatch/events.ts';
 import { createRuntimeGateway, misconfiguredFetch } from '../lib/http/runtime-gateway.ts';
 import { warmStart } from '../lib/http/warm-start.ts';
-import type { Manifest } from '../lib/registry/manifest.ts';
+import type { Manifest } from '../lib/registry/manifest/manifest.ts';
 
 type Env = Record<string, string | undefined>;
 

@@ -6,7 +6,7 @@
 import { createApiKey } from '../lib/governance/api-keys.ts';
 import { ApiKeyLifecycle } from '../lib/governance/key-lifecycle.ts';
 import { createGateway } from '../lib/http/gateway.ts';
-import type { Manifest } from '../lib/registry/manifest.ts';
+import type { Manifest } from '../lib/registry/manifest/manifest.ts';
 import { MemoryStore } from '../lib/stores/memory.ts';
 
 export const DEMO_KEYS = { agent: 'tg_demo_agent_0000000000000000', alice: 'tg_demo_alice_0000000000000000', bob: 'tg_demo_bob_00000000000000000' };

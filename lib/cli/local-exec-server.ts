@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { secretName } from '../crypto/secrets.ts';
 import { toHex } from '../crypto/sha256.ts';
 import type { SandboxReport } from '../exec/sandbox/command-sandbox.ts';
-import type { Manifest } from '../registry/manifest.ts';
+import type { Manifest } from '../registry/manifest/manifest.ts';
 import { EXEC_SECRET_VARIABLE } from './exec-server.ts';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);

@@ -5,7 +5,7 @@ import { SecretGrants, TENANT_SECRETS_VARIABLE } from '../crypto/secret-grants.t
 import { EGRESS_ALLOW_VARIABLE } from '../egress/allowlist.ts';
 import { EgressPolicy } from '../egress/policy.ts';
 import { defaultExecutorKinds } from '../registry/executors/index.ts';
-import { parseManifestText, type ManifestLoadOptions, type ManifestLoadResult } from '../registry/manifest-loader.ts';
+import { parseManifestText, type ManifestLoadOptions, type ManifestLoadResult } from '../registry/manifest/loader.ts';
 import { builtinsForUncheckedManifest } from '../tools/tenant-tools.ts';
 import { createSchemaValidator } from '../validation/select-engine.ts';
 

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import type { ManifestProblem } from '../registry/executors/kind.ts';
-import type { Manifest } from '../registry/manifest.ts';
-import { loadManifest } from '../registry/manifest-loader.ts';
-import { McpImportError, pinMcpImports, type McpImportResult } from '../registry/mcp-import.ts';
+import type { Manifest } from '../registry/manifest/manifest.ts';
+import { loadManifest } from '../registry/manifest/loader.ts';
+import { McpImportError, pinMcpImports, type McpImportResult } from '../registry/mcp-upstream/import.ts';
 import { loadManifestFile, manifestLoadOptions } from './manifest-file.ts';
 
 type Log = (line: string) => void;

@@ -1,6 +1,6 @@
-import type { Manifest } from '../registry/manifest.ts';
-import { oldToNew, type ManifestDiff } from '../registry/manifest-diff.ts';
-import { unpinnedImports } from '../registry/mcp-import-check.ts';
+import type { Manifest } from '../registry/manifest/manifest.ts';
+import { oldToNew, type ManifestDiff } from '../registry/manifest/diff.ts';
+import { unpinnedImports } from '../registry/mcp-upstream/import-check.ts';
 import { flagOf, textOf, type Invocation } from './command-line.ts';
 import { fetchGateway, GatewayUnreachableError } from './gateway-fetch.ts';
 import { loadManifestFile, manifestLoadOptions } from './manifest-file.ts';

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { silentLogger } from '../dispatch/events.ts';
 import { localOriginPolicy, originPolicyFromEnv } from '../http/origin-policy.ts';
 import { createRuntimeGateway } from '../http/runtime-gateway.ts';
-import type { Manifest } from '../registry/manifest.ts';
+import type { Manifest } from '../registry/manifest/manifest.ts';
 import { SqliteStore } from '../stores/sqlite/sqlite-store.ts';
 import { demoKeyLines, demoKeys } from './demo-key.ts';
 import { jsonLineWriter } from './json-line-writer.ts';

@@ -7,7 +7,7 @@ import { sha256Hex } from '../crypto/sha256.ts';
 import { tenantSecretResolver } from '../crypto/tenant-secrets.ts';
 import type { TenantDirectory } from '../dispatch/tenant-directory.ts';
 import type { Fetch } from '../egress/fetch.ts';
-import type { ConnectionSettings } from '../registry/manifest.ts';
+import type { ConnectionSettings } from '../registry/manifest/manifest.ts';
 import type { Store } from '../stores/store.ts';
 import { randomHandle } from './base64url.ts';
 import { auditConnection } from './connection-audit.ts';

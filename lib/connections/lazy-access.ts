@@ -1,5 +1,5 @@
 import type { ToolExecutionContext } from '../registry/executor.ts';
-import type { ConnectionSettings } from '../registry/manifest.ts';
+import type { ConnectionSettings } from '../registry/manifest/manifest.ts';
 import type { ConnectionAccess } from './connection-access.ts';
 import type { UserTokenServices } from './user-tokens.ts';
 

@@ -1,7 +1,7 @@
 import type { ManifestProblem } from '../registry/executors/kind.ts';
-import { urlProblem } from '../registry/identity-check.ts';
+import { urlProblem } from '../registry/manifest/identity-check.ts';
 import { isJsonObject, type JsonObject } from '../registry/json.ts';
-import { memberPath } from '../registry/manifest-paths.ts';
+import { memberPath } from '../registry/manifest/paths.ts';
 
 /** The URL fields of a connection, each checked as the identity provider's are (https, plain). */
 export const CONNECTION_URL_FIELDS = ['issuer', 'authorization_endpoint', 'token_endpoint', 'revocation_endpoint'] as const;

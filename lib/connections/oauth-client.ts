@@ -1,6 +1,6 @@
 import type { ResolveSecret } from '../crypto/secrets.ts';
 import type { Fetch } from '../egress/fetch.ts';
-import type { ConnectionSettings } from '../registry/manifest.ts';
+import type { ConnectionSettings } from '../registry/manifest/manifest.ts';
 import { readBoundedText } from '../registry/executors/bounded-body.ts';
 import { randomHandle, toBase64url } from './base64url.ts';
 

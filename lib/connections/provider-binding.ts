@@ -1,4 +1,4 @@
-import type { ConnectionSettings } from '../registry/manifest.ts';
+import type { ConnectionSettings } from '../registry/manifest/manifest.ts';
 
 /**
  * What a grant is bound to besides its owner: the provider and client it was issued by and for.

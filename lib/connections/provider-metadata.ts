@@ -1,7 +1,7 @@
 import type { Fetch } from '../egress/fetch.ts';
 import { DiscoveryError, discoveryUrl } from '../governance/oidc-discovery.ts';
 import { readBoundedText } from '../registry/executors/bounded-body.ts';
-import type { ConnectionSettings } from '../registry/manifest.ts';
+import type { ConnectionSettings } from '../registry/manifest/manifest.ts';
 
 const MAX_METADATA_BYTES = 256 * 1024;
 /** How long an isolate keeps a provider's metadata before reading it again. */

@@ -1,8 +1,8 @@
 import type { Fetch } from '../egress/fetch.ts';
 import { EgressRefusedError, type EgressPolicy } from '../egress/policy.ts';
 import type { ManifestProblem } from '../registry/executors/kind.ts';
-import type { Manifest } from '../registry/manifest.ts';
-import { memberPath } from '../registry/manifest-paths.ts';
+import type { Manifest } from '../registry/manifest/manifest.ts';
+import { memberPath } from '../registry/manifest/paths.ts';
 import { providerEndpoints } from './provider-metadata.ts';
 
 /**

@@ -2,7 +2,7 @@ import { sha256Hex } from '../crypto/sha256.ts';
 import type { ResolveSecret } from '../crypto/secrets.ts';
 import type { Fetch } from '../egress/fetch.ts';
 import { ToolError } from '../registry/errors.ts';
-import type { ConnectionSettings } from '../registry/manifest.ts';
+import type { ConnectionSettings } from '../registry/manifest/manifest.ts';
 import type { GrantOwner } from './grant-store.ts';
 import { ACCESS_TOKEN_TYPE, oauthClientOf, TOKEN_EXCHANGE_GRANT, tokenRequest } from './oauth-client.ts';
 import { providerEndpoints } from './provider-metadata.ts';

@@ -3,7 +3,7 @@ import type { ResolveSecret } from '../crypto/secrets.ts';
 import type { Fetch } from '../egress/fetch.ts';
 import { ToolError } from '../registry/errors.ts';
 import type { ToolExecutionContext } from '../registry/executor.ts';
-import type { ConnectionSettings } from '../registry/manifest.ts';
+import type { ConnectionSettings } from '../registry/manifest/manifest.ts';
 import type { Store } from '../stores/store.ts';
 import { auditConnection } from './connection-audit.ts';
 import type { ConnectionAccess } from './connection-access.ts';

@@ -6,7 +6,7 @@ import type { StateRecord, ThreadRef } from '../stores/store.ts';
 import { failureResult, type CallFailure, type ToolResult } from './call.ts';
 import { approvalNaming, genericNaming, type CallNaming } from './call-naming.ts';
 import type { DispatchDeps } from './context.ts';
-import { concludeApproval } from './approval-conclusion.ts';
+import { concludeApproval } from './approvals/conclusion.ts';
 
 /** What a model reads about a call whose outcome was lost: it may have run, and what to do. */
 export function indeterminateFailure(naming: CallNaming, start: ExecutionStart): CallFailure {

@@ -1,4 +1,4 @@
-import type { Manifest } from '../registry/manifest.ts';
+import type { Manifest } from '../registry/manifest/manifest.ts';
 import type { ToolRegistry } from '../registry/registry.ts';
 import type { SchemaCache } from './schema-cache.ts';
 

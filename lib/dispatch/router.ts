@@ -12,7 +12,7 @@ import { countersOf } from '../limits/store-counters.ts';
 import type { ManifestLimit } from '../limits/limit.ts';
 import { createSchemaValidator } from '../validation/select-engine.ts';
 import type { SchemaValidator } from '../validation/validator.ts';
-import { decideParkedCall, type DecideOutcome } from './approval-flow.ts';
+import { decideParkedCall, type DecideOutcome } from './approvals/approval-flow.ts';
 import { dispatchBatch } from './batch.ts';
 import type { ToolCall, ToolResult } from './call.ts';
 import type { CallerContext, DispatchDeps } from './context.ts';

@@ -49,7 +49,7 @@ export function approvalEnvelope(approval: Approval, principal: string): Envelop
     data: {
       approval_id: approval.id,
       state: approval.state,
-      // Which definition was approved (approved-tool.ts): the one that runs, or nothing does.
+      // Which definition was approved (approvals/approved-tool.ts): the one that runs, or nothing does.
       ...(approval.definition_hash ? { definition_hash: approval.definition_hash } : {}),
       ...(via ? { via } : {}),
       ...(reason ? { reason } : {}),

@@ -1,6 +1,6 @@
-import type { Manifest } from '../registry/manifest.ts';
-import { passedTheseChecks } from '../registry/manifest-checks.ts';
-import { loadActivePointer, loadPublished } from '../registry/manifest-store.ts';
+import type { Manifest } from '../registry/manifest/manifest.ts';
+import { passedTheseChecks } from '../registry/manifest/checks.ts';
+import { loadActivePointer, loadPublished } from '../registry/manifest/manifest-store.ts';
 import type { Store } from '../stores/store.ts';
 import type { TenantDirectory } from './tenant-directory.ts';
 import { buildTenantRuntime, type GatewayServices, type StoredVersion, type TenantRuntime } from './tenant-runtime.ts';

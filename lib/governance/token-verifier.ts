@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { egressRefusal, type Fetch } from '../egress/fetch.ts';
 import { capBody } from '../registry/executors/bounded-body.ts';
-import { TOKEN_ALGORITHMS, type OidcSettings } from '../registry/manifest.ts';
+import { TOKEN_ALGORITHMS, type OidcSettings } from '../registry/manifest/manifest.ts';
 import type { Principal } from './api-keys.ts';
 import { FetchBackoffError, fetchWithBackoff } from './fetch-backoff.ts';
 import { DiscoveryError, discoverJwksUri } from './oidc-discovery.ts';

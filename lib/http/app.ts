@@ -26,7 +26,7 @@ import { auditRoutes } from './routes/audit.ts';
 import { callRoutes } from './routes/calls.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import { slackRoutes } from './routes/slack.ts';
-import type { ConfinementChecks } from '../registry/manifest-confinement.ts';
+import type { ConfinementChecks } from '../registry/manifest/confinement.ts';
 import type { SlackConfig } from '../slack/config.ts';
 import type { SchemaValidator } from '../validation/validator.ts';
 import { dispatchRoutes } from './routes/dispatch.ts';

@@ -3,7 +3,7 @@ import type { TenantRuntime } from '../dispatch/tenant-runtime.ts';
 import type { Approval } from '../governance/approval.ts';
 import { approvalsOf, quorumOf } from '../governance/approvals.ts';
 import type { JsonObject, JsonSchema } from '../registry/json.ts';
-import { loadPublished } from '../registry/manifest-store.ts';
+import { loadPublished } from '../registry/manifest/manifest-store.ts';
 import type { Store } from '../stores/store.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { Manifest } from '../registry/manifest.ts';
+import type { Manifest } from '../registry/manifest/manifest.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

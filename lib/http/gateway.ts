@@ -7,12 +7,12 @@ import { egressFetch, type EgressTransport } from '../egress/fetch.ts';
 import { EgressPolicy } from '../egress/policy.ts';
 import { DispatchMetrics } from '../dispatch/metrics.ts';
 import { StoreTenantDirectory } from '../dispatch/store-tenant-directory.ts';
-import { sweepApprovals } from '../dispatch/approval-sweep.ts';
+import { sweepApprovals } from '../dispatch/approvals/sweep.ts';
 import type { GatewayServices } from '../dispatch/tenant-runtime.ts';
 import { silentLogger, type EventSink, type Logger } from '../dispatch/events.ts';
 import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../idempotency/claim.ts';
 import { defaultExecutorKinds } from '../registry/executors/index.ts';
-import type { Manifest } from '../registry/manifest.ts';
+import type { Manifest } from '../registry/manifest/manifest.ts';
 import { refuseUngrantedSeeds, seedManifests } from '../registry/seed-manifests.ts';
 import type { Store } from '../stores/store.ts';
 import { slackConfigFromEnv } from '../slack/config.ts';
@@ -123,7 +123,7 @@ export function createGateway(config: GatewayConfig) {
     fetch,
     services,
     tenants,
-    /** Sends due approval reminders and ends expired approvals (lib/dispatch/approval-sweep.ts); runtimes call it on a schedule. */
+    /** Sends due approval reminders and ends expired approvals (lib/dispatch/approvals/sweep.ts); runtimes call it on a schedule. */
     sweep: () => sweepApprovals(config.store, tenants, { log }),
     /** Resolves when the seed manifests are in place (starting the seeding if no request has yet). */
     get ready() {

@@ -3,7 +3,7 @@ import { jsonLineLogger, type Logger } from '../dispatch/events.ts';
 import { EgressAllowError } from '../egress/allowlist.ts';
 import type { EgressTransport } from '../egress/fetch.ts';
 import { createApiKey, type Principal } from '../governance/api-keys.ts';
-import type { Manifest } from '../registry/manifest.ts';
+import type { Manifest } from '../registry/manifest/manifest.ts';
 import { remoteStoreFromEnv, storeKindFromEnv, type StoreKind } from '../stores/config.ts';
 import type { Store } from '../stores/store.ts';
 import { demoOverlay } from './demo-overlay.ts';

@@ -4,7 +4,7 @@ import { ApiKeyResolver, createApiKey } from '../governance/api-keys.ts';
 import { MemoryStore } from '../stores/memory.ts';
 import { dispatchCall } from '../dispatch/pipeline.ts';
 import { buildTenantRuntime, type GatewayServices } from '../dispatch/tenant-runtime.ts';
-import type { Manifest } from '../registry/manifest.ts';
+import type { Manifest } from '../registry/manifest/manifest.ts';
 import { createSchemaValidator } from '../validation/select-engine.ts';
 import { parseDispatchRequest } from './dispatch-request.ts';
 import { parseJsonBody } from './json-body.ts';

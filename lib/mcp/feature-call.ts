@@ -5,7 +5,7 @@ import { isTracedFailure } from '../dispatch/tool-span.ts';
 import type { Governor } from '../governance/policy.ts';
 import { ErrorCode, jsonRpcError } from '../mcp-wire/json-rpc.ts';
 import type { JsonObject } from '../registry/json.ts';
-import type { McpFeatures } from '../registry/mcp-features.ts';
+import type { McpFeatures } from '../registry/mcp-upstream/features.ts';
 import { mcpCallIdentity } from './call-identity.ts';
 import { endMcpServerSpan, startMcpServerSpan } from './mcp-span.ts';
 import { McpMethodError } from './method-error.ts';
@@ -13,7 +13,7 @@ import { mcpCaller, reportMissingScope, type McpRequestScope } from './methods.t
 
 /**
  * Reading a pinned resource, getting a prompt, completing an argument: a call of the feature's
- * entry (lib/registry/mcp-features.ts) through the dispatch pipeline, as a tool call is, so the
+ * entry (lib/registry/mcp-upstream/features.ts) through the dispatch pipeline, as a tool call is, so the
  * same scopes, policy, timeout and audit apply. What cannot wait does not park: a policy that
  * says `review` refuses it instead. A result that is not `ok` is the method's JSON-RPC error.
  */

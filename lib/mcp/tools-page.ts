@@ -1,6 +1,6 @@
 import { ErrorCode, jsonRpcError } from '../mcp-wire/json-rpc.ts';
 import type { ToolDefinition } from '../registry/definition.ts';
-import type { Manifest } from '../registry/manifest.ts';
+import type { Manifest } from '../registry/manifest/manifest.ts';
 import type { ToolRegistry } from '../registry/registry.ts';
 import { callableBy } from '../search/callable.ts';
 import { SEARCH_TOOL_NAME } from '../search/search-tool-definition.ts';

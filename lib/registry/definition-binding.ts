@@ -1,5 +1,5 @@
 import { hashJson } from '../idempotency/canonical-json.ts';
-import type { ExecutionEnvironmentRef, Manifest, ManifestTool, Profile } from './manifest.ts';
+import type { ExecutionEnvironmentRef, Manifest, ManifestTool, Profile } from './manifest/manifest.ts';
 
 /**
  * What a call of one tool runs under one manifest version, as data: the tool's manifest entry,

@@ -3,9 +3,9 @@ import { SecretGrantsError, type SecretGrants } from '../crypto/secret-grants.ts
 import type { Logger } from '../dispatch/events.ts';
 import type { Store } from '../stores/store.ts';
 import type { JsonObject } from './json.ts';
-import type { Manifest } from './manifest.ts';
-import { confinementProblems } from './manifest-confinement.ts';
-import { activateManifest, loadActivePointer, ManifestLifecycleError, publishManifest } from './manifest-store.ts';
+import type { Manifest } from './manifest/manifest.ts';
+import { confinementProblems } from './manifest/confinement.ts';
+import { activateManifest, loadActivePointer, ManifestLifecycleError, publishManifest } from './manifest/manifest-store.ts';
 
 /**
  * Manifests a deployment brings along (the demo tenant, a bundled manifest): published if their

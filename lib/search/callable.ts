@@ -1,7 +1,7 @@
 import { missingScope } from '../governance/scopes.ts';
 import type { PolicyRule } from '../governance/rules.ts';
 import type { ToolDefinition } from '../registry/definition.ts';
-import type { Manifest } from '../registry/manifest.ts';
+import type { Manifest } from '../registry/manifest/manifest.ts';
 
 /**
  * Whether a caller may call a tool at all, judged before any arguments exist: it holds the

@@ -1,6 +1,6 @@
 import type { Logger } from '../dispatch/events.ts';
 import type { ToolDefinition } from '../registry/definition.ts';
-import type { Manifest } from '../registry/manifest.ts';
+import type { Manifest } from '../registry/manifest/manifest.ts';
 import type { ToolRegistry } from '../registry/registry.ts';
 import type { Store } from '../stores/store.ts';
 import { buildSearchIndex, readPackedIndex, SearchIndex, type SearchDocument } from './bm25-index.ts';

@@ -1,7 +1,7 @@
 import type { Logger } from '../dispatch/events.ts';
 import { defaultExecutorKinds } from '../registry/executors/index.ts';
-import type { Manifest } from '../registry/manifest.ts';
-import { buildManifestRegistry } from '../registry/manifest-registry.ts';
+import type { Manifest } from '../registry/manifest/manifest.ts';
+import { buildManifestRegistry } from '../registry/manifest/manifest-registry.ts';
 import type { Store } from '../stores/store.ts';
 import { tenantBuiltins } from '../tools/tenant-tools.ts';
 import { buildSearchIndex } from './bm25-index.ts';

@@ -1,6 +1,6 @@
 import type { Logger } from '../dispatch/events.ts';
 import type { ApprovalNotifier } from '../governance/notifier.ts';
-import type { Manifest } from '../registry/manifest.ts';
+import type { Manifest } from '../registry/manifest/manifest.ts';
 import { SlackClient } from './client.ts';
 import type { SlackConfig } from './config.ts';
 import { SlackApprovalNotifier } from './notifier.ts';

@@ -4,7 +4,7 @@ import type { ExecutionEnvironment } from '../exec/environment.ts';
 import { RemoteExecutionEnvironment } from '../exec/client/remote.ts';
 import { ToolError } from '../registry/errors.ts';
 import type { ToolExecutor } from '../registry/executor.ts';
-import type { ExecutionEnvironmentRef, Manifest } from '../registry/manifest.ts';
+import type { ExecutionEnvironmentRef, Manifest } from '../registry/manifest/manifest.ts';
 import { builtinTools } from './builtins.ts';
 import { codingToolsFor } from './profiles.ts';
 

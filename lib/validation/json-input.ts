@@ -1,4 +1,4 @@
-import { memberPath } from '../registry/manifest-paths.ts';
+import { memberPath } from '../registry/manifest/paths.ts';
 
 /**
  * Nesting deeper than this is refused: canonical JSON, hashing and JSON.stringify recurse, and a

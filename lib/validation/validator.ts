@@ -38,7 +38,7 @@ export type EngineName = 'ajv' | 'cfworker';
 export interface CompileOptions {
   /**
    * The schema passed this gateway's `check` when its manifest was published (the store's record
-   * says so: lib/registry/manifest-checks.ts), so compiling skips the checks `check` made (the
+   * says so: lib/registry/manifest/checks.ts), so compiling skips the checks `check` made (the
    * lint, ajv's meta-schema). Anything else (a manifest stored directly, or checked by an older
    * gateway) is checked again when compiled.
    */

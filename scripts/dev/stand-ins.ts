@@ -5,7 +5,7 @@ import { startLocalExecServer, type LocalExecServer } from '../../lib/cli/local-
 import { loadManifestFile } from '../../lib/cli/manifest-file.ts';
 import { secretName } from '../../lib/crypto/secrets.ts';
 import { toHex } from '../../lib/crypto/sha256.ts';
-import type { Manifest } from '../../lib/registry/manifest.ts';
+import type { Manifest } from '../../lib/registry/manifest/manifest.ts';
 import { startRedisServer, type RedisServer } from './redis-server.ts';
 import { startUpstashBridge, type UpstashBridge } from './upstash-bridge.ts';
 

@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { catalogManifest } from '../../bench/tool-search-corpus.ts';
 import { createGateway } from '../../lib/http/gateway.ts';
-import { manifestKey, manifestPartsPrefix } from '../../lib/registry/manifest-store.ts';
+import { manifestKey, manifestPartsPrefix } from '../../lib/registry/manifest/manifest-store.ts';
 import type { StateRecord } from '../../lib/stores/store.ts';
 import { testGateway } from '../helpers/gateway.ts';
 

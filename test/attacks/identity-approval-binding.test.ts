@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { previewArguments } from '../../lib/dispatch/approval-notice.ts';
+import { previewArguments } from '../../lib/dispatch/approvals/notice.ts';
 import type { Approval } from '../../lib/governance/approval.ts';
 import { approvalKey } from '../../lib/governance/approvals.ts';
-import { manifestKey, type PublishedManifest } from '../../lib/registry/manifest-store.ts';
+import { manifestKey, type PublishedManifest } from '../../lib/registry/manifest/manifest-store.ts';
 import type { JsonObject } from '../../lib/registry/json.ts';
 import { MemoryStore } from '../../lib/stores/memory.ts';
 import type { Store } from '../../lib/stores/store.ts';

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startLocalGateway } from '../../lib/cli/serve.ts';
-import { MANIFEST_CHECKS } from '../../lib/registry/manifest-checks.ts';
-import { loadPublished } from '../../lib/registry/manifest-store.ts';
+import { MANIFEST_CHECKS } from '../../lib/registry/manifest/checks.ts';
+import { loadPublished } from '../../lib/registry/manifest/manifest-store.ts';
 import { SqliteStore } from '../../lib/stores/sqlite/sqlite-store.ts';
 import { REPO_ROOT, runNode } from '../helpers/processes.ts';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SecretGrants } from '../../lib/crypto/secret-grants.ts';
 import { EgressPolicy } from '../../lib/egress/policy.ts';
-import type { ConfinementChecks } from '../../lib/registry/manifest-confinement.ts';
-import { loadManifest } from '../../lib/registry/manifest-loader.ts';
+import type { ConfinementChecks } from '../../lib/registry/manifest/confinement.ts';
+import { loadManifest } from '../../lib/registry/manifest/loader.ts';
 import { baseManifest, loaderOptions } from '../helpers/manifests.ts';
 
 const github = {

@@ -6,7 +6,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core';
 import { createApiKey } from '../../lib/governance/api-keys.ts';
 import { createGateway } from '../../lib/http/gateway.ts';
-import type { Manifest } from '../../lib/registry/manifest.ts';
+import type { Manifest } from '../../lib/registry/manifest/manifest.ts';
 import { SqliteStore } from '../../lib/stores/sqlite/sqlite-store.ts';
 import { LOOPBACK_EGRESS_ALLOW, type TestKey } from '../helpers/gateway.ts';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { AuditRecorder } from '../../lib/audit/recorder.ts';
 import type { JsonSchema } from '../../lib/registry/json.ts';
-import { MANIFEST_CHECKS } from '../../lib/registry/manifest-checks.ts';
-import { activateManifest, loadPublished, manifestKey, publishManifest } from '../../lib/registry/manifest-store.ts';
-import type { Manifest } from '../../lib/registry/manifest.ts';
+import { MANIFEST_CHECKS } from '../../lib/registry/manifest/checks.ts';
+import { activateManifest, loadPublished, manifestKey, publishManifest } from '../../lib/registry/manifest/manifest-store.ts';
+import type { Manifest } from '../../lib/registry/manifest/manifest.ts';
 import { MemoryStore } from '../../lib/stores/memory.ts';
 import { createAjvValidator } from '../../lib/validation/ajv-engine.ts';
 import { createCfworkerValidator } from '../../lib/validation/cfworker-engine.ts';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogManifest } from '../../bench/tool-search-corpus.ts';
 import { createApiKey } from '../../lib/governance/api-keys.ts';
 import { createGateway } from '../../lib/http/gateway.ts';
-import { manifestKey, manifestPartsPrefix } from '../../lib/registry/manifest-store.ts';
+import { manifestKey, manifestPartsPrefix } from '../../lib/registry/manifest/manifest-store.ts';
 import type { Store } from '../../lib/stores/store.ts';
 import { PART_CHARS } from '../../lib/stores/text-parts.ts';
 import { openDynamoDbStore } from '../support/dynalite.ts';

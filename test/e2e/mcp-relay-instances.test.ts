@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Manifest } from '../../lib/registry/manifest.ts';
+import type { Manifest } from '../../lib/registry/manifest/manifest.ts';
 import { baseManifest } from '../helpers/manifests.ts';
 import { startMcpUpstream, type McpUpstream } from '../helpers/mcp-upstream.ts';
 import { freePort, runNode, spawnNode, type Spawned } from '../helpers/processes.ts';

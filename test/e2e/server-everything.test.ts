@@ -16,7 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Manifest } from '../../lib/registry/manifest.ts';
+import type { Manifest } from '../../lib/registry/manifest/manifest.ts';
 import { baseManifest } from '../helpers/manifests.ts';
 import { freePort, runNode, spawnNode, type Spawned } from '../helpers/processes.ts';
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { idempotencyKeyFor } from '../../lib/idempotency/keys.ts';
-import type { ApprovalSettings } from '../../lib/registry/manifest.ts';
+import type { ApprovalSettings } from '../../lib/registry/manifest/manifest.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';
 import { blockActionsPayload, signedInteraction, startFakeSlack, type FakeSlack } from '../support/fake-slack.ts';

@@ -3,7 +3,7 @@ import type { Approval } from '../../lib/governance/approval.ts';
 import { decideApproval, saveNewApproval } from '../../lib/governance/approvals.ts';
 import { policyGovernor } from '../../lib/governance/policy.ts';
 import { defineTool } from '../../lib/registry/definition.ts';
-import { loadManifest } from '../../lib/registry/manifest-loader.ts';
+import { loadManifest } from '../../lib/registry/manifest/loader.ts';
 import { MemoryStore } from '../../lib/stores/memory.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { baseManifest, loaderOptions, validManifest } from '../helpers/manifests.ts';

@@ -3,7 +3,7 @@ import { loadConditionEngine } from '../../lib/governance/conditions/condition.t
 import { policyGovernor, type GovernanceRequest } from '../../lib/governance/policy.ts';
 import type { PolicyRule } from '../../lib/governance/rules.ts';
 import { defineTool } from '../../lib/registry/definition.ts';
-import { loadManifest } from '../../lib/registry/manifest-loader.ts';
+import { loadManifest } from '../../lib/registry/manifest/loader.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { baseManifest, loaderOptions, validManifest } from '../helpers/manifests.ts';
 import { startLocalIssuer } from '../support/local-issuer.ts';

@@ -1,6 +1,6 @@
 import { createApiKey } from '../../lib/governance/api-keys.ts';
 import { createGateway, type GatewayConfig } from '../../lib/http/gateway.ts';
-import type { Manifest } from '../../lib/registry/manifest.ts';
+import type { Manifest } from '../../lib/registry/manifest/manifest.ts';
 import { MemoryStore } from '../../lib/stores/memory.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { defaultExecutorKinds } from '../../lib/registry/executors/index.ts';
-import type { Manifest } from '../../lib/registry/manifest.ts';
-import { loadManifest, type ManifestLoadOptions } from '../../lib/registry/manifest-loader.ts';
+import type { Manifest } from '../../lib/registry/manifest/manifest.ts';
+import { loadManifest, type ManifestLoadOptions } from '../../lib/registry/manifest/loader.ts';
 import { builtinsForUncheckedManifest } from '../../lib/tools/tenant-tools.ts';
 import { createAjvValidator } from '../../lib/validation/ajv-engine.ts';
 

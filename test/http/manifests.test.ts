@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { verifyChain } from '../../lib/audit/verify.ts';
-import { MANIFEST_THREAD } from '../../lib/registry/manifest-store.ts';
+import { MANIFEST_THREAD } from '../../lib/registry/manifest/manifest-store.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { baseManifest } from '../helpers/manifests.ts';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import demoManifest from '../../examples/demo/manifest.json' with { type: 'json' };
 import { silentLogger } from '../../lib/dispatch/events.ts';
 import { createRuntimeGateway, RuntimeConfigError } from '../../lib/http/runtime-gateway.ts';
-import type { Manifest } from '../../lib/registry/manifest.ts';
+import type { Manifest } from '../../lib/registry/manifest/manifest.ts';
 
 const demo = demoManifest as Manifest;
 const base = { TOOLGATE_STORE: 'memory', TOOLGATE_DEMO_KEY: 'tg_runtime_gateway_test_key_0123', DEMO_EXEC_SECRET: 'runtime-gateway-test-secret', TOOLGATE_TENANT_SECRETS: 'demo:DEMO_EXEC_SECRET' };

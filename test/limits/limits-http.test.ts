@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadManifest } from '../../lib/registry/manifest-loader.ts';
+import { loadManifest } from '../../lib/registry/manifest/loader.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { baseManifest, loaderOptions, validManifest } from '../helpers/manifests.ts';
 

@@ -9,8 +9,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nodeEgressTransport } from '../../lib/cli/node-egress.ts';
 import { sharedMcpSessionPool } from '../../lib/registry/executors/mcp-session-pool.ts';
-import type { Manifest, McpImport } from '../../lib/registry/manifest.ts';
-import { importMcpTools, pinMcpImports } from '../../lib/registry/mcp-import.ts';
+import type { Manifest, McpImport } from '../../lib/registry/manifest/manifest.ts';
+import { importMcpTools, pinMcpImports } from '../../lib/registry/mcp-upstream/import.ts';
 import type { PolicyConfig } from '../../lib/governance/policy.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';

@@ -1,7 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { encodeHeaderValue } from '../../lib/mcp-wire/header-value.ts';
-import { activateManifest, publishManifest } from '../../lib/registry/manifest-store.ts';
+import { activateManifest, publishManifest } from '../../lib/registry/manifest/manifest-store.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';
 import { sdkV2Endpoint } from '../helpers/mcp-v2-oracle.ts';

@@ -12,7 +12,7 @@ import { LoggingMessageNotificationSchema, type Progress } from '@modelcontextpr
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nodeEgressTransport } from '../../lib/cli/node-egress.ts';
 import { sharedMcpSessionPool } from '../../lib/registry/executors/mcp-session-pool.ts';
-import { importMcpTools } from '../../lib/registry/mcp-import.ts';
+import { importMcpTools } from '../../lib/registry/mcp-upstream/import.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';
 import { startModernUpstream, type ModernUpstream } from '../helpers/mcp-modern-upstream.ts';

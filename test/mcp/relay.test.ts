@@ -16,7 +16,7 @@ import { answerReplySlot, openReplySlot, REPLY_TTL_MS } from '../../lib/mcp/rela
 import { McpRpcError } from '../../lib/registry/mcp-client/messages.ts';
 import { MemoryStore } from '../../lib/stores/memory.ts';
 import { sharedMcpSessionPool } from '../../lib/registry/executors/mcp-session-pool.ts';
-import { importMcpTools } from '../../lib/registry/mcp-import.ts';
+import { importMcpTools } from '../../lib/registry/mcp-upstream/import.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';
 import { startMcpUpstream, type McpUpstream } from '../helpers/mcp-upstream.ts';

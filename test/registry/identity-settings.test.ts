@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EgressAllowlist } from '../../lib/egress/allowlist.ts';
 import { EgressPolicy } from '../../lib/egress/policy.ts';
-import { loadManifest } from '../../lib/registry/manifest-loader.ts';
+import { loadManifest } from '../../lib/registry/manifest/loader.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { baseManifest, loaderOptions } from '../helpers/manifests.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diffManifests, oldToNew, shownValue } from '../../lib/registry/manifest-diff.ts';
+import { diffManifests, oldToNew, shownValue } from '../../lib/registry/manifest/diff.ts';
 import { baseManifest } from '../helpers/manifests.ts';
 
 const lookup = (executor: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ name: 'lookup', tier: 'read', executor: { kind: 'http', ...executor }, ...extra });

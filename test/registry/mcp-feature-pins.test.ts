@@ -7,13 +7,13 @@
 import { describe, expect, it } from 'vitest';
 import { SecretGrants } from '../../lib/crypto/secret-grants.ts';
 import { EgressPolicy } from '../../lib/egress/policy.ts';
-import type { Manifest } from '../../lib/registry/manifest.ts';
-import { loadManifest } from '../../lib/registry/manifest-loader.ts';
-import { unpinnedImports } from '../../lib/registry/mcp-import-check.ts';
-import { featurePinsFor } from '../../lib/registry/mcp-import-features.ts';
-import type { McpImport } from '../../lib/registry/manifest.ts';
-import type { UpstreamSurvey } from '../../lib/registry/mcp-survey.ts';
-import { uriTemplateMatcher } from '../../lib/registry/uri-template.ts';
+import type { Manifest } from '../../lib/registry/manifest/manifest.ts';
+import { loadManifest } from '../../lib/registry/manifest/loader.ts';
+import { unpinnedImports } from '../../lib/registry/mcp-upstream/import-check.ts';
+import { featurePinsFor } from '../../lib/registry/mcp-upstream/import-features.ts';
+import type { McpImport } from '../../lib/registry/manifest/manifest.ts';
+import type { UpstreamSurvey } from '../../lib/registry/mcp-upstream/survey.ts';
+import { uriTemplateMatcher } from '../../lib/registry/mcp-upstream/uri-template.ts';
 import { baseManifest, loaderOptions } from '../helpers/manifests.ts';
 
 const SOURCE = { kind: 'mcp', server: 'docs', url: 'https://docs.example.com/mcp', protocol: '2025-11-25' };

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Manifest, McpImport } from '../../lib/registry/manifest.ts';
-import { loadManifest } from '../../lib/registry/manifest-loader.ts';
-import { importMcpTools, pinMcpImports } from '../../lib/registry/mcp-import.ts';
+import type { Manifest, McpImport } from '../../lib/registry/manifest/manifest.ts';
+import { loadManifest } from '../../lib/registry/manifest/loader.ts';
+import { importMcpTools, pinMcpImports } from '../../lib/registry/mcp-upstream/import.ts';
 import { closedPort } from '../helpers/http-server.ts';
 import { baseManifest, loaderOptions } from '../helpers/manifests.ts';
 import { startMcpUpstream, type McpUpstream } from '../helpers/mcp-upstream.ts';

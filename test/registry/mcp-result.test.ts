@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mcpResultText } from '../../lib/registry/executors/mcp-result.ts';
-import { loadManifest } from '../../lib/registry/manifest-loader.ts';
+import { loadManifest } from '../../lib/registry/manifest/loader.ts';
 import { baseManifest, loaderOptions } from '../helpers/manifests.ts';
 
 describe('an upstream result as text', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadManifest } from '../../lib/registry/manifest-loader.ts';
+import { loadManifest } from '../../lib/registry/manifest/loader.ts';
 import { createCfworkerValidator } from '../../lib/validation/cfworker-engine.ts';
 import { baseManifest, loaderOptions } from '../helpers/manifests.ts';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { grantedExecution } from '../../lib/dispatch/stages/govern.ts';
 import { DEFAULT_GRANTED_TIMEOUT_MS, policyGovernor, type GovernanceDecision } from '../../lib/governance/policy.ts';
 import { defineTool } from '../../lib/registry/definition.ts';
-import { loadManifest } from '../../lib/registry/manifest-loader.ts';
+import { loadManifest } from '../../lib/registry/manifest/loader.ts';
 import { createCfworkerValidator } from '../../lib/validation/cfworker-engine.ts';
 import { baseManifest, loaderOptions } from '../helpers/manifests.ts';
 

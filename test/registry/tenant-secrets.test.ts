@@ -4,8 +4,8 @@ import { SecretGrants, SecretGrantsError } from '../../lib/crypto/secret-grants.
 import { verifySignedBody } from '../../lib/crypto/signed-request.ts';
 import { createGateway } from '../../lib/http/gateway.ts';
 import { createRuntimeGateway, misconfiguredFetch, RuntimeConfigError } from '../../lib/http/runtime-gateway.ts';
-import type { Manifest } from '../../lib/registry/manifest.ts';
-import { activateManifest, publishManifest } from '../../lib/registry/manifest-store.ts';
+import type { Manifest } from '../../lib/registry/manifest/manifest.ts';
+import { activateManifest, publishManifest } from '../../lib/registry/manifest/manifest-store.ts';
 import { sharedMcpSessionPool } from '../../lib/registry/executors/mcp-session-pool.ts';
 import { MemoryStore } from '../../lib/stores/memory.ts';
 import { testGateway } from '../helpers/gateway.ts';

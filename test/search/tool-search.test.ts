@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Manifest } from '../../lib/registry/manifest.ts';
+import type { Manifest } from '../../lib/registry/manifest/manifest.ts';
 import { searchIndexKey } from '../../lib/search/stored-index.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';

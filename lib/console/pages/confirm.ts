@@ -1,7 +1,7 @@
 import type { Context, Hono } from 'hono';
 import { html } from 'hono/html';
-import { decideParkedCall } from '../../dispatch/approval-flow.ts';
-import { settleInterruptedApproval } from '../../dispatch/interrupted-approval.ts';
+import { decideParkedCall } from '../../dispatch/approvals/approval-flow.ts';
+import { settleInterruptedApproval } from '../../dispatch/approvals/interrupted.ts';
 import type { TenantRuntime } from '../../dispatch/tenant-runtime.ts';
 import type { Approval } from '../../governance/approval.ts';
 import { isConfirm, isRequester, listApprovals } from '../../governance/approvals.ts';

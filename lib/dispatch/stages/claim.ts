@@ -1,7 +1,7 @@
 import { interpretClaim, leaseRecord, type ClaimDecision, type ClaimRequest } from '../../idempotency/claim.ts';
 import { settleAbandonedCall } from '../indeterminate.ts';
 import { leaseMsFor } from '../lease.ts';
-import { parkedCallFailure } from '../parked-call.ts';
+import { parkedCallFailure } from '../approvals/parked-call.ts';
 import { hashJson } from '../../idempotency/canonical-json.ts';
 import { idempotencyKeyFor } from '../../idempotency/keys.ts';
 import { idempotencyModeOf, type ToolDefinition } from '../../registry/definition.ts';

@@ -11,9 +11,9 @@ import type { JsonObject } from '../../registry/json.ts';
 import type { ToolCall } from '../call.ts';
 import { callNaming, nativeNamesOfApproval } from '../call-naming.ts';
 import type { CallerContext, DispatchDeps } from '../context.ts';
-import { pendingApprovalFailure } from '../approval-results.ts';
-import { bindingFor } from '../approved-tool.ts';
-import { deferOrAwait } from '../approval-notice.ts';
+import { pendingApprovalFailure } from '../approvals/results.ts';
+import { bindingFor } from '../approvals/approved-tool.ts';
+import { deferOrAwait } from '../approvals/notice.ts';
 import { existingCallAnswer } from './claim.ts';
 import { limitStage } from './limit.ts';
 import { fail, type StageResult } from './stage.ts';
@@ -53,7 +53,7 @@ export async function parkStage(
   const now = deps.now();
   const key = idempotencyKeyFor('call', { tenant: caller.tenant, thread_id: caller.thread_id, call_id: call.call_id, tool: definition.name, args_hash })!;
   const request: ClaimRequest = { key, args_hash, tool: definition.name, lease_ms: 0, ttl_ms: deps.idempotencyTtlMs, now };
-  // The approval is bound to this very definition: the approved call runs it, or nothing (approved-tool.ts).
+  // The approval is bound to this very definition: the approved call runs it, or nothing (approvals/approved-tool.ts).
   const binding = await bindingFor(deps, definition);
   const manifestVersion = binding.manifest_version ?? caller.manifest_version;
   const approval: Approval = {

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
-import { decideParkedCall } from '../../dispatch/approval-flow.ts';
+import { decideParkedCall } from '../../dispatch/approvals/approval-flow.ts';
 import type { DispatchDeps } from '../../dispatch/context.ts';
-import { settleInterruptedApproval } from '../../dispatch/interrupted-approval.ts';
+import { settleInterruptedApproval } from '../../dispatch/approvals/interrupted.ts';
 import type { Approval, ApprovalState } from '../../governance/approval.ts';
 import { confusableRefusal } from '../../governance/confusable-names.ts';
 import { approvalsOf, isConfirm, isRequester, listApprovals, loadApproval, quorumOf } from '../../governance/approvals.ts';

@@ -3,7 +3,7 @@ import { failureResult, type ToolResult } from '../../dispatch/call.ts';
 import { recordClientResult } from '../../dispatch/client-result.ts';
 import { CALL_FORMATS, isCallFormat, PROVIDER_FORMATS } from '../../dispatch/formats/index.ts';
 import { settleAbandonedCall } from '../../dispatch/indeterminate.ts';
-import { parkedCallFailure } from '../../dispatch/parked-call.ts';
+import { parkedCallFailure } from '../../dispatch/approvals/parked-call.ts';
 import { isAbandonedExecution } from '../../idempotency/execution.ts';
 import { idempotencyKeyFor } from '../../idempotency/keys.ts';
 import type { Store } from '../../stores/store.ts';

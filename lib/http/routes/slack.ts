@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { decideParkedCall } from '../../dispatch/approval-flow.ts';
+import { decideParkedCall } from '../../dispatch/approvals/approval-flow.ts';
 import type { TenantDirectory } from '../../dispatch/tenant-directory.ts';
 import { approvalsOf, loadApproval, quorumOf } from '../../governance/approvals.ts';
 import { confusableRefusal } from '../../governance/confusable-names.ts';

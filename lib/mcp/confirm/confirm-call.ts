@@ -1,6 +1,6 @@
 import { failureResult, type ToolResult } from '../../dispatch/call.ts';
-import { withdrawnFailure } from '../../dispatch/approval-results.ts';
-import { withdrawParkedCall } from '../../dispatch/approval-withdrawal.ts';
+import { withdrawnFailure } from '../../dispatch/approvals/results.ts';
+import { withdrawParkedCall } from '../../dispatch/approvals/withdrawal.ts';
 import { hashJson } from '../../idempotency/canonical-json.ts';
 import { metaOf } from '../../mcp-wire/envelope.ts';
 import { ErrorCode, jsonRpcError, type JsonObject, type JsonRpcRequest } from '../../mcp-wire/json-rpc.ts';

@@ -1,4 +1,4 @@
-import { previewArguments } from '../../dispatch/approval-notice.ts';
+import { previewArguments } from '../../dispatch/approvals/notice.ts';
 import type { DispatchDeps } from '../../dispatch/context.ts';
 import type { Approval } from '../../governance/approval.ts';
 import { CLIENT_CAPABILITIES_META_KEY, metaOf } from '../../mcp-wire/envelope.ts';

@@ -1,7 +1,7 @@
 import { isPlainObject, type JsonObject, type JsonRpcRequest } from '../../mcp-wire/json-rpc.ts';
 import type { McpRequestScope } from '../methods.ts';
 import type { ModernMethod } from '../modern.ts';
-import { withdrawParkedCall } from '../../dispatch/approval-withdrawal.ts';
+import { withdrawParkedCall } from '../../dispatch/approvals/withdrawal.ts';
 import { confirmAsker, confirmResponse } from '../confirm/confirm-input.ts';
 import { cancelTask } from './task-cancel.ts';
 import { callersTask, deliveredOnce, requireTasksExtension, taskIdProblem } from './task-access.ts';

@@ -1,7 +1,7 @@
 import type { EnvelopeDraft } from '../../audit/envelope.ts';
 import type { DispatchDeps } from '../../dispatch/context.ts';
-import { withdrawParkedCall } from '../../dispatch/approval-withdrawal.ts';
-import { withdrawnFailure } from '../../dispatch/approval-results.ts';
+import { withdrawParkedCall } from '../../dispatch/approvals/withdrawal.ts';
+import { withdrawnFailure } from '../../dispatch/approvals/results.ts';
 import { forgetTwin } from '../twin-calls.ts';
 import { markTaskCancelled, type McpTask } from './task-record.ts';
 import { isTerminal, readTaskState, type TaskState } from './task-status.ts';

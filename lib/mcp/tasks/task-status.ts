@@ -1,7 +1,7 @@
 import { failureResult, type CallFailure, type ToolResult } from '../../dispatch/call.ts';
 import type { DispatchDeps } from '../../dispatch/context.ts';
-import { parkedCallState } from '../../dispatch/parked-call.ts';
-import { CONFIRM_PAGE_WORDS, withdrawnFailure } from '../../dispatch/approval-results.ts';
+import { parkedCallState } from '../../dispatch/approvals/parked-call.ts';
+import { CONFIRM_PAGE_WORDS, withdrawnFailure } from '../../dispatch/approvals/results.ts';
 import type { Approval } from '../../governance/approval.ts';
 import { approvalsOf, isConfirm, loadApproval, quorumOf } from '../../governance/approvals.ts';
 import type { McpTask } from './task-record.ts';

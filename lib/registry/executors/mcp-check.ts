@@ -1,7 +1,7 @@
 import { SECRET_REFERENCE } from '../../crypto/secrets.ts';
 import { isJsonObject, type JsonObject } from '../json.ts';
 import { LEGACY_VERSIONS, MODERN_VERSIONS } from '../mcp-client/protocol.ts';
-import { memberPath } from '../manifest-paths.ts';
+import { memberPath } from '../manifest/paths.ts';
 import type { ManifestProblem } from './kind.ts';
 
 const FIELDS = ['kind', 'url', 'tool', 'headers', 'server', 'protocol', 'client_capabilities', 'task_support', 'auth'];

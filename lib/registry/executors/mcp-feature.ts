@@ -4,7 +4,7 @@ import type { ToolDefinition } from '../definition.ts';
 import { ToolError } from '../errors.ts';
 import type { ToolExecutionContext, ToolExecutor } from '../executor.ts';
 import { isJsonObject, type JsonObject } from '../json.ts';
-import type { McpSource } from '../manifest.ts';
+import type { McpSource } from '../manifest/manifest.ts';
 import { onUpstream, type UpstreamAccess } from './mcp-upstream.ts';
 
 /**

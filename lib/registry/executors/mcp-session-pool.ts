@@ -1,7 +1,7 @@
 import type { JsonObject } from '../json.ts';
 import { openLegacySession, type LegacySession } from '../mcp-client/handshake.ts';
 import type { McpEndpoint } from '../mcp-client/transport.ts';
-import { upstreamUnavailable } from '../mcp-failure.ts';
+import { upstreamUnavailable } from '../mcp-upstream/failure.ts';
 
 /** How long the initialize handshake may take; a call's own timeout still ends the wait sooner. */
 const CONNECT_TIMEOUT_MS = 10_000;

@@ -7,8 +7,8 @@ import type { JsonObject } from '../json.ts';
 import { McpConnection } from '../mcp-client/connection.ts';
 import { isModernVersion } from '../mcp-client/protocol.ts';
 import type { McpEndpoint } from '../mcp-client/transport.ts';
-import { resolveHeaders } from '../mcp-endpoint.ts';
-import { isSessionGone, upstreamCallFailure, upstreamUnavailable } from '../mcp-failure.ts';
+import { resolveHeaders } from '../mcp-upstream/endpoint.ts';
+import { isSessionGone, upstreamCallFailure, upstreamUnavailable } from '../mcp-upstream/failure.ts';
 import type { McpSessionPool } from './mcp-session-pool.ts';
 
 /** An upstream MCP server as a manifest pins it: where, with which headers, in which era. */
@@ -41,7 +41,7 @@ export interface UpstreamRequestLabel {
  * Runs one exchange with the upstream in its era: a modern upstream statelessly, with the
  * envelope (declaring `capabilities` and the caller's log level); a legacy one on a pooled
  * session, tried once more on a new session when the kept one is gone (nothing ran). A failure
- * is a ToolError saying whether the request may have run (mcp-failure.ts).
+ * is a ToolError saying whether the request may have run (mcp-upstream/failure.ts).
  */
 export async function onUpstream<T>(
   target: UpstreamTarget,

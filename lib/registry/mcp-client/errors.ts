@@ -1,5 +1,5 @@
 /**
- * How talking to an upstream can fail below JSON-RPC. lib/registry/mcp-failure.ts turns each into
+ * How talking to an upstream can fail below JSON-RPC. lib/registry/mcp-upstream/failure.ts turns each into
  * words an operator can act on, and decides whether a failed call may have run.
  */
 

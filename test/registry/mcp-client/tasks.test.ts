@@ -5,8 +5,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nodeEgressTransport } from '../../../lib/cli/node-egress.ts';
-import type { Manifest, McpImport } from '../../../lib/registry/manifest.ts';
-import { importMcpTools, pinMcpImports } from '../../../lib/registry/mcp-import.ts';
+import type { Manifest, McpImport } from '../../../lib/registry/manifest/manifest.ts';
+import { importMcpTools, pinMcpImports } from '../../../lib/registry/mcp-upstream/import.ts';
 import { testGateway } from '../../helpers/gateway.ts';
 import { validManifest } from '../../helpers/manifests.ts';
 import { startTaskUpstream, type TaskUpstream } from '../../helpers/mcp-task-upstream.ts';
