@@ -46,7 +46,7 @@ describe('executor kinds mcp and client in a manifest', () => {
       { path: '$.tools[0].executor.url', message: 'must be the http(s) URL of the upstream MCP server (its Streamable HTTP endpoint)' },
       { path: '$.tools[0].executor.tool', message: "is required: the tool's name on the upstream MCP server" },
       { path: '$.tools[0].executor.headers["X-Api"]', message: 'is not a valid secret reference: write "env:NAME" with NAME made of letters, digits and _' },
-      { path: '$.tools[0].executor.retries', message: 'is not a field of an mcp executor (url, tool, headers, server, protocol, client_capabilities, task_support)' },
+      { path: '$.tools[0].executor.retries', message: 'is not a field of an mcp executor (url, tool, headers, server, protocol, client_capabilities, task_support, auth)' },
       { path: '$.tools[0].executor.headers.Authorization', message: 'secret written inline; write "env:NAME" and set NAME in the runtime\'s environment (or as a Workers secret)' },
       { path: '$.tools[0].input_schema', message: 'is required for mcp tools' },
       { path: '$.tools[0].description', message: 'is required for mcp tools: the model reads it to decide when to call the tool' },
