@@ -2,6 +2,7 @@ import type { Fetch } from '../egress/fetch.ts';
 import { DiscoveryError, discoveryUrl } from '../governance/oidc-discovery.ts';
 import { readBoundedText } from '../registry/executors/bounded-body.ts';
 import type { ConnectionSettings } from '../registry/manifest.ts';
+import { providerSignal, providerTimeout } from './oauth-client.ts';
 
 const MAX_METADATA_BYTES = 256 * 1024;
 /** How long an isolate keeps a provider's metadata before reading it again. */
@@ -27,12 +28,17 @@ function authorizationServerUrl(issuer: string): URL {
 }
 
 async function readMetadata(url: URL, fetch: Fetch, signal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
-  const response = await fetch(url, { method: 'GET', headers: { accept: 'application/json' }, signal });
-  if (response.status !== 200) {
-    await response.body?.cancel().catch(() => {});
-    return undefined;
+  let text: string | undefined;
+  try {
+    const response = await fetch(url, { method: 'GET', headers: { accept: 'application/json' }, signal: providerSignal(signal) });
+    if (response.status !== 200) {
+      await response.body?.cancel().catch(() => {});
+      return undefined;
+    }
+    text = await readBoundedText(response, MAX_METADATA_BYTES);
+  } catch (error) {
+    throw providerTimeout(error, url);
   }
-  const text = await readBoundedText(response, MAX_METADATA_BYTES);
   if (text === undefined) throw new DiscoveryError(`the provider's metadata ${url.href} is larger than ${MAX_METADATA_BYTES} bytes`);
   try {
     const value = JSON.parse(text) as unknown;

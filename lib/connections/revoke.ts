@@ -32,7 +32,7 @@ export async function revokeGrant(services: ConnectServices, owner: GrantOwner, 
       if (settings && endpoints?.revocation_endpoint) {
         const client = oauthClientOf(settings, tenantSecretResolver(owner.tenant, services.secretGrants, services.env));
         const [token, hint] = grant.tokens.refresh_token ? [grant.tokens.refresh_token, 'refresh_token' as const] : [grant.tokens.access_token, 'access_token' as const];
-        provider_revoked = await revokeToken(services.egress, endpoints.revocation_endpoint, client, token, hint, AbortSignal.timeout(10_000));
+        provider_revoked = await revokeToken(services.egress, endpoints.revocation_endpoint, client, token, hint);
       }
     } catch {
       provider_revoked = false;

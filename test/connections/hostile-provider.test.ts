@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testGateway } from '../helpers/gateway.ts';
+import { startTestServer, type TestServer } from '../helpers/http-server.ts';
+import { validManifest } from '../helpers/manifests.ts';
+
+/**
+ * Attacks on the connect flow from the provider's side and from readers of the audit trail: a
+ * token endpoint that never answers, or answers gigabytes; a tenant admin who reads the connect
+ * link out of the audit trail and consents first, with their own upstream account.
+ */
+const KEYS = `k:${Buffer.alloc(32, 5).toString('base64url')}`;
+
+let tool: TestServer;
+let stalled: TestServer;
+let flood: TestServer;
+let gw: Awaited<ReturnType<typeof testGateway>>;
+
+beforeAll(async () => {
+  tool = await startTestServer((_request, response) => void response.end('{}'));
+  // Takes the request, never answers.
+  stalled = await startTestServer(() => {});
+  // Answers a body far larger than any token response.
+  flood = await startTestServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    let sent = 0;
+    const more = () => {
+      while (sent < 64 && response.write(chunk)) sent++;
+      if (sent < 64) response.once('drain', more);
+      else response.end();
+    };
+    response.write('{"access_token":"');
+    more();
+  });
+  const connection = (token_endpoint: string) => ({ authorization_endpoint: 'https://idp.example/authorize', token_endpoint, client_id: 'toolgate', scopes: ['read'] });
+  const tools = ['stalled', 'flood'].map((name) => ({ name, description: `reads via ${name}`, tier: 'read', input_schema: { type: 'object' }, executor: { kind: 'http', url: `${tool.url}/${name}`, secret: 'env:ACME_TOOL_SECRET', auth: { connection: name } } }));
+  gw = await testGateway(
+    [validManifest({ tenant: 'acme', policy: { read: 'grant', write: 'deny', execute: 'deny' }, connections: { stalled: connection(`${stalled.url}/token`), flood: connection(`${flood.url}/token`) }, tools })],
+    { tg_alice: { tenant: 'acme', principal: 'alice' }, tg_admin: { tenant: 'acme', principal: 'admin', scopes: ['admin', 'audit:read'] } },
+    { env: { TOOLGATE_CONNECTION_KEYS: KEYS, TOOLGATE_TENANT_SECRETS: 'acme:ACME_TOOL_SECRET', ACME_TOOL_SECRET: 'x', TOOLGATE_PUBLIC_URL: 'http://localhost' } },
+  );
+});
+
+afterAll(async () => {
+  await Promise.all([tool?.close(), stalled?.close(), flood?.close()]);
+});
+
+let calls = 0;
+/** A call by alice through `name`'s connection: its connect link. */
+async function connectLink(name: string): Promise<string> {
+  const answer = await (await gw.request('/v1/dispatch', { key: 'tg_alice', json: { thread_id: 'th-hostile', calls: [{ call_id: `c${calls++}`, name, arguments: {} }] } })).json();
+  expect(answer.results[0]).toMatchObject({ status: 'authorization_required' });
+  return answer.results[0].error.details.authorization_url as string;
+}
+
+/** Follows a connect link as a browser would, up to the provider's answer: the callback as it comes back with a code. */
+async function callbackWithCode(link: string): Promise<Response> {
+  const started = await gw.request(new URL(link).pathname + new URL(link).search);
+  expect(started.status).toBe(302);
+  const state = new URL(started.headers.get('location')!).searchParams.get('state')!;
+  const cookie = started.headers.get('set-cookie')!.split(';')[0]!;
+  return gw.request(`${new URL(link).pathname}/callback?state=${state}&code=the-code`, { headers: { cookie } });
+}
+
+describe('a hostile token endpoint', () => {
+  it('that never answers: the callback gives up with a page that says so, and stores nothing', async () => {
+    const page = await callbackWithCode(await connectLink('stalled'));
+    expect(page.status).toBe(400);
+    const text = await page.text();
+    expect(text).toContain('did not answer within 10 s');
+    expect(text).toContain('Nothing was stored');
+    expect(stalled.requests).toHaveLength(1);
+    expect(tool.requests).toHaveLength(0);
+  }, 40_000);
+
+  it('that answers megabytes: the answer is not read past its bound, and the callback refuses it', async () => {
+    const page = await callbackWithCode(await connectLink('flood'));
+    expect(page.status).toBe(400);
+    expect(await page.text()).toContain('not JSON');
+  });
+});
