@@ -79,3 +79,17 @@ describe('a hostile token endpoint', () => {
     expect(await page.text()).toContain('not JSON');
   });
 });
+
+describe('the connect link in the audit trail', () => {
+  it('is not there: an admin reading the audit cannot consent in the user\'s place', async () => {
+    const link = await connectLink('stalled');
+    const handle = new URL(link).searchParams.get('link')!;
+    const audit = await (await gw.request('/v1/audit?thread_id=th-hostile&limit=500', { key: 'tg_admin' })).text();
+    expect(audit).toContain('authorization_required');
+    expect(audit).not.toContain(handle);
+    const stored = await gw.store.listAudit({ tenant: 'acme', thread_id: 'th-hostile' }, { limit: 500 });
+    expect(JSON.stringify(stored.envelopes)).not.toContain(handle);
+    // The user still has it, and it still works.
+    expect((await gw.request(new URL(link).pathname + new URL(link).search)).status).toBe(302);
+  });
+});
