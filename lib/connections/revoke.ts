@@ -24,7 +24,7 @@ export async function revokeGrant(services: ConnectServices, owner: GrantOwner, 
   const manifest = (await services.tenants.runtime(owner.tenant))?.manifest;
   const settings = manifest?.connections && Object.hasOwn(manifest.connections, owner.connection) ? manifest.connections[owner.connection] : undefined;
   // A grant of a connection since re-pointed (or removed) does not open: it is only forgotten.
-  const grant = settings ? await grants.load(owner, providerBinding(settings)) : undefined;
+  const grant = settings ? await grants.load(owner, providerBinding(manifest!, owner.connection)) : undefined;
   let provider_revoked: boolean | undefined;
   if (grant) {
     try {

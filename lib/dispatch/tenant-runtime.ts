@@ -103,7 +103,7 @@ export function buildVersionTools(manifest: Manifest, services: GatewayServices,
 /** The tenant's users' connection tokens, when the manifest declares connections and the gateway can hold grants. */
 function connectionAccess(manifest: Manifest, services: GatewayServices, secrets: ReturnType<typeof tenantSecretResolver>): ConnectionAccess | undefined {
   if (!manifest.connections || !services.store) return undefined;
-  return lazyUserTokens(manifest.tenant, manifest.connections, {
+  return lazyUserTokens(manifest, {
     store: services.store,
     ...(services.connectionKeys ? { keys: services.connectionKeys } : {}),
     secrets,
