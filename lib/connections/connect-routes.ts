@@ -13,6 +13,7 @@ import { randomHandle } from './base64url.ts';
 import { auditConnection } from './connection-audit.ts';
 import { callbackUrl, connectPath } from './connect-paths.ts';
 import { connectPage } from './connect-page.ts';
+import { forgetUse } from './first-use.ts';
 import { saveConsent, takeConnectLink, takeConsent, CONSENT_TTL_MS, type Consent } from './flow-records.ts';
 import { GrantStore, type GrantOwner } from './grant-store.ts';
 import type { Keyring } from './keyring.ts';
@@ -135,6 +136,8 @@ export async function finishConsent(c: Context, services: ConnectServices, place
     });
     const tokens = { access_token: answer.access_token, ...(answer.refresh_token ? { refresh_token: answer.refresh_token } : {}) };
     const info = await new GrantStore(services.store, services.keys).save(owner, binding, tokens, { ...(answer.expires_in ? { token_expires_at: now + answer.expires_in * 1000 } : {}), ...(answer.scope ? { scope: answer.scope } : {}) }, now);
+    // A new grant: its first use is ahead again (approval_on_first_use).
+    await forgetUse(services.store, owner);
     await auditConnection(services.audit, 'connection.granted', owner, owner.principal, { grant_id: info.grant_id, refreshable: info.refreshable, ...(info.scope ? { scope: info.scope } : {}) });
   } catch (failure) {
     const said = failure instanceof OAuthError ? `the provider answered ${failure.message}` : (failure as Error).message;

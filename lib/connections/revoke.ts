@@ -1,5 +1,6 @@
 import { tenantSecretResolver } from '../crypto/tenant-secrets.ts';
 import { auditConnection } from './connection-audit.ts';
+import { forgetUse } from './first-use.ts';
 import type { ConnectServices } from './connect-routes.ts';
 import { GrantStore, type GrantInfo, type GrantOwner } from './grant-store.ts';
 import { oauthClientOf, revokeToken } from './oauth-client.ts';
@@ -39,6 +40,7 @@ export async function revokeGrant(services: ConnectServices, owner: GrantOwner, 
     }
   }
   const revoked = await grants.remove(owner);
+  await forgetUse(services.store, owner);
   if (revoked) await auditConnection(services.audit, 'connection.revoked', owner, by, provider_revoked === undefined ? {} : { provider_revoked });
   return { revoked, ...(provider_revoked === undefined ? {} : { provider_revoked }) };
 }

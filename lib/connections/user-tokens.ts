@@ -14,6 +14,7 @@ import type { Keyring } from './keyring.ts';
 import { oauthClientOf, OAuthError, tokenRequest } from './oauth-client.ts';
 import { providerBinding } from './provider-binding.ts';
 import { providerEndpoints } from './provider-metadata.ts';
+import { markUsed } from './first-use.ts';
 import { exchangedToken } from './token-exchange.ts';
 
 /** A token this close to its expiry is refreshed before it is sent. */
@@ -66,12 +67,14 @@ export class UserTokens implements ConnectionAccess {
       if (settings.grant === 'token_exchange') {
         const token = await exchangedToken(owner, settings, context.connection_caller?.subject_token, this.#exchangeServices());
         context.connections_used?.push({ connection });
+        if (settings.approval_on_first_use) await markUsed(this.#services.store, owner);
         return token;
       }
       const grant = await this.#grantStore(connection).load(owner, this.#binding(owner.connection));
       if (!grant) throw await this.#askToConnect(owner, context);
       const used = expiresSoon(grant, this.#now()) ? await this.#refreshed(owner, settings, grant, context) : { token: grant.tokens.access_token, grant_id: grant.grant_id };
       context.connections_used?.push({ connection, grant_id: used.grant_id });
+      if (settings.approval_on_first_use) await markUsed(this.#services.store, owner);
       return used.token;
     } catch (error) {
       if (error instanceof ToolError) throw error;

@@ -1,3 +1,4 @@
+import { firstUseGovernor } from '../connections/first-use.ts';
 import { DEFAULT_APPROVAL_TTL_SECONDS } from '../governance/approvals.ts';
 import type { FourEyesRules } from '../governance/four-eyes.ts';
 import type { ApprovalNotifier } from '../governance/notifier.ts';
@@ -144,7 +145,7 @@ export function buildTenantRuntime(manifest: Manifest, services: GatewayServices
       registry,
       schemas: serving.schemas,
       versions: manifestVersions(serving, services, options),
-      governor: policyGovernor(manifest.policy, approvalOverrides(manifest), approvalQuorums(manifest)),
+      governor: firstUseGovernor(policyGovernor(manifest.policy, approvalOverrides(manifest), approvalQuorums(manifest)), manifest, services.store),
       ...(manifest.limits?.length ? { limiter: tenantLimiter(manifest, services) } : {}),
       approvals: services.store ? approvalSettings(manifest, services) : undefined,
       store: services.store,
