@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testGateway } from '../helpers/gateway.ts';
+import { followConnectLink } from './connect-flow.ts';
 import { startTestServer, type TestServer } from '../helpers/http-server.ts';
 import { baseManifest, validManifest } from '../helpers/manifests.ts';
 
@@ -38,10 +39,7 @@ async function call() {
 }
 
 async function connect(link: string): Promise<void> {
-  const started = await gw.request(new URL(link).pathname + new URL(link).search);
-  const state = new URL(started.headers.get('location')!).searchParams.get('state')!;
-  const cookie = started.headers.get('set-cookie')!.split(';')[0]!;
-  expect(await (await gw.request(`${new URL(link).pathname}/callback?state=${state}&code=c`, { headers: { cookie } })).text()).toContain('is connected for alice');
+  expect(await (await followConnectLink(gw, link)).text()).toContain('is connected for alice');
 }
 
 describe('approval on a connection\'s first use', () => {

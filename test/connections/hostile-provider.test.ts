@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testGateway } from '../helpers/gateway.ts';
+import { followConnectLink } from './connect-flow.ts';
 import { startTestServer, type TestServer } from '../helpers/http-server.ts';
 import { validManifest } from '../helpers/manifests.ts';
 
@@ -53,18 +54,10 @@ async function connectLink(name: string): Promise<string> {
   return answer.results[0].error.details.authorization_url as string;
 }
 
-/** Follows a connect link as a browser would, up to the provider's answer: the callback as it comes back with a code. */
-async function callbackWithCode(link: string): Promise<Response> {
-  const started = await gw.request(new URL(link).pathname + new URL(link).search);
-  expect(started.status).toBe(302);
-  const state = new URL(started.headers.get('location')!).searchParams.get('state')!;
-  const cookie = started.headers.get('set-cookie')!.split(';')[0]!;
-  return gw.request(`${new URL(link).pathname}/callback?state=${state}&code=the-code`, { headers: { cookie } });
-}
 
 describe('a hostile token endpoint', () => {
   it('that never answers: the callback gives up with a page that says so, and stores nothing', async () => {
-    const page = await callbackWithCode(await connectLink('stalled'));
+    const page = await followConnectLink(gw, await connectLink('stalled'));
     expect(page.status).toBe(400);
     const text = await page.text();
     expect(text).toContain('did not answer within 10 s');
@@ -74,7 +67,7 @@ describe('a hostile token endpoint', () => {
   }, 40_000);
 
   it('that answers megabytes: the answer is not read past its bound, and the callback refuses it', async () => {
-    const page = await callbackWithCode(await connectLink('flood'));
+    const page = await followConnectLink(gw, await connectLink('flood'));
     expect(page.status).toBe(400);
     expect(await page.text()).toContain('not JSON');
   });

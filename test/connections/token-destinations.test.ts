@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testGateway } from '../helpers/gateway.ts';
+import { followConnectLink } from './connect-flow.ts';
 import { startTestServer, type TestServer } from '../helpers/http-server.ts';
 import { baseManifest, validManifest } from '../helpers/manifests.ts';
 
@@ -42,11 +43,7 @@ async function call(name: string) {
 
 /** Alice follows her connect link and the provider answers the gateway's callback with a code. */
 async function connect(link: string): Promise<void> {
-  const started = await gw.request(new URL(link).pathname + new URL(link).search);
-  const state = new URL(started.headers.get('location')!).searchParams.get('state')!;
-  const cookie = started.headers.get('set-cookie')!.split(';')[0]!;
-  const done = await gw.request(`${new URL(link).pathname}/callback?state=${state}&code=the-code`, { headers: { cookie } });
-  expect(await done.text()).toContain('is connected for alice');
+  expect(await (await followConnectLink(gw, link)).text()).toContain('is connected for alice');
 }
 
 describe('where a connection\'s tokens go', () => {
