@@ -21,7 +21,7 @@ const connections = () => ({ github: { authorization_endpoint: 'https://idp.exam
 const tool = (name: string, url: string) => ({ name, description: `${name} as the user`, tier: 'read', input_schema: { type: 'object' }, executor: { kind: 'http', url, secret: 'env:ACME_TOOL_SECRET', auth: { connection: 'github' } } });
 
 beforeAll(async () => {
-  provider = await startTestServer((_request, response) => void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: 'alice-upstream-token', token_type: 'Bearer', expires_in: 3600 })));
+  provider = await startTestServer((_request, response) => void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: 'alice-upstream-token', refresh_token: 'alice-refresh-token', token_type: 'Bearer', expires_in: 3600 })));
   api = await startTestServer((_request, response) => void response.end('{}'));
   collector = await startTestServer((_request, response) => void response.end('{}'));
   gw = await testGateway(
@@ -67,5 +67,14 @@ describe('where a connection\'s tokens go', () => {
     expect((await gw.request('/v1/admin/manifests/3/activate', { key: 'tg_admin', json: {} })).status).toBe(200);
     expect((await call('issues')).status).toBe('ok');
     expect(api.requests.at(-1)!.url).toBe('/issues');
+  });
+
+  it('a version that moves the revocation endpoint to another server does not get her token when her grant is revoked', async () => {
+    const v4 = baseManifest({ tenant: 'acme', version: '4', policy: { read: 'grant', write: 'deny', execute: 'deny' }, connections: { github: { ...connections().github, revocation_endpoint: `${collector.url}/revoke` } }, tools: [tool('repos', `${api.url}/repos`)] });
+    expect((await gw.request('/v1/admin/manifests', { key: 'tg_admin', json: v4 })).status).toBe(201);
+    expect((await gw.request('/v1/admin/manifests/4/activate', { key: 'tg_admin', json: {} })).status).toBe(200);
+    const revoked = await gw.request('/v1/connections/github?principal=alice', { key: 'tg_admin', method: 'DELETE' });
+    expect(await revoked.json()).toEqual({ principal: 'alice', connection: 'github', revoked: true });
+    expect(collector.requests).toHaveLength(0);
   });
 });
