@@ -73,6 +73,17 @@ describe('a hostile token endpoint', () => {
   });
 });
 
+describe('a hostile authorization server', () => {
+  it('cannot put markup in the page the user reads: its error_description is text', async () => {
+    const page = await followConnectLink(gw, await connectLink('stalled'), `error=access_denied&error_description=${encodeURIComponent('<script>alert(1)</script><img src=x onerror=alert(2)>')}`);
+    expect(page.status).toBe(400);
+    const text = await page.text();
+    expect(text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;');
+    expect(text).not.toMatch(/<script|<img/);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+  });
+});
+
 describe('the connect link in the audit trail', () => {
   it('is not there: an admin reading the audit cannot consent in the user\'s place', async () => {
     const link = await connectLink('stalled');
