@@ -1,3 +1,4 @@
+import { withoutConnectLinks } from '../connections/connect-paths.ts';
 import { sha256Hex } from '../idempotency/canonical-json.ts';
 import type { ToolDefinition } from '../registry/definition.ts';
 import type { JsonObject, JsonValue } from '../registry/json.ts';
@@ -54,7 +55,15 @@ export async function callStartEnvelopes(call: CallStart): Promise<EnvelopeDraft
 }
 
 export async function callResultEnvelope(call: CallRecord): Promise<EnvelopeDraft> {
-  return { ...envelopeBase(call), type: 'tool.call.result', data: { ...(call.result as unknown as JsonObject), ...(call.connections ? { connections: call.connections as unknown as JsonObject[] } : {}), ...(await auditedOutput(call.output)), ...(call.output_content ? await auditedContent(call.output_content) : {}) } };
+  const result = authorizationWithheld(call.result);
+  const output = call.result.status === 'authorization_required' ? withoutConnectLinks(call.output) : call.output;
+  return { ...envelopeBase(call), type: 'tool.call.result', data: { ...(result as unknown as JsonObject), ...(call.connections ? { connections: call.connections as unknown as JsonObject[] } : {}), ...(await auditedOutput(output)), ...(call.output_content ? await auditedContent(call.output_content) : {}) } };
+}
+
+/** An `authorization_required` result is audited without its connect link: the link is the user's alone (connect-paths.ts). */
+function authorizationWithheld(result: CallRecord['result']): CallRecord['result'] {
+  if (result.status !== 'authorization_required' || !result.error) return result;
+  return { ...result, error: { ...result.error, message: withoutConnectLinks(result.error.message) } };
 }
 
 function envelopeBase(call: CallStart) {

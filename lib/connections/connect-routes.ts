@@ -13,6 +13,7 @@ import { randomHandle } from './base64url.ts';
 import { auditConnection } from './connection-audit.ts';
 import { callbackUrl, connectPath } from './connect-paths.ts';
 import { connectPage } from './connect-page.ts';
+import { forgetUse } from './first-use.ts';
 import { saveConsent, takeConnectLink, takeConsent, CONSENT_TTL_MS, type Consent } from './flow-records.ts';
 import { GrantStore, type GrantOwner } from './grant-store.ts';
 import type { Keyring } from './keyring.ts';
@@ -38,10 +39,12 @@ const AGAIN = 'Ask the agent to send the call again: it answers with a new link.
 /** The browser that started a consent is the one that finishes it: a cookie per consent, only the callback path sees it. */
 const bindingCookie = (state: string) => `toolgate_connect_${state.slice(0, 12)}`;
 
-async function settingsOf(services: ConnectServices, owner: Pick<GrantOwner, 'tenant' | 'connection'>): Promise<ConnectionSettings | undefined> {
+/** The connection's settings in the tenant's active manifest, and what its grants are bound to there. */
+async function connectionOf(services: ConnectServices, owner: Pick<GrantOwner, 'tenant' | 'connection'>): Promise<{ settings: ConnectionSettings; binding: string } | undefined> {
   const manifest = (await services.tenants.runtime(owner.tenant))?.manifest;
   const connections = manifest?.connections;
-  return connections && Object.hasOwn(connections, owner.connection) ? connections[owner.connection] : undefined;
+  if (!connections || !Object.hasOwn(connections, owner.connection)) return undefined;
+  return { settings: connections[owner.connection]!, binding: providerBinding(manifest, owner.connection) };
 }
 
 const samePlace = (a: Pick<GrantOwner, 'tenant' | 'connection'>, b: Pick<GrantOwner, 'tenant' | 'connection'>) => a.tenant === b.tenant && a.connection === b.connection;
@@ -55,7 +58,7 @@ export async function startConsent(c: Context, services: ConnectServices, place:
   const now = (services.now ?? Date.now)();
   const owner = await takeConnectLink(services.store, c.req.query('link') ?? '');
   if (!owner || !samePlace(owner, place)) return connectPage(c, 410, 'This link does not work any more', `A connect link works once, for 10 minutes, for the person it was made for. ${AGAIN}`);
-  const settings = await settingsOf(services, owner);
+  const settings = (await connectionOf(services, owner))?.settings;
   if (!settings || settings.grant === 'token_exchange') return connectPage(c, 404, 'No such connection', `The tenant's manifest no longer declares "${owner.connection}" for users to connect.`);
   let endpoints: ProviderEndpoints;
   try {
@@ -107,8 +110,9 @@ export async function finishConsent(c: Context, services: ConnectServices, place
   const browser = getCookie(c, bindingCookie(state));
   deleteCookie(c, bindingCookie(state), { path: `${connectPath(consent)}/callback` });
   if (!browser || !constantTimeEqual(await sha256Hex(browser), consent.browser)) return refusal(c, 'This sign-in was started in another browser', 'Finish the consent in the browser that opened the connect link.');
-  const settings = await settingsOf(services, consent);
-  if (!settings) return refusal(c, 'No such connection', `The tenant's manifest no longer declares "${consent.connection}".`);
+  const declared = await connectionOf(services, consent);
+  if (!declared) return refusal(c, 'No such connection', `The tenant's manifest no longer declares "${consent.connection}".`);
+  const { settings, binding } = declared;
   const endpoints = await providerEndpoints(settings, services.egress, now).catch(() => undefined);
   if (!endpoints) return connectPage(c, 502, 'The provider cannot be reached', AGAIN);
   const iss = c.req.query('iss');
@@ -131,7 +135,9 @@ export async function finishConsent(c: Context, services: ConnectServices, place
       ...(settings.resource ? { resource: settings.resource } : {}),
     });
     const tokens = { access_token: answer.access_token, ...(answer.refresh_token ? { refresh_token: answer.refresh_token } : {}) };
-    const info = await new GrantStore(services.store, services.keys).save(owner, providerBinding(settings), tokens, { ...(answer.expires_in ? { token_expires_at: now + answer.expires_in * 1000 } : {}), ...(answer.scope ? { scope: answer.scope } : {}) }, now);
+    const info = await new GrantStore(services.store, services.keys).save(owner, binding, tokens, { ...(answer.expires_in ? { token_expires_at: now + answer.expires_in * 1000 } : {}), ...(answer.scope ? { scope: answer.scope } : {}) }, now);
+    // A new grant: its first use is ahead again (approval_on_first_use).
+    await forgetUse(services.store, owner);
     await auditConnection(services.audit, 'connection.granted', owner, owner.principal, { grant_id: info.grant_id, refreshable: info.refreshable, ...(info.scope ? { scope: info.scope } : {}) });
   } catch (failure) {
     const said = failure instanceof OAuthError ? `the provider answered ${failure.message}` : (failure as Error).message;

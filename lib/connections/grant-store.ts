@@ -37,7 +37,7 @@ export interface Grant extends GrantInfo {
 }
 
 const part = encodeURIComponent;
-const grantKey = (owner: GrantOwner) => `conn-grant/${part(owner.tenant)}/${part(owner.principal)}/${part(owner.connection)}`;
+export const grantKey = (owner: GrantOwner) => `conn-grant/${part(owner.tenant)}/${part(owner.principal)}/${part(owner.connection)}`;
 const grantIndex = (tenant: string) => `conn-grants/${part(tenant)}`;
 const indexMember = (owner: GrantOwner) => `${part(owner.principal)}/${part(owner.connection)}`;
 /**

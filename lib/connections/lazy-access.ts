@@ -1,5 +1,5 @@
 import type { ToolExecutionContext } from '../registry/executor.ts';
-import type { ConnectionSettings } from '../registry/manifest/manifest.ts';
+import type { Manifest } from '../registry/manifest/manifest.ts';
 import type { ConnectionAccess } from './connection-access.ts';
 import type { UserTokenServices } from './user-tokens.ts';
 
@@ -7,11 +7,11 @@ import type { UserTokenServices } from './user-tokens.ts';
  * A tenant's connections, their code (grants, crypto, OAuth) loaded on the first call that needs
  * a user's token: tenants without connections, and calls of other tools, never load it.
  */
-export function lazyUserTokens(tenant: string, connections: Readonly<Record<string, ConnectionSettings>>, services: UserTokenServices): ConnectionAccess {
+export function lazyUserTokens(manifest: Manifest, services: UserTokenServices): ConnectionAccess {
   let loaded: Promise<ConnectionAccess> | undefined;
   return {
     async accessToken(connection: string, context: ToolExecutionContext) {
-      loaded ??= import('./user-tokens.ts').then(({ UserTokens }) => new UserTokens(tenant, connections, services));
+      loaded ??= import('./user-tokens.ts').then(({ UserTokens }) => new UserTokens(manifest, services));
       return (await loaded).accessToken(connection, context);
     },
   };

@@ -43,6 +43,14 @@ function checkExecutorAuth(auth: unknown, path: string, names: ReadonlySet<strin
   return [];
 }
 
+/** A tool that says `approval: "never"` through a connection that asks approval on first use: two words for one call; the tenant says which. */
+function checkFirstUse(tool: JsonObject, connections: JsonObject, path: string): ManifestProblem[] {
+  const name = isJsonObject(tool.executor) && isJsonObject(tool.executor.auth) ? tool.executor.auth.connection : undefined;
+  const connection = typeof name === 'string' && Object.hasOwn(connections, name) ? connections[name] : undefined;
+  if (tool.approval !== 'never' || !isJsonObject(connection) || connection.approval_on_first_use !== true) return [];
+  return [{ path, message: `is "never", but connection "${name}" asks approval on a user's first use (approval_on_first_use): remove one of them` }];
+}
+
 /**
  * The manifest's `connections` and the executors that use them: each connection's URLs are https
  * and plain, its endpoints are known (written, or discoverable from `issuer`), and every
@@ -56,7 +64,9 @@ export function checkConnections(manifest: JsonObject): ManifestProblem[] {
   const names = new Set(Object.keys(connections));
   if (Array.isArray(manifest.tools)) {
     manifest.tools.forEach((tool, i) => {
-      if (isJsonObject(tool) && isJsonObject(tool.executor)) problems.push(...checkExecutorAuth(tool.executor.auth, `$.tools[${i}].executor.auth`, names));
+      if (!isJsonObject(tool) || !isJsonObject(tool.executor)) return;
+      problems.push(...checkExecutorAuth(tool.executor.auth, `$.tools[${i}].executor.auth`, names));
+      problems.push(...checkFirstUse(tool, connections, `$.tools[${i}].approval`));
     });
   }
   return problems;

@@ -7,6 +7,25 @@ import { randomHandle, toBase64url } from './base64url.ts';
 /** A token endpoint's answer is a few kilobytes; more is not read. */
 const MAX_TOKEN_RESPONSE_BYTES = 64 * 1024;
 
+/**
+ * The longest the gateway waits for one provider request, answer read included: a provider that
+ * never answers (or drips its answer) cannot hold a connect page, a publish or a refresh lease
+ * (15 s, user-tokens.ts) open; shorter than that lease, so two refreshes of one grant never overlap.
+ */
+export const PROVIDER_TIMEOUT_MS = 10_000;
+
+/** The caller's signal (if any), and PROVIDER_TIMEOUT_MS whatever it says. */
+export function providerSignal(signal?: AbortSignal): AbortSignal {
+  const timeout = AbortSignal.timeout(PROVIDER_TIMEOUT_MS);
+  return signal ? AbortSignal.any([signal, timeout]) : timeout;
+}
+
+/** A provider request that ran out of PROVIDER_TIMEOUT_MS, said as such (a runtime says only "aborted"). */
+export function providerTimeout(error: unknown, url: string | URL): unknown {
+  if ((error as Error | undefined)?.name !== 'TimeoutError') return error;
+  return new Error(`the provider (${String(url).slice(0, 200)}) did not answer within ${PROVIDER_TIMEOUT_MS / 1000} s`);
+}
+
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 
@@ -76,8 +95,14 @@ export async function tokenRequest(fetch: Fetch, endpoint: string, client: OAuth
   const body = new URLSearchParams(form);
   const headers: Record<string, string> = { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'toolgate' };
   addClientAuth(headers, body, client);
-  const response = await fetch(endpoint, { method: 'POST', headers, body: body.toString(), signal });
-  const text = await readBoundedText(response, MAX_TOKEN_RESPONSE_BYTES);
+  let response: Response;
+  let text: string | undefined;
+  try {
+    response = await fetch(endpoint, { method: 'POST', headers, body: body.toString(), signal: providerSignal(signal) });
+    text = await readBoundedText(response, MAX_TOKEN_RESPONSE_BYTES);
+  } catch (error) {
+    throw providerTimeout(error, endpoint);
+  }
   let answer: Record<string, unknown>;
   try {
     answer = JSON.parse(text ?? '') as Record<string, unknown>;
@@ -105,7 +130,7 @@ export async function revokeToken(fetch: Fetch, endpoint: string, client: OAuthC
   const body = new URLSearchParams({ token, token_type_hint: hint });
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'toolgate' };
   addClientAuth(headers, body, client);
-  const response = await fetch(endpoint, { method: 'POST', headers, body: body.toString(), signal });
+  const response = await fetch(endpoint, { method: 'POST', headers, body: body.toString(), signal: providerSignal(signal) });
   await response.body?.cancel().catch(() => {});
   return response.status === 200;
 }

@@ -1,7 +1,9 @@
 import type { Fetch } from '../egress/fetch.ts';
 import { DiscoveryError, discoveryUrl } from '../governance/oidc-discovery.ts';
 import { readBoundedText } from '../registry/executors/bounded-body.ts';
+import { urlProblem } from '../registry/manifest/identity-check.ts';
 import type { ConnectionSettings } from '../registry/manifest/manifest.ts';
+import { providerSignal, providerTimeout } from './oauth-client.ts';
 
 const MAX_METADATA_BYTES = 256 * 1024;
 /** How long an isolate keeps a provider's metadata before reading it again. */
@@ -27,12 +29,17 @@ function authorizationServerUrl(issuer: string): URL {
 }
 
 async function readMetadata(url: URL, fetch: Fetch, signal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
-  const response = await fetch(url, { method: 'GET', headers: { accept: 'application/json' }, signal });
-  if (response.status !== 200) {
-    await response.body?.cancel().catch(() => {});
-    return undefined;
+  let text: string | undefined;
+  try {
+    const response = await fetch(url, { method: 'GET', headers: { accept: 'application/json' }, signal: providerSignal(signal) });
+    if (response.status !== 200) {
+      await response.body?.cancel().catch(() => {});
+      return undefined;
+    }
+    text = await readBoundedText(response, MAX_METADATA_BYTES);
+  } catch (error) {
+    throw providerTimeout(error, url);
   }
-  const text = await readBoundedText(response, MAX_METADATA_BYTES);
   if (text === undefined) throw new DiscoveryError(`the provider's metadata ${url.href} is larger than ${MAX_METADATA_BYTES} bytes`);
   try {
     const value = JSON.parse(text) as unknown;
@@ -64,7 +71,18 @@ function cachedDiscovery(issuer: string, fetch: Fetch, now: number): Promise<Rec
   return metadata;
 }
 
-const httpUrl = (value: unknown): string | undefined => (typeof value === 'string' && /^https?:\/\//.test(value) && URL.canParse(value) ? value : undefined);
+/**
+ * An endpoint the metadata names, taken only as the manifest's own would be (https, or plain http
+ * on loopback; no credentials): a code, client secret or token never crosses the network in the
+ * clear because a provider's document said so.
+ */
+function metadataUrl(metadata: Record<string, unknown>, field: string): string | undefined {
+  const value = metadata[field];
+  if (value === undefined || value === null) return undefined;
+  const problem = typeof value === 'string' && /^https?:\/\//.test(value) && URL.canParse(value) ? urlProblem(value, field) : `${field} is not an http(s) URL`;
+  if (problem) throw new DiscoveryError(`the provider's metadata names the ${field} ${JSON.stringify(value)?.slice(0, 200)}: ${problem}`);
+  return value as string;
+}
 
 /**
  * The connection's endpoints: those the manifest writes, the rest from the issuer's metadata
@@ -73,10 +91,10 @@ const httpUrl = (value: unknown): string | undefined => (typeof value === 'strin
 export async function providerEndpoints(settings: ConnectionSettings, fetch: Fetch, now = Date.now(), options: { fresh?: boolean } = {}): Promise<ProviderEndpoints> {
   const needed = settings.issuer && !(settings.token_endpoint && (settings.authorization_endpoint || settings.grant === 'token_exchange'));
   const metadata = needed ? await (options.fresh ? discover(settings.issuer!, fetch) : cachedDiscovery(settings.issuer!, fetch, now)) : {};
-  const token_endpoint = settings.token_endpoint ?? httpUrl(metadata.token_endpoint);
+  const token_endpoint = settings.token_endpoint ?? metadataUrl(metadata, 'token_endpoint');
   if (!token_endpoint) throw new DiscoveryError(`the issuer ${settings.issuer} names no token_endpoint: write it in the connection`);
-  const authorization_endpoint = settings.authorization_endpoint ?? httpUrl(metadata.authorization_endpoint);
-  const revocation_endpoint = settings.revocation_endpoint ?? httpUrl(metadata.revocation_endpoint);
+  const authorization_endpoint = settings.authorization_endpoint ?? metadataUrl(metadata, 'authorization_endpoint');
+  const revocation_endpoint = settings.revocation_endpoint ?? metadataUrl(metadata, 'revocation_endpoint');
   return {
     ...(settings.issuer ? { issuer: settings.issuer } : {}),
     ...(authorization_endpoint ? { authorization_endpoint } : {}),

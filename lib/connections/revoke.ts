@@ -1,5 +1,6 @@
 import { tenantSecretResolver } from '../crypto/tenant-secrets.ts';
 import { auditConnection } from './connection-audit.ts';
+import { forgetUse } from './first-use.ts';
 import type { ConnectServices } from './connect-routes.ts';
 import { GrantStore, type GrantInfo, type GrantOwner } from './grant-store.ts';
 import { oauthClientOf, revokeToken } from './oauth-client.ts';
@@ -24,7 +25,7 @@ export async function revokeGrant(services: ConnectServices, owner: GrantOwner, 
   const manifest = (await services.tenants.runtime(owner.tenant))?.manifest;
   const settings = manifest?.connections && Object.hasOwn(manifest.connections, owner.connection) ? manifest.connections[owner.connection] : undefined;
   // A grant of a connection since re-pointed (or removed) does not open: it is only forgotten.
-  const grant = settings ? await grants.load(owner, providerBinding(settings)) : undefined;
+  const grant = settings ? await grants.load(owner, providerBinding(manifest!, owner.connection)) : undefined;
   let provider_revoked: boolean | undefined;
   if (grant) {
     try {
@@ -32,13 +33,14 @@ export async function revokeGrant(services: ConnectServices, owner: GrantOwner, 
       if (settings && endpoints?.revocation_endpoint) {
         const client = oauthClientOf(settings, tenantSecretResolver(owner.tenant, services.secretGrants, services.env));
         const [token, hint] = grant.tokens.refresh_token ? [grant.tokens.refresh_token, 'refresh_token' as const] : [grant.tokens.access_token, 'access_token' as const];
-        provider_revoked = await revokeToken(services.egress, endpoints.revocation_endpoint, client, token, hint, AbortSignal.timeout(10_000));
+        provider_revoked = await revokeToken(services.egress, endpoints.revocation_endpoint, client, token, hint);
       }
     } catch {
       provider_revoked = false;
     }
   }
   const revoked = await grants.remove(owner);
+  await forgetUse(services.store, owner);
   if (revoked) await auditConnection(services.audit, 'connection.revoked', owner, by, provider_revoked === undefined ? {} : { provider_revoked });
   return { revoked, ...(provider_revoked === undefined ? {} : { provider_revoked }) };
 }

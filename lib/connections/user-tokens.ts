@@ -3,7 +3,7 @@ import type { ResolveSecret } from '../crypto/secrets.ts';
 import type { Fetch } from '../egress/fetch.ts';
 import { ToolError } from '../registry/errors.ts';
 import type { ToolExecutionContext } from '../registry/executor.ts';
-import type { ConnectionSettings } from '../registry/manifest/manifest.ts';
+import type { ConnectionSettings, Manifest } from '../registry/manifest/manifest.ts';
 import type { Store } from '../stores/store.ts';
 import { auditConnection } from './connection-audit.ts';
 import type { ConnectionAccess } from './connection-access.ts';
@@ -14,6 +14,7 @@ import type { Keyring } from './keyring.ts';
 import { oauthClientOf, OAuthError, tokenRequest } from './oauth-client.ts';
 import { providerBinding } from './provider-binding.ts';
 import { providerEndpoints } from './provider-metadata.ts';
+import { markUsed } from './first-use.ts';
 import { exchangedToken } from './token-exchange.ts';
 
 /** A token this close to its expiry is refreshed before it is sent. */
@@ -44,15 +45,15 @@ export interface UserTokenServices {
  * connect: `authorization_required` with a single-use link bound to it.
  */
 export class UserTokens implements ConnectionAccess {
-  readonly #tenant: string;
+  readonly #manifest: Manifest;
   readonly #connections: Readonly<Record<string, ConnectionSettings>>;
   readonly #services: UserTokenServices;
   readonly #grants: GrantStore | undefined;
   readonly #now: () => number;
 
-  constructor(tenant: string, connections: Readonly<Record<string, ConnectionSettings>>, services: UserTokenServices) {
-    this.#tenant = tenant;
-    this.#connections = connections;
+  constructor(manifest: Manifest, services: UserTokenServices) {
+    this.#manifest = manifest;
+    this.#connections = manifest.connections ?? {};
     this.#services = services;
     this.#grants = services.keys ? new GrantStore(services.store, services.keys) : undefined;
     this.#now = services.now ?? Date.now;
@@ -61,22 +62,29 @@ export class UserTokens implements ConnectionAccess {
   async accessToken(connection: string, context: ToolExecutionContext): Promise<string> {
     const settings = Object.hasOwn(this.#connections, connection) ? this.#connections[connection] : undefined;
     if (!settings) throw new ToolError('error', `connection "${connection}" is not declared in the tenant's manifest`, { connection });
-    const owner = { tenant: this.#tenant, principal: context.principal, connection };
+    const owner = { tenant: this.#manifest.tenant, principal: context.principal, connection };
     try {
       if (settings.grant === 'token_exchange') {
         const token = await exchangedToken(owner, settings, context.connection_caller?.subject_token, this.#exchangeServices());
         context.connections_used?.push({ connection });
+        if (settings.approval_on_first_use) await markUsed(this.#services.store, owner);
         return token;
       }
-      const grant = await this.#grantStore(connection).load(owner, providerBinding(settings));
+      const grant = await this.#grantStore(connection).load(owner, this.#binding(owner.connection));
       if (!grant) throw await this.#askToConnect(owner, context);
       const used = expiresSoon(grant, this.#now()) ? await this.#refreshed(owner, settings, grant, context) : { token: grant.tokens.access_token, grant_id: grant.grant_id };
       context.connections_used?.push({ connection, grant_id: used.grant_id });
+      if (settings.approval_on_first_use) await markUsed(this.#services.store, owner);
       return used.token;
     } catch (error) {
       if (error instanceof ToolError) throw error;
       throw unreachable(connection, error);
     }
+  }
+
+  /** What the connection's grants are bound to in this manifest (provider-binding.ts). */
+  #binding(connection: string): string {
+    return providerBinding(this.#manifest, connection);
   }
 
   /** The grants, or `unavailable` when the operator set no keys to hold them. */
@@ -128,7 +136,7 @@ export class UserTokens implements ConnectionAccess {
       // A provider that does not rotate (Google) answers no refresh token: the old one stays good.
       const tokens = { access_token: answer.access_token, refresh_token: answer.refresh_token ?? grant.tokens.refresh_token };
       const expires = answer.expires_in ? { token_expires_at: this.#now() + answer.expires_in * 1000 } : {};
-      const saved = await this.#grantStore(owner.connection).save(owner, providerBinding(settings), tokens, { ...expires, scope: answer.scope ?? grant.scope }, this.#now());
+      const saved = await this.#grantStore(owner.connection).save(owner, this.#binding(owner.connection), tokens, { ...expires, scope: answer.scope ?? grant.scope }, this.#now());
       return { token: tokens.access_token, grant_id: saved.grant_id };
     } finally {
       await store.remove(lease, { state: 'refreshing', owner: grant.grant_id });
@@ -140,7 +148,7 @@ export class UserTokens implements ConnectionAccess {
     const deadline = this.#now() + REFRESH_LEASE_MS;
     while (this.#now() < deadline && !context.signal.aborted) {
       await new Promise((resolve) => setTimeout(resolve, REFRESH_POLL_MS));
-      const grant = await this.#grantStore(owner.connection).load(owner, providerBinding(settings));
+      const grant = await this.#grantStore(owner.connection).load(owner, this.#binding(owner.connection));
       if (!grant) throw await this.#askToConnect(owner, context);
       if (grant.grant_id !== before.grant_id) return { token: grant.tokens.access_token, grant_id: grant.grant_id };
       if (!(await this.#services.store.get(refreshLeaseKey(owner)))) break;

@@ -1,3 +1,4 @@
+import { firstUseGovernor } from '../connections/first-use.ts';
 import { DEFAULT_APPROVAL_TTL_SECONDS } from '../governance/approvals.ts';
 import type { FourEyesRules } from '../governance/four-eyes.ts';
 import type { ApprovalNotifier } from '../governance/notifier.ts';
@@ -103,7 +104,7 @@ export function buildVersionTools(manifest: Manifest, services: GatewayServices,
 /** The tenant's users' connection tokens, when the manifest declares connections and the gateway can hold grants. */
 function connectionAccess(manifest: Manifest, services: GatewayServices, secrets: ReturnType<typeof tenantSecretResolver>): ConnectionAccess | undefined {
   if (!manifest.connections || !services.store) return undefined;
-  return lazyUserTokens(manifest.tenant, manifest.connections, {
+  return lazyUserTokens(manifest, {
     store: services.store,
     ...(services.connectionKeys ? { keys: services.connectionKeys } : {}),
     secrets,
@@ -144,7 +145,7 @@ export function buildTenantRuntime(manifest: Manifest, services: GatewayServices
       registry,
       schemas: serving.schemas,
       versions: manifestVersions(serving, services, options),
-      governor: policyGovernor(manifest.policy, approvalOverrides(manifest), approvalQuorums(manifest)),
+      governor: firstUseGovernor(policyGovernor(manifest.policy, approvalOverrides(manifest), approvalQuorums(manifest)), manifest, services.store),
       ...(manifest.limits?.length ? { limiter: tenantLimiter(manifest, services) } : {}),
       approvals: services.store ? approvalSettings(manifest, services) : undefined,
       store: services.store,

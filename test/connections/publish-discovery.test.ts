@@ -23,7 +23,8 @@ beforeAll(async () => {
   const issuer = (name: string) => `${idp.url}/${name}`;
   documents = {
     good: { issuer: issuer('good'), authorization_endpoint: `${issuer('good')}/authorize`, token_endpoint: `${issuer('good')}/token`, authorization_response_iss_parameter_supported: true },
-    metadata: { issuer: issuer('metadata'), authorization_endpoint: `${issuer('metadata')}/authorize`, token_endpoint: 'http://169.254.169.254/latest/meta-data/iam/security-credentials/' },
+    metadata: { issuer: issuer('metadata'), authorization_endpoint: `${issuer('metadata')}/authorize`, token_endpoint: 'https://169.254.169.254/latest/meta-data/iam/security-credentials/' },
+    cleartext: { issuer: issuer('cleartext'), authorization_endpoint: `${issuer('cleartext')}/authorize`, token_endpoint: 'http://tokens.idp.example/token' },
     other: { issuer: 'https://idp.elsewhere.example', authorization_endpoint: `${issuer('other')}/authorize`, token_endpoint: `${issuer('other')}/token` },
   };
   gw = await testGateway([], { admin: { tenant: 'acme', principal: 'admin', scopes: ['admin'] } });
@@ -47,11 +48,13 @@ describe('publishing a connection discovered from its issuer', () => {
     expect(internal.status).toBe(400);
     const [problem] = (await internal.json()).error.problems;
     expect(problem.path).toBe('$.connections.idp.issuer');
-    expect(problem.message).toMatch(/names the token_endpoint http:\/\/169\.254\.169\.254.*does not connect to 169\.254\.169\.254/);
+    expect(problem.message).toMatch(/names the token_endpoint https:\/\/169\.254\.169\.254.*does not connect to 169\.254\.169\.254/);
     const other = (await (await publish(`${idp.url}/other`)).json()).error.problems[0];
     expect(other.message).toMatch(/names the issuer "https:\/\/idp\.elsewhere\.example"/);
     const missing = (await (await publish(`${idp.url}/absent`)).json()).error.problems[0];
     expect(missing.message).toMatch(/publishes no metadata/);
+    const cleartext = (await (await publish(`${idp.url}/cleartext`)).json()).error.problems[0];
+    expect(cleartext.message).toMatch(/names the token_endpoint "http:\/\/tokens\.idp\.example\/token": token_endpoint must use https/);
     const down = (await (await publish(`http://127.0.0.1:${await closedPort()}`)).json()).error.problems[0];
     expect(down.message).toMatch(/cannot read the issuer's metadata/);
   });

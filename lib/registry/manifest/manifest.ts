@@ -199,6 +199,8 @@ export interface ConnectionSettings {
   audience?: string;
   resource?: string;
   authorization_params?: Record<string, string>;
+  /** A principal's first call through the connection (after each consent) waits for an approver (first-use.ts). */
+  approval_on_first_use?: boolean;
 }
 
 export interface IdentitySettings {
