@@ -26,6 +26,7 @@ export function cliProgram(): Command {
 /** Runs the CLI; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   useNodeCrypto();
+  endQuietlyWhenTheReaderLeaves();
   const program = cliProgram();
   if (argv.length === 0) {
     program.outputHelp();
@@ -38,5 +39,15 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     console.error(`toolgate ${parsed.invocation.path.join(' ')}: ${(error as Error).message}`);
     return 1;
+  }
+}
+
+/** A reader that stops early (`toolgate --help | head -3`) closes the pipe: the output is done, not failed. */
+function endQuietlyWhenTheReaderLeaves(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+    });
   }
 }

@@ -126,3 +126,15 @@ describe('audit verify and keys create say what they did not do', () => {
     expect((await keys()).keys).toMatchObject([{ principal: 'bot', scopes: [] }]);
   });
 });
+
+describe('a reader that stops early', () => {
+  it('ends the command quietly (exit 0, no stack trace) when its output pipe closes, as `toolgate --help | head -1` does', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, ['bin/toolgate.js', 'manifest', 'publish', '--help'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy(); // the reader is gone before the first line is written
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((done) => child.on('close', done));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  });
+});
