@@ -4,7 +4,7 @@ import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { webBase64 } from '../lib/exec/base64.ts';
+import { webBase64 } from '../lib/crypto/base64.ts';
 import { ExecEnvironmentError } from '../lib/exec/environment.ts';
 import { MAX_READ_FILE_BYTES } from '../lib/exec/limits.ts';
 import { nodeBase64 } from '../lib/exec/server/node-base64.ts';

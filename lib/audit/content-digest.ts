@@ -1,5 +1,5 @@
 import { sha256BytesHex, sha256Hex } from '../crypto/sha256.ts';
-import { decodeBase64 } from '../exec/base64.ts';
+import { decodeBase64 } from '../crypto/base64.ts';
 import { binaryData, isBinaryPart, type ContentPart } from '../registry/content-parts.ts';
 import type { JsonObject, JsonValue } from '../registry/json.ts';
 

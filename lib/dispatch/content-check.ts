@@ -1,4 +1,4 @@
-import { checkBase64 } from '../exec/base64.ts';
+import { checkBase64 } from '../crypto/base64.ts';
 import { binaryData, binaryMimeType, ContentOutput, isBinaryPart, type BinaryPart, type ContentPart } from '../registry/content-parts.ts';
 import type { JsonObject } from '../registry/json.ts';
 

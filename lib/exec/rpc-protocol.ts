@@ -7,7 +7,7 @@
  * Standard code: the client runs on Workers, the server on Node, and both read this one
  * description.
  */
-import { webBase64, type Base64Codec } from './base64.ts';
+import { webBase64, type Base64Codec } from '../crypto/base64.ts';
 import type { ExecErrorCode, ExecOptions, ExecutionEnvironment, GrepOptions } from './environment.ts';
 
 export const RPC_PATH = '/rpc';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { decodeBase64, encodeBase64 } from '../../lib/exec/base64.ts';
+import { decodeBase64, encodeBase64 } from '../../lib/crypto/base64.ts';
 import { parseRpcRequest, RPC_METHODS, RpcRequestError } from '../../lib/exec/rpc-protocol.ts';
 import { MemoryEnvironment } from '../helpers/memory-environment.ts';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { webBase64 } from '../../lib/exec/base64.ts';
+import { webBase64 } from '../../lib/crypto/base64.ts';
 import { MAX_READ_FILE_BYTES } from '../../lib/exec/limits.ts';
 import { LocalExecutionEnvironment } from '../../lib/exec/local/local-environment.ts';
 import { nodeBase64 } from '../../lib/exec/server/node-base64.ts';

@@ -5,7 +5,7 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { signBody } from '../../lib/crypto/signed-request.ts';
-import { encodeBase64 } from '../../lib/exec/base64.ts';
+import { encodeBase64 } from '../../lib/crypto/base64.ts';
 import { LocalExecutionEnvironment } from '../../lib/exec/local/local-environment.ts';
 import { RemoteExecutionEnvironment } from '../../lib/exec/client/remote.ts';
 import { newNonce } from '../../lib/exec/rpc-protocol.ts';

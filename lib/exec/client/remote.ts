@@ -1,7 +1,7 @@
 import { signBody } from '../../crypto/signed-request.ts';
 import { neverSent } from '../../egress/never-sent.ts';
 import { ToolError } from '../../registry/errors.ts';
-import { decodeBase64, encodeBase64 } from '../base64.ts';
+import { decodeBase64, encodeBase64 } from '../../crypto/base64.ts';
 import {
   ExecEnvironmentError,
   type Cancellable,

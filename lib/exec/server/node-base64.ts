@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import { checkBase64, type Base64Codec } from '../base64.ts';
+import { checkBase64, type Base64Codec } from '../../crypto/base64.ts';
 
 /**
  * Node's native base64, for the exec-server's side of the RPC: a readFile answer of 32 MiB is

@@ -1,4 +1,4 @@
-import { decodeBase64, encodeBase64 } from '../../exec/base64.ts';
+import { decodeBase64, encodeBase64 } from '../../crypto/base64.ts';
 import type { CancellationReason } from './types.ts';
 
 /*

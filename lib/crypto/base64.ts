@@ -3,7 +3,7 @@
  * done in chunks because String.fromCharCode(...bytes) overflows the call stack on big files.
  */
 
-/** How bytes travel as text in the exec RPC; the exec-server uses Node's native one (server/node-base64.ts). */
+/** How bytes travel as text in the exec RPC; the exec-server uses Node's native one (lib/exec/server/node-base64.ts). */
 export interface Base64Codec {
   encode(bytes: Uint8Array): string;
   /** Throws a SyntaxError naming the problem when the text is not standard base64. */
