@@ -1,18 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saveRequestState, takeRequestState } from '../../lib/mcp/confirm/request-state.ts';
-import { MemoryStore } from '../../lib/stores/memory.ts';
-import { SqliteStore } from '../../lib/stores/sqlite/sqlite-store.ts';
-import type { Store } from '../../lib/stores/store.ts';
-import { UpstashStore } from '../../lib/stores/upstash/upstash-store.ts';
-import { startRedisServer } from '../../scripts/dev/redis-server.ts';
-import { startUpstashBridge } from '../../scripts/dev/upstash-bridge.ts';
 import { envelope, URL_ELICITATION } from '../helpers/confirm-client.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';
-import { openDynamoDbStore } from '../support/dynalite.ts';
+import { EVERY_STORE } from '../support/every-store.ts';
+import type { RunningStore } from '../support/store-fixtures.ts';
 
 /**
  * The confirm round trip's `requestState` record on every store adapter: an input_required call's
@@ -20,32 +12,8 @@ import { openDynamoDbStore } from '../support/dynalite.ts';
  * another principal or another call, and once past its expiry.
  */
 
-interface OpenedStore {
-  store: Store;
-  stop(): Promise<void>;
-}
-
-const ADAPTERS: Array<[string, () => Promise<OpenedStore>]> = [
-  ['memory', async () => ({ store: new MemoryStore(), stop: async () => {} })],
-  ['sqlite', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'toolgate-confirm-'));
-    const store = new SqliteStore(join(dir, 'store.db'));
-    return { store, stop: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); } };
-  }],
-  ['upstash (redis-server behind the REST bridge)', async () => {
-    const redis = await startRedisServer();
-    const bridge = await startUpstashBridge({ redisUrl: redis.url, token: 'confirm-token' });
-    const store = new UpstashStore({ url: bridge.url, token: bridge.token });
-    return { store, stop: async () => { await store.close(); await bridge.close(); await redis.stop(); } };
-  }],
-  ['dynamodb (dynalite)', async () => {
-    const { store, dynalite } = await openDynamoDbStore();
-    return { store, stop: async () => { await store.close(); await dynalite.stop(); } };
-  }],
-];
-
-describe.each(ADAPTERS)('MCP confirm round trips on the %s store', (_name, open) => {
-  let opened: OpenedStore;
+describe.each(EVERY_STORE)('MCP confirm round trips on the %s store', (_name, open) => {
+  let opened: RunningStore;
   let gw: Awaited<ReturnType<typeof testGateway>>;
 
   beforeAll(async () => {

@@ -1,16 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryStore } from '../../lib/stores/memory.ts';
-import { SqliteStore } from '../../lib/stores/sqlite/sqlite-store.ts';
-import type { Store } from '../../lib/stores/store.ts';
-import { UpstashStore } from '../../lib/stores/upstash/upstash-store.ts';
-import { startRedisServer } from '../../scripts/dev/redis-server.ts';
-import { startUpstashBridge } from '../../scripts/dev/upstash-bridge.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';
-import { openDynamoDbStore } from '../support/dynalite.ts';
+import { EVERY_STORE } from '../support/every-store.ts';
+import type { RunningStore } from '../support/store-fixtures.ts';
 
 /**
  * Approvals as tasks and twin pointers on every store adapter, through the gateway: a parked
@@ -18,35 +10,11 @@ import { openDynamoDbStore } from '../support/dynalite.ts';
  * finds its twin (test/stores/contract.ts checks the records themselves on each adapter).
  */
 
-interface OpenedStore {
-  store: Store;
-  stop(): Promise<void>;
-}
-
-const ADAPTERS: Array<[string, () => Promise<OpenedStore>]> = [
-  ['memory', async () => ({ store: new MemoryStore(), stop: async () => {} })],
-  ['sqlite', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'toolgate-tasks-'));
-    const store = new SqliteStore(join(dir, 'store.db'));
-    return { store, stop: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); } };
-  }],
-  ['upstash (redis-server behind the REST bridge)', async () => {
-    const redis = await startRedisServer();
-    const bridge = await startUpstashBridge({ redisUrl: redis.url, token: 'tasks-token' });
-    const store = new UpstashStore({ url: bridge.url, token: bridge.token });
-    return { store, stop: async () => { await store.close(); await bridge.close(); await redis.stop(); } };
-  }],
-  ['dynamodb (dynalite)', async () => {
-    const { store, dynalite } = await openDynamoDbStore();
-    return { store, stop: async () => { await store.close(); await dynalite.stop(); } };
-  }],
-];
-
 const MODERN = '2026-07-28';
 const WITH_TASKS = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
 
-describe.each(ADAPTERS)('MCP tasks on the %s store', (_name, open) => {
-  let opened: OpenedStore;
+describe.each(EVERY_STORE)('MCP tasks on the %s store', (_name, open) => {
+  let opened: RunningStore;
   let gw: Awaited<ReturnType<typeof testGateway>>;
 
   beforeAll(async () => {
