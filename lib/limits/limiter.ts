@@ -1,6 +1,6 @@
 import type { LimitCounters, WindowSpec } from '../stores/limit-counters.ts';
 import { windowRetryAfterMs, windowUsed } from './counters.ts';
-import { compileLimit, toolGlobMatches, type Limit, type ManifestLimit } from './limit.ts';
+import { compileLimit, toolGlobMatches, type Limit, type LimitKind, type ManifestLimit } from './limit.ts';
 
 /** Who is asking, as the limits see it. */
 export interface LimitedCaller {
@@ -66,8 +66,11 @@ export class Limiter {
     return this.limits.some((limit) => limit.counts === 'requests');
   }
 
-  /** Takes the call limits that apply to a call of `tool`; `leaseMs` is how long a concurrency lease lives if the call never releases it. */
-  takeForCall(caller: LimitedCaller, tool: string, leaseMs: number, only?: 'window'): Promise<LimitVerdict> {
+  /**
+   * Takes the call limits that apply to a call of `tool` (`only`: those of one kind); `leaseMs`
+   * is how long a concurrency lease lives if the call never releases it.
+   */
+  takeForCall(caller: LimitedCaller, tool: string, leaseMs: number, only?: LimitKind['type']): Promise<LimitVerdict> {
     const takes = this.limits
       .filter((limit) => limit.counts === 'calls' && toolGlobMatches(limit.tools, tool) && (only === undefined || limit.kind.type === only))
       .map((limit) => this.#take(limit, caller, tool));

@@ -57,6 +57,16 @@ describe('conditions at publish', () => {
     expect(problemOf('refund', `args.currency == "${'x'.repeat(1000)}"`)[0].path).toBe('$.policy.rules[0].condition');
   });
 
+  it('string searches and joins with an argument from the call (their cost is one argument\'s size times the other\'s) are refused; short literals publish', () => {
+    expect(problemOf('write_doc', 'args.content.contains(args.path)')[0]).toMatchObject({ path: '$.policy.rules[0].condition', message: expect.stringMatching(/contains\(\) takes the text to find as a literal of at most 64 characters/) });
+    expect(problemOf('write_doc', 'args.content.indexOf(args.path) >= 0')[0].message).toMatch(/indexOf\(\) takes the text to find as a literal/);
+    expect(problemOf('write_doc', 'args.content.lastIndexOf(args.path, 3) >= 0')[0].message).toMatch(/lastIndexOf\(\)/);
+    expect(problemOf('write_doc', `args.content.contains("${'ab'.repeat(200)}")`)[0].message).toMatch(/at most 64 characters/);
+    expect(problemOf('refund', 'size(args.tags.join(args.currency)) > 3')[0].message).toMatch(/join\(\) takes a separator as a literal/);
+    expect(problemOf('write_doc', 'args.path.contains("/secrets/") || args.path.indexOf("..") >= 0')).toEqual([]);
+    expect(problemOf('refund', 'args.tags.join(",") == "a,b" || args.tags.join() == "ab"')).toEqual([]);
+  });
+
   it('a regex bomb is refused at publish; a pattern built from the call is refused too', () => {
     expect(problemOf('write_doc', 'args.path.matches("^(a+)+$")')[0].message).toMatch(/matches\(\) .*backtrack catastrophically/);
     expect(problemOf('write_doc', 'args.path.matches("(x|x)*y")')[0].message).toMatch(/backtrack catastrophically/);

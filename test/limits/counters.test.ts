@@ -47,6 +47,15 @@ describe.each(EVERY_STORE)('limit counters on %s', (_name, open) => {
     expect((await counters.addToWindow('sliding', halfway + 6000, sliding, 1)).ok).toBe(true);
   });
 
+  it('the first call of a sliding window that the previous window\'s share fills is refused (no store admits it for being first)', async () => {
+    for (let i = 0; i < 10; i++) expect((await counters.addToWindow('first', T0 + 100, sliding, 1)).ok).toBe(true);
+    // 1 ms into the next window the previous 10 still count almost in full: 0 + 9.9998 + 1 > 10.
+    expect(await counters.addToWindow('first', T0 + 60_001, sliding, 1)).toMatchObject({ ok: false, state: { window_start: T0 + 60_000, current: 0, previous: 10 } });
+    expect((await counters.addToWindow('first', T0 + 60_001, sliding, 1)).ok).toBe(false);
+    // Once a tenth of the window has passed, a tenth of it has faded: one call fits.
+    expect((await counters.addToWindow('first', T0 + 66_000, sliding, 1)).ok).toBe(true);
+  });
+
   it('a weighted call counts its weight; one that does not fit leaves the count as it was', async () => {
     const cost: WindowSpec = { window_ms: 60_000, sliding: false, max: 100 };
     expect((await counters.addToWindow('cost', T0, cost, 40)).ok).toBe(true);

@@ -21,6 +21,9 @@ import { inStageSpan, type CallSpan } from '../../telemetry/stage-span.ts';
 import type { SpanContext } from '../../telemetry/trace-context.ts';
 import { endToolSpan, startApprovedToolSpan, toolTypeOf } from '../tool-span.ts';
 import { validateStage } from '../stages/validate.ts';
+import { limitStage } from '../stages/limit.ts';
+import { pass, type StageResult } from '../stages/stage.ts';
+import type { HeldLimit } from '../../limits/limiter.ts';
 
 /** `result` is absent while the approval still collects approvals (quorum not reached). */
 export type DecideOutcome = { ok: true; approval: Approval; result?: ToolResult } | Extract<DecisionOutcome, { ok: false }>;
@@ -100,6 +103,41 @@ async function runApproved(deps: DispatchDeps, approval: Approval, tool: Approve
   const call = { call_id: approval.call_id, name: approval.tool };
   const timeoutMs = (tool.ok ? tool.executor.definition.timeout_ms : undefined) ?? deps.defaultTimeoutMs;
   const owner = crypto.randomUUID();
+  const store = { 'toolgate.store': deps.store!.name };
+  const limited = await inStageSpan(traced, 'limit', () => approvedCallLeases(deps, approval, timeoutMs), store);
+  if (!limited.ok) {
+    const result = failureResult(call, limited.failure, startedAt);
+    await settleParkedCall(deps, approval, result, [approvalEnvelope(approval, by), resultEnvelope(approval, result, result.content)], { state: 'parked' });
+    return { result, output: result.content };
+  }
+  try {
+    return await runApprovedHoldingLeases(deps, approval, tool, by, env, traced, { owner, timeoutMs, startedAt });
+  } finally {
+    await deps.limiter?.release(limited.value);
+  }
+}
+
+/**
+ * An approved call meets its tool's concurrency caps when it runs, as a dispatched one does (its
+ * window limits were counted when it was parked): approving many parked calls at once runs no
+ * more of them at a time than the caps allow; the others end `rate_limited`, nothing run.
+ */
+async function approvedCallLeases(deps: DispatchDeps, approval: Approval, timeoutMs: number): Promise<StageResult<HeldLimit[]>> {
+  if (!deps.limiter?.countsCalls) return pass([]);
+  const caller = { tenant: approval.tenant, principal: approval.requested_by };
+  return limitStage(deps.limiter, caller, approval.tool, leaseMsFor(timeoutMs, deps.leaseGraceMs), deps.now(), approvalNaming(approval), 'concurrency');
+}
+
+async function runApprovedHoldingLeases(
+  deps: DispatchDeps,
+  approval: Approval,
+  tool: ApprovedTool,
+  by: string,
+  env: Readonly<Record<string, string | undefined>>,
+  traced: CallSpan | undefined,
+  { owner, timeoutMs, startedAt }: { owner: string; timeoutMs: number; startedAt: number },
+): Promise<{ result: ToolResult; output: string }> {
+  const call = { call_id: approval.call_id, name: approval.tool };
   const store = { 'toolgate.store': deps.store!.name };
   const started = await inStageSpan(traced, 'begin', () => startApprovedCall(deps, approval, by, owner, timeoutMs), store);
   if (!started.ok) {

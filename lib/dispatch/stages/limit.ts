@@ -1,5 +1,6 @@
 import { LimitContendedError } from '../../limits/record-cas.ts';
 import type { HeldLimit, Limiter } from '../../limits/limiter.ts';
+import type { LimitKind } from '../../limits/limit.ts';
 import { describeLimit, refusalDetails, retryAfterSeconds } from '../../limits/messages.ts';
 import type { CallNaming } from '../call-naming.ts';
 import type { CallerContext } from '../context.ts';
@@ -11,9 +12,10 @@ import { fail, pass, type StageResult } from './stage.ts';
  * limit: `rate_limited`, with when to retry, and nothing runs. A store that cannot count fails
  * the call closed (`unavailable`): a limit the gateway cannot check is not a limit it may skip.
  * `only: 'window'`: a parked call counts its window limits when it is parked (a concurrency
- * cap limits what runs at once, and nothing runs yet).
+ * cap limits what runs at once, and nothing runs yet). `only: 'concurrency'`: an approved
+ * call takes its concurrency leases when it runs (its window limits counted when it was parked).
  */
-export async function limitStage(limiter: Limiter, caller: Pick<CallerContext, 'tenant' | 'principal'>, tool: string, leaseMs: number, now: number, naming: CallNaming, only?: 'window'): Promise<StageResult<HeldLimit[]>> {
+export async function limitStage(limiter: Limiter, caller: Pick<CallerContext, 'tenant' | 'principal'>, tool: string, leaseMs: number, now: number, naming: CallNaming, only?: LimitKind['type']): Promise<StageResult<HeldLimit[]>> {
   let verdict;
   try {
     verdict = await limiter.takeForCall(caller, tool, leaseMs, only);

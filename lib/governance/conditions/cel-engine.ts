@@ -11,7 +11,8 @@ import { ConditionCompileError, type CompiledCondition, type ConditionEngine, ty
  * Cost: a condition is at most MAX_SOURCE characters and LIMITS' nodes and depth, and may not
  * use what makes evaluation more than linear in the arguments' size: comprehension macros (all,
  * exists, exists_one, map, filter: nested, they are quadratic and more), joining strings or
- * lists (`+` copies), and `matches` with anything but a literal pattern that lib/patterns finds
+ * lists (`+` copies), contains/indexOf/lastIndexOf/join with anything but a short literal
+ * argument, and `matches` with anything but a literal pattern that lib/patterns finds
  * free of catastrophic backtracking. `matches` then runs on lib/patterns' linear-time matcher
  * in Unicode mode (withConditionRegExp), on the request's matching budget, so it behaves the same
  * on every runtime.
@@ -19,6 +20,9 @@ import { ConditionCompileError, type CompiledCondition, type ConditionEngine, ty
 export const MAX_SOURCE = 1000;
 const LIMITS = { maxAstNodes: 100, maxDepth: 12, maxListElements: 32, maxMapEntries: 32, maxCallArguments: 4 };
 const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
+/** String searches whose cost is the string's length times the searched-for text's length. */
+const SEARCHES = new Set(['contains', 'indexOf', 'lastIndexOf']);
+const MAX_SEARCH_LITERAL = 64;
 /** Any tool: the arguments are a map, read with has() and compared at evaluation. */
 const ANY_TOOL_ARGS = 'map<string, dyn>';
 
@@ -75,9 +79,13 @@ function costProblem(env: Environment, node: ASTNode): ConditionProblem | undefi
   if (node.op === 'call' || node.op === 'rcall') {
     const [name] = node.args;
     if (COMPREHENSIONS.has(name)) return { at: node.start, message: `uses ${name}(), which conditions may not: its cost grows with the arguments' size times itself; test membership with "in" instead` };
+    const argument = node.op === 'rcall' ? node.args[2][0] : node.args[1][1];
     if (name === 'matches') {
-      const pattern = node.op === 'rcall' ? node.args[2][0] : node.args[1][1];
-      const refused = patternProblem(pattern);
+      const refused = patternProblem(argument);
+      if (refused) return refused;
+    }
+    if (SEARCHES.has(name) || (name === 'join' && argument !== undefined)) {
+      const refused = shortLiteralProblem(name, argument);
       if (refused) return refused;
     }
   }
@@ -90,6 +98,17 @@ function costProblem(env: Environment, node: ASTNode): ConditionProblem | undefi
     if (problem) return problem;
   }
   return undefined;
+}
+
+/**
+ * contains(), indexOf() and lastIndexOf() cost the string's length times the searched-for text's
+ * in the worst case (V8's search: 3.6 s for 100,000 characters in 500,000), and join() makes a
+ * string the list's length times its separator's: their argument is a short literal.
+ */
+function shortLiteralProblem(name: string, argument: ASTNode | undefined): ConditionProblem | undefined {
+  if (argument?.op === 'value' && typeof argument.args === 'string' && argument.args.length <= MAX_SEARCH_LITERAL) return undefined;
+  const what = name === 'join' ? 'a separator' : 'the text to find';
+  return { at: argument?.start, message: `${name}() takes ${what} as a literal of at most ${MAX_SEARCH_LITERAL} characters ("…"), never one built from the call: its cost grows with the arguments' size times the argument's` };
 }
 
 function patternProblem(pattern: ASTNode | undefined): ConditionProblem | undefined {

@@ -25,17 +25,19 @@ export function dynamoDbLimitCounters(ctx: DynamoDbContext): LimitCounters {
     async addToWindow(key, now, spec, weight) {
       const start = windowStartOf(now, spec.window_ms);
       const previous = spec.sliding ? await countOf(key, start - spec.window_ms) : 0;
-      const admitted = await conditionalUpdate(ctx, {
+      const bound = windowBound({ window_start: start, current: 0, previous }, now, spec, weight);
+      // Below zero not even an empty window admits the call: the condition's "no item yet" would.
+      const admitted = bound >= 0 && (await conditionalUpdate(ctx, {
         Key: windowKey(key, start),
         UpdateExpression: 'ADD #n :w SET #ttl = :ttl',
         ConditionExpression: 'attribute_not_exists(#n) OR #n <= :bound',
         ExpressionAttributeNames: { '#n': 'n', '#ttl': 'ttl' },
         ExpressionAttributeValues: {
           ':w': { N: String(weight) },
-          ':bound': { N: String(windowBound({ window_start: start, current: 0, previous }, now, spec, weight)) },
+          ':bound': { N: String(bound) },
           ':ttl': { N: String(Math.ceil((start + windowLifeMs(spec)) / 1000) + TTL_GRACE_S) },
         },
-      });
+      }));
       if (admitted) return { ok: true, window_start: start };
       return { ok: false, state: { window_start: start, current: await countOf(key, start), previous } };
     },
