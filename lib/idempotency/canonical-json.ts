@@ -31,17 +31,61 @@ function canonicalArray(items: unknown[]): string {
 }
 
 function canonicalObject(record: Record<string, unknown>): string {
-  const keys = Object.keys(record);
-  if (!inOrder(keys)) keys.sort();
+  const keys = sortedKeys(record);
   let out = '{';
   let separator = '';
-  for (const key of keys) {
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
     const item = record[key];
     if (item === undefined) continue;
-    out += `${separator}${quoted(key)}:${canonicalJson(item)}`;
+    out += `${separator}${keyText(key)}${canonicalJson(item)}`;
     separator = ',';
   }
   return `${out}}`;
+}
+
+/**
+ * A call hashes objects of a few fixed shapes (its envelopes, their data, its arguments), most
+ * built with keys out of order: the sorted order of a key list met before is reused instead of
+ * sorting it again, as is each key's quoted text. Both caches are bounded and hold only short
+ * lists of short keys, so no input can grow them or make them hold much; one that misses sorts.
+ */
+const MAX_CACHED_KEY = 64;
+const MAX_CACHED_KEYS = 24;
+const sortedOrders = new Map<string, Array<{ given: string[]; sorted: string[] }>>();
+const SORTED_ORDERS_FIRST_KEYS = 256;
+const SORTED_ORDERS_PER_FIRST_KEY = 8;
+const keyTexts = new Map<string, string>();
+const KEY_TEXTS = 1024;
+
+/** The record's own keys in sort()'s order (UTF-16 code units). The array is shared: read it, never change it. */
+function sortedKeys(record: Record<string, unknown>): string[] {
+  const keys = Object.keys(record);
+  if (inOrder(keys)) return keys;
+  const known = sortedOrders.get(keys[0]);
+  if (known) for (const order of known) if (sameKeys(order.given, keys)) return order.sorted;
+  const sorted = [...keys].sort();
+  if (keys.length <= MAX_CACHED_KEYS && keys.every((key) => key.length <= MAX_CACHED_KEY)) {
+    if (known && known.length < SORTED_ORDERS_PER_FIRST_KEY) known.push({ given: keys, sorted });
+    else if (!known && sortedOrders.size < SORTED_ORDERS_FIRST_KEYS) sortedOrders.set(keys[0], [{ given: keys, sorted }]);
+  }
+  return sorted;
+}
+
+function sameKeys(a: string[], b: string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** `"key":` as canonical JSON writes it. */
+function keyText(key: string): string {
+  let text = keyTexts.get(key);
+  if (text === undefined) {
+    text = `${quoted(key)}:`;
+    if (key.length <= MAX_CACHED_KEY && keyTexts.size < KEY_TEXTS) keyTexts.set(key, text);
+  }
+  return text;
 }
 
 /** Audit envelopes hash every call: most of their strings need no escape, and most key lists come sorted. */

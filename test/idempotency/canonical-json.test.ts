@@ -56,6 +56,20 @@ describe('canonicalJson', () => {
     }
   });
 
+  it('gives the reference text for key lists met again, in other orders, or beyond what it remembers', () => {
+    // Sorted orders are remembered per key list: the same keys in another order, other keys after
+    // the same first key, and more shapes than are remembered must each still come out sorted.
+    const shapes: Array<Record<string, unknown>> = [];
+    for (let i = 0; i < 400; i++) {
+      const keys = ['m', `k${i % 40}`, 'a', `z${i}`, i % 3 === 0 ? 'B' : 'b'];
+      shapes.push(Object.fromEntries(keys.map((key, j) => [key, j])));
+      shapes.push(Object.fromEntries([...keys].reverse().map((key, j) => [key, j])));
+      shapes.push(Object.fromEntries(keys.slice(0, 3).map((key) => [key, key])));
+    }
+    shapes.push(Object.fromEntries([['y', 1], ['x'.repeat(100), 2], ['a', 3]]));
+    for (let pass = 0; pass < 2; pass++) for (const shape of shapes) expect(canonicalJson(shape)).toBe(reference(shape));
+  });
+
   it('refuses non-finite numbers', () => {
     expect(() => canonicalJson({ n: Number.NaN })).toThrow(TypeError);
     expect(() => canonicalJson([Number.POSITIVE_INFINITY])).toThrow(TypeError);

@@ -48,7 +48,7 @@ export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, opt
       protocolVersion: c.req.header('mcp-protocol-version'),
       manifestFreshMs: options.tenants?.freshForMs?.(principal.tenant),
       consoleOrigin: options.publicOrigin && (() => options.publicOrigin!(c)),
-      connect: connectionCaller(c, options.publicOrigin?.(c)),
+      connect: connectionCaller(c, options.publicOrigin && (() => options.publicOrigin!(c))),
       onMissingScope: (required) => (missing ??= required),
       replyChannel: options.replyChannel ?? false,
     };
