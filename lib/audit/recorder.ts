@@ -27,8 +27,9 @@ export class AuditRecorder {
    */
   record(thread: ThreadRef, drafts: EnvelopeDraft[], options: { record?: CommitRequest['record']; head?: AuditHead | null } = {}): Promise<TransitionOutcome | undefined> {
     const key = threadKey(thread);
-    const previous = this.#queues.get(key) ?? Promise.resolve();
-    const run = previous.catch(() => {}).then(() => this.#commit(key, thread, drafts, options));
+    const previous = this.#queues.get(key);
+    // Nothing of this thread in flight here (the common case): the commit starts now, without a hop through a settled promise.
+    const run = previous ? previous.catch(() => {}).then(() => this.#commit(key, thread, drafts, options)) : this.#commit(key, thread, drafts, options);
     this.#queues.set(key, run);
     void run.finally(() => {
       if (this.#queues.get(key) === run) this.#queues.delete(key);

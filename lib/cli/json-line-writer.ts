@@ -17,7 +17,17 @@ const WAIT = new Int32Array(new SharedArrayBuffer(4));
 function writeAllTo(fd: number): LineOutput {
   return {
     write(text) {
-      let bytes = Buffer.from(text);
+      // The text goes as it is (no Buffer to make first): the pipe nearly always takes it whole.
+      let written: number;
+      try {
+        written = writeSync(fd, text);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return;
+        written = 0;
+      }
+      const length = Buffer.byteLength(text);
+      if (written === length) return;
+      let bytes = Buffer.from(text).subarray(written);
       while (bytes.length > 0) {
         try {
           bytes = bytes.subarray(writeSync(fd, bytes));

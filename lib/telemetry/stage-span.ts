@@ -12,8 +12,12 @@ export interface CallSpan {
  * off) it is just the stage. The child is handed to `run` for what the stage sends on (an
  * executor's traceparent). A stage that throws marks its span and rethrows.
  */
-export async function inStageSpan<T>(call: CallSpan | undefined, stage: string, run: (span?: Span) => Promise<T>, attributes?: Attributes): Promise<T> {
-  if (!call) return run();
+export function inStageSpan<T>(call: CallSpan | undefined, stage: string, run: (span?: Span) => Promise<T>, attributes?: Attributes): Promise<T> {
+  // Tracing off: the stage itself, with no promise of its own around it.
+  return call ? inChildSpan(call, stage, run, attributes) : run();
+}
+
+async function inChildSpan<T>(call: CallSpan, stage: string, run: (span?: Span) => Promise<T>, attributes?: Attributes): Promise<T> {
   const span = call.tracer.startChild(call.span, `toolgate.${stage}`, SpanKind.INTERNAL, attributes);
   try {
     return await run(span);

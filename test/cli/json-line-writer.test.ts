@@ -59,6 +59,18 @@ describe('the JSON line writer of toolgate serve', () => {
     expect(writes.map((text) => (JSON.parse(text) as { event: string }).event)).toEqual(['a', 'b']);
   });
 
+  it('writes multi-byte text whole when the pipe takes a flush in parts', () => {
+    // 2,000 lines of 3-byte and 4-byte characters: far more than a pipe holds, so the write is
+    // partial and the rest goes on from the byte (not the character) where the pipe stopped.
+    const script = `import { jsonLineWriter } from ${JSON.stringify(WRITER)};
+      const lines = jsonLineWriter();
+      for (let i = 0; i < 2000; i++) lines.log('tools.dispatch.completed', { i, text: '€😀'.repeat(100) });`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const logged = child.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { i: number; text: string });
+    expect(logged.map((line) => line.i)).toEqual(Array.from({ length: 2000 }, (_, i) => i));
+    expect(logged.every((line) => line.text === '€😀'.repeat(100))).toBe(true);
+  });
+
   // A process that logs and ends in the same turn, before any flush was due.
   const ENDINGS = {
     'a normal end': '',

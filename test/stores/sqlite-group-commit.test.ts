@@ -118,4 +118,47 @@ describe('sqlite group commit', () => {
       for (let i = 0; i < envelopes.length; i += 2) expect((envelopes[i].data as { call: number }).call).toBe((envelopes[i + 1].data as { call: number }).call);
     }
   });
+
+  describe('audit heads read in one turn (one read transaction)', () => {
+    const thread: ThreadRef = { tenant: 'acme', thread_id: 't-heads' };
+    const envelope = (seq: number, prev: string | null): StoredEnvelope => ({ seq, hash: `h${seq}`, prev_hash: prev, tenant: thread.tenant, thread_id: thread.thread_id });
+    const appendBy = (db: DatabaseSync, seq: number) =>
+      db.prepare('INSERT INTO audit (tenant, thread_id, seq, hash, envelope) VALUES (?, ?, ?, ?, ?)').run(thread.tenant, thread.thread_id, seq, `h${seq}`, JSON.stringify(envelope(seq, seq > 1 ? `h${seq - 1}` : null)));
+    const nextTurn = () => new Promise<void>((done) => setImmediate(done));
+
+    it('see what another process appended by the next turn, and never block its writes', async () => {
+      const store = openStore();
+      const other = otherConnection();
+      expect(await store.readAuditHead(thread)).toBeNull();
+      appendBy(other, 1); // another process writes while this turn's read is open (WAL: readers never block a writer)
+      await nextTurn();
+      expect(await store.readAuditHead(thread)).toEqual({ seq: 1, hash: 'h1' });
+    });
+
+    it('end before the turn’s writes, which commit and chain onto the head read', async () => {
+      const store = openStore();
+      const head = await store.readAuditHead(thread);
+      const appended = store.commit({ append: { thread, expected: head, envelopes: [envelope(1, null)] } });
+      const stored = store.put('k', record('1'));
+      expect(await appended).toEqual({ append: { ok: true, head: { seq: 1, hash: 'h1' } } });
+      await stored;
+      expect(await store.readAuditHead(thread)).toEqual({ seq: 1, hash: 'h1' });
+      expect(storedKeys(otherConnection())).toEqual(['k']);
+      // A head that another process moved meanwhile fails the append's compare-and-set, as before.
+      const stale = await store.readAuditHead(thread);
+      appendBy(otherConnection(), 2);
+      await nextTurn();
+      expect(await store.commit({ append: { thread, expected: stale, envelopes: [envelope(2, 'h1')] } })).toEqual({ append: { ok: false, head: { seq: 2, hash: 'h2' } } });
+    });
+
+    it('end at close, leaving the file free for another writer', async () => {
+      const store = openStore();
+      await store.readAuditHead(thread);
+      await store.close();
+      const other = otherConnection();
+      other.exec('PRAGMA busy_timeout = 0');
+      appendBy(other, 1);
+      expect(other.prepare('SELECT count(*) AS n FROM audit').get()).toEqual({ n: 1 });
+    });
+  });
 });

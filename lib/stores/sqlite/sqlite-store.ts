@@ -70,6 +70,8 @@ export class SqliteStore implements Store {
   readonly #statements = new Map<string, StatementSync>();
   #queued: QueuedWrite[] = [];
   readonly #walSync: WalSync | undefined;
+  /** A read transaction the audit heads read in this turn share (#beginTurnRead). */
+  #turnRead = false;
 
   /** `busyTimeoutMs`: how long a write waits for another process's write lock (default 5 s). */
   constructor(path: string, options: { now?: () => number; busyTimeoutMs?: number } = {}) {
@@ -111,6 +113,7 @@ export class SqliteStore implements Store {
   }
 
   async readAuditHead(thread: ThreadRef): Promise<AuditHead | null> {
+    this.#beginTurnRead();
     return this.#head(thread);
   }
 
@@ -161,6 +164,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     if (!this.#db.isOpen) return;
+    this.#endTurnRead();
     this.#commitQueued(); // what was asked for before close is written, not dropped
     await this.#walSync?.close();
     if (!this.#db.isOpen) return; // closed by a concurrent close()
@@ -188,6 +192,7 @@ export class SqliteStore implements Store {
    */
   #commitBatch(batch: QueuedWrite[]): void {
     if (!this.#db.isOpen) return batch.forEach((write) => write.reject(new Error('the SQLite store is closed')));
+    this.#endTurnRead();
     try {
       this.#db.exec('BEGIN IMMEDIATE');
     } catch (error) {
@@ -223,6 +228,27 @@ export class SqliteStore implements Store {
     const walSync = this.#walSync;
     if (!walSync) return Promise.resolve(value);
     return new Promise<T>((resolve, reject) => walSync.afterRead((error) => (error ? reject(error) : resolve(value))));
+  }
+
+  /**
+   * The audit heads read in one turn of the event loop share one read transaction, ended when the
+   * turn's writes begin or at the next turn, whichever comes first. A statement outside any
+   * transaction opens and closes its own, which in WAL mode means taking and dropping the file's
+   * locks (system calls) each time: for a call on a thread not cached, a share of its cost that
+   * the reads of a turn can pay once. A head only feeds the compare-and-set of an append (queued,
+   * so run after the read transaction ends): one that another process moved since is found there.
+   */
+  #beginTurnRead(): void {
+    if (this.#turnRead || this.#db.isTransaction) return;
+    this.#db.exec('BEGIN');
+    this.#turnRead = true;
+    setImmediate(() => this.#endTurnRead());
+  }
+
+  #endTurnRead(): void {
+    if (!this.#turnRead) return;
+    this.#turnRead = false;
+    if (this.#db.isOpen && this.#db.isTransaction) this.#db.exec('COMMIT');
   }
 
   #sql(text: string): StatementSync {
