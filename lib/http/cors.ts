@@ -27,7 +27,8 @@ export function mcpCors(policy: () => OriginPolicy): MiddlewareHandler {
   return async (c, next) => {
     if (c.req.method === 'OPTIONS') return preflight(c.req.header('access-control-request-headers'))(c, next);
     const origin = allowOrigin(c.req.header('origin') ?? '');
-    const headers: Record<string, string> = { ...(origin ? { 'Access-Control-Allow-Origin': origin } : {}), 'Access-Control-Expose-Headers': EXPOSE_HEADERS, Vary: 'Origin' };
+    // Most callers are not browsers: they all get the one record (never changed: readers copy it).
+    const headers = origin ? { 'Access-Control-Allow-Origin': origin, ...WITHOUT_ORIGIN } : WITHOUT_ORIGIN;
     const handover = { headers, taken: false };
     c.set(CORS_HANDOVER, handover);
     await next();
@@ -50,14 +51,17 @@ const CORS_HANDOVER = 'corsHandover';
  * every header in one plain record, which @hono/node-server writes without a Headers object):
  * taking them tells the middleware they are sent. None where the middleware did not run.
  */
-export function corsHeadersFor(c: Context): Record<string, string> | undefined {
-  const handover = c.get(CORS_HANDOVER) as { headers: Record<string, string>; taken: boolean } | undefined;
+export function corsHeadersFor(c: Context): Readonly<Record<string, string>> | undefined {
+  const handover = c.get(CORS_HANDOVER) as { headers: Readonly<Record<string, string>>; taken: boolean } | undefined;
   if (!handover) return undefined;
   handover.taken = true;
   return handover.headers;
 }
 
 const EXPOSE_HEADERS = 'Mcp-Session-Id,WWW-Authenticate';
+
+/** The CORS headers of an answer to a request without an allowed Origin. */
+export const WITHOUT_ORIGIN: Readonly<Record<string, string>> = Object.freeze({ 'Access-Control-Expose-Headers': EXPOSE_HEADERS, Vary: 'Origin' });
 
 /** The request headers MCP clients send (2026-07-28 adds Mcp-Method and Mcp-Name). */
 const ALLOW_HEADERS = ['Authorization', 'Content-Type', 'Accept', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'Last-Event-ID', 'X-Toolgate-Tenant', 'X-Toolgate-Thread'];

@@ -5,7 +5,7 @@ import { MAX_IDEMPOTENCY_KEY } from '../../idempotency/keys.ts';
 import { EVENT_STREAM_HEADERS } from '../../mcp/answer.ts';
 import { answerMcpRequest, type McpAnswer, type McpRequestContext } from '../../mcp/serve.ts';
 import { bearerChallenge, withResourceMetadata } from '../challenge.ts';
-import { corsHeadersFor } from '../cors.ts';
+import { corsHeadersFor, WITHOUT_ORIGIN } from '../cors.ts';
 import { deferFor } from '../defer.ts';
 import type { GatewayEnv } from '../env.ts';
 import { errorResponse, readJsonBody } from '../errors.ts';
@@ -82,6 +82,9 @@ export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, opt
 function sendAnswer(c: Context<GatewayEnv>, answer: McpAnswer): Response {
   const cors = corsHeadersFor(c);
   if (answer.stream) return new Response(answer.stream, { status: answer.status, headers: { ...EVENT_STREAM_HEADERS, ...cors } });
-  if (answer.body === null) return new Response(null, { status: answer.status, headers: cors });
-  return new Response(answer.body, { status: answer.status, headers: { 'Content-Type': 'application/json', ...cors } });
+  if (answer.body === null) return new Response(null, { status: answer.status, headers: cors && { ...cors } });
+  return new Response(answer.body, { status: answer.status, headers: cors === WITHOUT_ORIGIN ? JSON_WITHOUT_ORIGIN : { 'Content-Type': 'application/json', ...cors } });
 }
+
+/** A JSON answer's headers for a caller that sent no allowed Origin (most): one record, not one per answer. */
+const JSON_WITHOUT_ORIGIN: Readonly<Record<string, string>> = Object.freeze({ 'Content-Type': 'application/json', ...WITHOUT_ORIGIN });
