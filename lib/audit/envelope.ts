@@ -46,6 +46,7 @@ export interface AuditEnvelope extends StoredEnvelope {
 
 /** SHA-256 over the canonical JSON of everything but the hash itself (seq and prev_hash included). */
 export function envelopeHash(envelope: Omit<AuditEnvelope, 'hash'> | AuditEnvelope): Promise<string> {
+  if (!Object.hasOwn(envelope, 'hash')) return sha256Hex(canonicalJson(envelope));
   const { hash: _hash, ...body } = envelope as AuditEnvelope;
   return sha256Hex(canonicalJson(body));
 }
@@ -59,8 +60,10 @@ export async function chainEnvelopes(
   const chained: AuditEnvelope[] = [];
   let prev = head;
   for (const draft of drafts) {
-    const body = { ...draft, tenant: thread.tenant, thread_id: thread.thread_id, seq: (prev?.seq ?? 0) + 1, prev_hash: prev?.hash ?? null };
-    const envelope = { ...body, hash: await envelopeHash(body) } as AuditEnvelope;
+    const body: Omit<AuditEnvelope, 'hash'> & { hash?: string } = { ...draft, tenant: thread.tenant, thread_id: thread.thread_id, seq: (prev?.seq ?? 0) + 1, prev_hash: prev?.hash ?? null };
+    // The hash joins the body it was taken over as its last key (no second copy of the envelope).
+    body.hash = await envelopeHash(body);
+    const envelope = body as AuditEnvelope;
     chained.push(envelope);
     prev = { seq: envelope.seq, hash: envelope.hash };
   }
