@@ -50,11 +50,11 @@ function canonicalObject(record: Record<string, unknown>): string {
  * sorting it again, as is each key's quoted text. Both caches are bounded and hold only short
  * lists of short keys, so no input can grow them or make them hold much; one that misses sorts.
  */
-const MAX_CACHED_KEY = 64;
-const MAX_CACHED_KEYS = 24;
+const MAX_CACHED_KEY = 32;
+const MAX_CACHED_KEYS = 16;
 const sortedOrders = new Map<string, Array<{ given: string[]; sorted: string[] }>>();
-const SORTED_ORDERS_FIRST_KEYS = 256;
-const SORTED_ORDERS_PER_FIRST_KEY = 8;
+const SORTED_ORDERS_FIRST_KEYS = 128;
+const SORTED_ORDERS_PER_FIRST_KEY = 4;
 const keyTexts = new Map<string, string>();
 const KEY_TEXTS = 1024;
 

@@ -66,7 +66,7 @@ describe('canonicalJson', () => {
       shapes.push(Object.fromEntries([...keys].reverse().map((key, j) => [key, j])));
       shapes.push(Object.fromEntries(keys.slice(0, 3).map((key) => [key, key])));
     }
-    shapes.push(Object.fromEntries([['y', 1], ['x'.repeat(100), 2], ['a', 3]]));
+    shapes.push(Object.fromEntries([['y', 1], ['x'.repeat(100), 2], ['a', 3]]), Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`k${29 - i}`, i])));
     for (let pass = 0; pass < 2; pass++) for (const shape of shapes) expect(canonicalJson(shape)).toBe(reference(shape));
   });
 
