@@ -119,6 +119,24 @@ describe('sqlite group commit', () => {
     }
   });
 
+  it('commits the writes asked for while the WAL is being synced once that sync ends, all of them, each answered once durable', async () => {
+    const store = openStore();
+    const other = otherConnection();
+    const writes: Array<Promise<unknown>> = [];
+    const seen: string[][] = [];
+    // A write per turn for 30 turns: the first commits and starts a sync; the later ones join the
+    // group that commits when the sync ends (one transaction instead of one per turn).
+    for (let i = 0; i < 30; i++) {
+      const key = `k${String(i).padStart(2, '0')}`;
+      writes.push(store.put(key, record(String(i))).then(() => seen.push(storedKeys(other))));
+      await new Promise<void>((done) => setImmediate(done));
+    }
+    await Promise.all(writes);
+    expect(storedKeys(other)).toHaveLength(30);
+    // Every write was committed (visible to another process) before its promise settled.
+    for (const [i, keys] of seen.entries()) expect(keys.length).toBeGreaterThanOrEqual(i + 1);
+  });
+
   describe('audit heads read in one turn (one read transaction)', () => {
     const thread: ThreadRef = { tenant: 'acme', thread_id: 't-heads' };
     const envelope = (seq: number, prev: string | null): StoredEnvelope => ({ seq, hash: `h${seq}`, prev_hash: prev, tenant: thread.tenant, thread_id: thread.thread_id });

@@ -29,4 +29,23 @@ describe('WalSync (durability of group commits)', () => {
     expect(String(await settled(sync))).toMatch(/ENOENT/);
     await sync.close();
   });
+
+  it('runs what waits for it to be idle at once when no sync runs, else once the running syncs have ended', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolgate-wal-sync-'));
+    writeFileSync(join(dir, 'db.sqlite-wal'), 'frames');
+    const sync = new WalSync(join(dir, 'db.sqlite'));
+    try {
+      const order: string[] = [];
+      sync.whenIdle(() => order.push('idle at once'));
+      expect(order).toEqual(['idle at once']);
+      const first = new Promise<void>((done) => sync.afterCommit(() => (order.push('synced'), done())));
+      const idle = new Promise<void>((done) => sync.whenIdle(() => (order.push('idle after the sync'), done())));
+      expect(order).toEqual(['idle at once']); // the group waits while a sync runs
+      await Promise.all([first, idle]);
+      expect(order).toEqual(['idle at once', 'synced', 'idle after the sync']);
+    } finally {
+      await sync.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -172,10 +172,14 @@ export class SqliteStore implements Store {
     this.#db.close();
   }
 
-  /** Queues `work` for this turn's group commit; the first write of a turn schedules it. */
+  /**
+   * Queues `work` for the next group commit; the first write queued schedules it, at the end of
+   * this turn or, while the WAL is being synced, once that sync ends (the writes of the turns
+   * meanwhile go in that one transaction: each would wait for the next sync anyway).
+   */
   #queue<T>(work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      if (this.#queued.length === 0) setImmediate(() => this.#commitQueued());
+      if (this.#queued.length === 0) setImmediate(() => (this.#walSync ? this.#walSync.whenIdle(() => this.#commitQueued()) : this.#commitQueued()));
       this.#queued.push({ work, resolve: resolve as (value: unknown) => void, reject });
     });
   }

@@ -17,6 +17,8 @@ export class WalSync {
   /** Settles the writers of transactions committed since the running sync started. */
   #waiting: Array<(error?: unknown) => void> = [];
   #running: Promise<void> | undefined;
+  /** Called once the running sync ends with nothing more to sync (whenIdle). */
+  #idle: Array<() => void> = [];
   #closed = false;
 
   constructor(databasePath: string) {
@@ -39,6 +41,16 @@ export class WalSync {
     else settle();
   }
 
+  /**
+   * Calls `run` now when no sync is running, else once the running sync (and any it chains) has
+   * ended: writes asked for meanwhile can then be committed together, just before the next sync
+   * starts, instead of in one transaction per turn that would wait for that next sync anyway.
+   */
+  whenIdle(run: () => void): void {
+    if (!this.#running || this.#closed) return run();
+    this.#idle.push(run);
+  }
+
   /** Syncs what is still waiting, synchronously, and releases the file (the store is closing). */
   async close(): Promise<void> {
     this.#closed = true;
@@ -54,6 +66,7 @@ export class WalSync {
       this.#settle(batch, await this.#sync());
     }
     this.#running = undefined;
+    for (const run of this.#idle.splice(0)) run();
   }
 
   #settle(batch: Array<(error?: unknown) => void>, error: unknown): void {
