@@ -6,6 +6,7 @@ import { settleAbandonedCall } from '../../dispatch/indeterminate.ts';
 import { parkedCallFailure } from '../../dispatch/approvals/parked-call.ts';
 import { isAbandonedExecution } from '../../idempotency/execution.ts';
 import { idempotencyKeyFor } from '../../idempotency/keys.ts';
+import { ownedBy } from '../../idempotency/record-owner.ts';
 import type { Store } from '../../stores/store.ts';
 import { deferFor } from '../defer.ts';
 import type { GatewayEnv } from '../env.ts';
@@ -41,7 +42,8 @@ export function callRoutes(store: Store) {
     const waiting = startWaitSpan(deps.tracer, c.get('span'), call_id, wait);
     for (;;) {
       const record = await store.get(key);
-      if (!record) {
+      // Another principal's call answers as an unknown one: its thread and id tell nothing of it.
+      if (!record || !ownedBy(record, c.get('principal').principal)) {
         waiting?.end();
         return errorResponse(c, 404, 'not_found', `no stored call "${call_id}" in thread "${thread_id}" (calls of read tools and of tools with idempotency "none" are not stored)`);
       }
