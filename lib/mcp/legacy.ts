@@ -2,7 +2,7 @@ import { ErrorCode, errorMessage, isPlainObject, jsonRpcError, readJsonRpcMessag
 import { metaOf } from '../mcp-wire/envelope.ts';
 import { isLegacyVersion, isModernVersion, LEGACY_VERSIONS, SUPPORTED_VERSIONS } from '../mcp-wire/versions.ts';
 import { ACCEPTED, jsonAnswer, rejectionAnswer, type McpAnswer } from './answer.ts';
-import { streamedAnswer, streamsNotifications } from './call-relay.ts';
+import { streamedAnswer, streamsNotifications, type ResumeAs } from './call-relay.ts';
 import { initializeResult } from './capabilities.ts';
 import { featureMethod } from './feature-methods.ts';
 import { initializeIssues, issuesMessage, resourceUriIssues, setLevelIssues, toolsCallIssues, toolsListIssues, type ParamsIssue } from './legacy-params.ts';
@@ -11,6 +11,8 @@ import { callMcpTool, listMcpTools, mcpRequestScope, type McpRequestContext, typ
 import { tasksOffered } from './parking.ts';
 import { takePostedReplies } from './relay/posted-replies.ts';
 import { LEGACY_TASK_METHODS } from './tasks/legacy-task-methods.ts';
+import { streamOwner } from './stream-event-id.ts';
+import { takesResumableStreams } from './stream-resumption.ts';
 
 /**
  * The legacy eras (2025-11-25 and earlier) as toolgate serves them: statelessly, a POST at a
@@ -46,10 +48,20 @@ export async function answerLegacy(body: unknown, protocolVersion: string | null
   // after another, as a sequential /v1/dispatch), so where the budget runs out is not up to timing.
   const scope = mcpRequestScope(context);
   // An upstream tool's notifications go out on the POST's event stream (every legacy client takes one).
-  if (requests.some((request) => streamsNotifications(request, context, 'legacy'))) return streamedAnswer('legacy', scope, (within) => answerAll(requests, within));
+  if (requests.some((request) => streamsNotifications(request, context, 'legacy'))) return streamedAnswer('legacy', scope, (within) => answerAll(requests, within), await resumeAs(requests, context.session?.protocolVersion ?? protocolVersion, context));
   // As the SDK's transport: a lone answer goes bare, even for a batch of one.
   if (requests.length === 1) return jsonAnswer(200, await answerRequest(requests[0], scope));
   return jsonAnswer(200, await answerAll(requests, scope));
+}
+
+/**
+ * A lone request's stream is resumable for a client at 2025-11-25 (SEP-1699: its session's revision
+ * decides, else its header). A batch's is not: its events would answer several requests, and
+ * clients of that revision send no batches anyway.
+ */
+async function resumeAs(requests: JsonRpcRequest[], version: string | null, context: McpRequestContext): Promise<ResumeAs | undefined> {
+  if (requests.length !== 1 || !takesResumableStreams(version)) return undefined;
+  return { owner: await streamOwner(context.principal.tenant, context.principal.principal), requestId: requests[0].id };
 }
 
 async function answerAll(requests: JsonRpcRequest[], scope: McpRequestScope) {

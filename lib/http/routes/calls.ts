@@ -1,10 +1,7 @@
 import { Hono } from 'hono';
-import { failureResult, type ToolResult } from '../../dispatch/call.ts';
 import { recordClientResult } from '../../dispatch/client-result.ts';
 import { CALL_FORMATS, isCallFormat, PROVIDER_FORMATS } from '../../dispatch/formats/index.ts';
-import { settleAbandonedCall } from '../../dispatch/indeterminate.ts';
-import { parkedCallFailure } from '../../dispatch/approvals/parked-call.ts';
-import { isAbandonedExecution } from '../../idempotency/execution.ts';
+import { storedCallResult } from '../../dispatch/stored-call.ts';
 import { idempotencyKeyFor } from '../../idempotency/keys.ts';
 import { ownedBy } from '../../idempotency/record-owner.ts';
 import type { Store } from '../../stores/store.ts';
@@ -47,13 +44,7 @@ export function callRoutes(store: Store) {
         waiting?.end();
         return errorResponse(c, 404, 'not_found', `no stored call "${call_id}" in thread "${thread_id}" (calls of read tools and of tools with idempotency "none" are not stored)`);
       }
-      let result: ToolResult;
-      if (record.state === 'completed') result = record.data.result as unknown as ToolResult;
-      else if (isAbandonedExecution(record, deps.now())) result = await settleAbandonedCall(deps, key, record, { tenant: c.get('principal').tenant, thread_id }, deferFor(c));
-      else {
-        const failure = record.state === 'parked' ? await parkedCallFailure(deps, String(record.data.approval_id), deferFor(c)) : { code: 'in_progress' as const, message: 'The call is running.' };
-        result = failureResult({ call_id, name: String(record.data.tool) }, failure, performance.now());
-      }
+      const result = await storedCallResult(deps, key, record, { tenant: c.get('principal').tenant, thread_id }, call_id, deferFor(c));
       const settled = result.status !== 'pending_approval' && result.status !== 'in_progress';
       if (settled || Date.now() + POLL_MS > deadline) {
         waiting?.setAttribute('toolgate.status', result.status).end();

@@ -2,7 +2,9 @@ import { connectionCaller } from '../connection-caller.ts';
 import { Hono, type Context } from 'hono';
 import type { TenantDirectory } from '../../dispatch/tenant-directory.ts';
 import { MAX_IDEMPOTENCY_KEY } from '../../idempotency/keys.ts';
-import { EVENT_STREAM_HEADERS } from '../../mcp/answer.ts';
+import { EVENT_STREAM_HEADERS, rejectionAnswer } from '../../mcp/answer.ts';
+import { resumeStream } from '../../mcp/resume.ts';
+import { ErrorCode, jsonRpcError } from '../../mcp-wire/json-rpc.ts';
 import { answerMcpRequest, type McpAnswer, type McpRequestContext } from '../../mcp/serve.ts';
 import { bearerChallenge, withResourceMetadata } from '../challenge.ts';
 import { corsHeadersFor } from '../cors.ts';
@@ -24,7 +26,8 @@ export interface McpRouteOptions {
 /**
  * POST /mcp and /mcp/:tenant: the tenant's governed tools as an MCP server for every protocol
  * revision (lib/mcp), authenticated with the same API keys, or with tokens from the tenant's
- * identity provider.
+ * identity provider. GET with Last-Event-ID resumes a call's event stream; GET without it, and
+ * DELETE, are 405.
  */
 export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, options: McpRouteOptions = {}) {
   const routes = new Hono<GatewayEnv>();
@@ -66,10 +69,21 @@ export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, opt
   };
   // Stateless: no server-initiated stream to open and no session to end (the spec allows 405).
   const notAllowed = (c: Context) => c.json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; use POST' }, id: null }, 405, { allow: 'POST' });
+  // GET with Last-Event-ID: the rest of a call's event stream its client lost (lib/mcp/resume.ts).
+  const resume = async (c: Context<GatewayEnv>) => {
+    const lastEventId = c.req.header('last-event-id');
+    if (lastEventId === undefined) return notAllowed(c);
+    if (!c.req.header('accept')?.includes('text/event-stream')) return sendAnswer(c, rejectionAnswer(406, jsonRpcError(ErrorCode.ServerError, 'Not Acceptable: Client must accept text/event-stream')));
+    const principal = c.get('principal');
+    const context: McpRequestContext = { runtime: c.get('runtime'), principal, env, defer: deferFor(c) };
+    return sendAnswer(c, await resumeStream(lastEventId, context, c.req.raw.signal));
+  };
   routes.post('/', serve);
   routes.post('/:tenant', serve);
-  routes.on(['GET', 'DELETE'], '/', notAllowed);
-  routes.on(['GET', 'DELETE'], '/:tenant', notAllowed);
+  routes.get('/', resume);
+  routes.get('/:tenant', resume);
+  routes.delete('/', notAllowed);
+  routes.delete('/:tenant', notAllowed);
   return routes;
 }
 
