@@ -30,7 +30,7 @@ export class McpEventStream {
   /** The priming event: the stream's first id, and how long a client waits before resuming it (ms). */
   prime(base: string, retryMs: number): void {
     this.#ids = { base, place: 0 };
-    this.#write(`id: ${eventId(base, 0)}\nretry: ${retryMs}\ndata: \n\n`);
+    this.#write(`id: ${eventId(base, 0)}\nretry: ${retryMs}\ndata:\n\n`);
   }
 
   /**
