@@ -15,8 +15,10 @@ const SCENARIOS = 32;
 
 /**
  * The only checks the baseline's scenarios may miss, each a WARNING: toolgate's legacy /mcp issues
- * no session id, and its own event streams carry no event ids or retry (the baseline says why).
- * A call through the fixture's test_reconnection (its upstream closes the stream mid-call) succeeds.
+ * no session id, and so cannot know that server-sse-polling's POST (its header naming 2025-03-26)
+ * comes from a 2025-11-25 client whose stream it would prime with an id and retry (the baseline
+ * says why). A call through the fixture's test_reconnection (its upstream closes the stream
+ * mid-call) succeeds.
  */
 const ACCEPTED_WARNINGS = ['server-sse-polling-session', 'server-sse-priming-event', 'server-sse-retry-field', 'server-sse-multiple-streams-session'];
 
