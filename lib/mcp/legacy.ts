@@ -60,7 +60,8 @@ export async function answerLegacy(body: unknown, protocolVersion: string | null
  * clients of that revision send no batches anyway.
  */
 async function resumeAs(requests: JsonRpcRequest[], version: string | null, context: McpRequestContext): Promise<ResumeAs | undefined> {
-  if (requests.length !== 1 || !takesResumableStreams(version)) return undefined;
+  // A call asked as a task is answered with its task: a resumed stream, which sends the call's result, would not be that answer.
+  if (requests.length !== 1 || !takesResumableStreams(version) || asksForTask(requests[0].params)) return undefined;
   return { owner: await streamOwner(context.principal.tenant, context.principal.principal), requestId: requests[0].id };
 }
 

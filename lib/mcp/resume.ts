@@ -63,8 +63,8 @@ function answerStream(lastEventId: string, place: number, fill: (events: McpEven
   return { status: 200, body: null, stream: events.readable };
 }
 
-/** What the record says once the wait is over: the call's result, or that its claim was given back. */
-type Outcome = { kind: 'result'; result: ToolResult } | { kind: 'gone' };
+/** What the record says once the wait is over: the call's result, that its claim was given back, or that its run was lost before it started its side effect. */
+type Outcome = { kind: 'result'; result: ToolResult } | { kind: 'gone' } | { kind: 'lapsed' };
 
 /** Waits for the call's outcome and sends it as the POST would have, or says why there is none (yet). */
 async function sendOutcome(events: McpEventStream, key: string, name: StreamName, context: McpRequestContext, signal?: AbortSignal): Promise<void> {
@@ -76,6 +76,8 @@ async function sendOutcome(events: McpEventStream, key: string, name: StreamName
       const record = await deps.store!.get(key);
       // Gone: its claim was given back (the call was refused before it ran, e.g. by a limit).
       if (!record) return { kind: 'gone' };
+      // A lease past its time: the instance running the call stopped before any side effect (a retry may take it over).
+      if (record.state === 'in_progress' && (record.claimable_after ?? record.expires_at) <= deps.now()) return { kind: 'lapsed' };
       const result = await storedCallResult(deps, key, record, thread, name.call_id, context.defer);
       return result.status === 'in_progress' ? undefined : { kind: 'result', result };
     }, { signal, until: deps.now() + RESUME_WAIT_MS, now: deps.now });
@@ -84,7 +86,7 @@ async function sendOutcome(events: McpEventStream, key: string, name: StreamName
     events.send(errorMessage(name.requestId, error instanceof WaitEndedError ? stillRunning(name) : storeUnavailable(error)), 'same');
     return;
   }
-  if (outcome.kind === 'gone') return events.send(errorMessage(name.requestId, refused(name)), 'end');
+  if (outcome.kind !== 'result') return events.send(errorMessage(name.requestId, outcome.kind === 'gone' ? refused(name) : lapsed(name)), 'end');
   const answer = await answerToolCall(deps, context.principal, { thread_id: name.thread_id, call_id: name.call_id }, outcome.result);
   events.send(resultMessage(name.requestId, answer), 'end');
 }
@@ -101,6 +103,10 @@ function notKept(name: StreamName) {
 
 function refused(name: StreamName) {
   return jsonRpcError(ErrorCode.ServerError, `The call ${name.call_id} was refused before it ran (a refusal is not kept), so there is no answer to resume: call the tool again.`, callData(name));
+}
+
+function lapsed(name: StreamName) {
+  return jsonRpcError(ErrorCode.ServerError, `The call ${name.call_id} stopped before it finished (the gateway running it went away before the tool started any side effect), so there is no answer to resume: call the tool again.`, callData(name));
 }
 
 function stillRunning(name: StreamName) {

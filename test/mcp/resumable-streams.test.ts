@@ -222,8 +222,17 @@ describe('a 2025-11-25 client', () => {
   });
 });
 
-describe('older clients', () => {
-  it('get the stream they always got: no priming event, no ids (2025-06-18, and no header at all)', async () => {
+describe('streams that are not resumed', () => {
+  it('a call asked as a task (answered with its task, which a resumed stream would not send) is not primed', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'write_slowly', arguments: {}, task: {} } });
+    const response = await fetch(`${served.url}/mcp`, { method: 'POST', headers: { ...ACCEPT, authorization: 'Bearer agent', 'mcp-protocol-version': '2025-11-25' }, body });
+    release();
+    const events = await allEvents(response);
+    expect(events.every((e) => e.id === undefined && e.retry === undefined)).toBe(true);
+    expect(JSON.parse(events.at(-1)!.data!)).toMatchObject({ id: 3, result: { task: { status: 'completed' } } });
+  });
+
+  it('older clients get the stream they always got: no priming event, no ids (2025-06-18, and no header at all)', async () => {
     for (const version of ['2025-06-18', undefined]) {
       const response = await post('write_slowly', { version });
       release();
