@@ -7,6 +7,8 @@
  * Older clients get the stream they always got. Real gateway on 127.0.0.1 (@hono/node-server),
  * real upstream MCP server, real connections dropped.
  */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nodeEgressTransport } from '../../lib/cli/node-egress.ts';
 import { sharedMcpSessionPool } from '../../lib/registry/executors/mcp-session-pool.ts';
@@ -210,6 +212,36 @@ describe('a 2025-11-25 client', () => {
     release();
     const answer = (await allEvents(await resume(notice.id!))).at(-1)!;
     expect(JSON.parse(answer.data!)).toMatchObject({ id: 9, result: { content: [{ text: 'written' }] } });
+  });
+
+  it('the official SDK v1 client whose stream breaks after the priming event resumes it by itself (after the retry) and gets the result', async () => {
+    // The network breaks the call's stream once its priming event has arrived (the connection is dropped).
+    const breaking = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      const response = await fetch(input, init);
+      if (init?.method !== 'POST' || !String(init.body).includes('"tools/call"')) return response;
+      const upstreamReader = response.body!.getReader();
+      let seen = '';
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const { value, done } = await upstreamReader.read();
+          if (done) return controller.close();
+          controller.enqueue(value);
+          seen += new TextDecoder().decode(value);
+          if (!seen.includes('retry: 3000')) return;
+          await upstreamReader.cancel();
+          release();
+          controller.error(new TypeError('terminated: other side closed'));
+        },
+      });
+      return new Response(body, { status: response.status, headers: response.headers });
+    };
+    const client = new Client({ name: 'breaking-network', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${served.url}/mcp`), { requestInit: { headers: { authorization: 'Bearer agent' } }, fetch: breaking }));
+    client.onerror = () => {};
+    const result = await client.callTool({ name: 'write_slowly', arguments: {} });
+    await client.close();
+    expect(result).toMatchObject({ isError: false, content: [{ type: 'text', text: 'written' }] });
+    expect(upstream.calls.filter((c) => c.name === 'write_slowly')).toHaveLength(1);
   });
 
   it('GET without Last-Event-ID stays 405; a GET that cannot take an event stream is 406', async () => {
