@@ -28,6 +28,7 @@ import { RESUME_RETRY_MS } from './stream-resumption.ts';
 /** How long a resumed stream waits for its call to finish before telling the client to resume again (under common proxies' idle limits). */
 export const RESUME_WAIT_MS = 25_000;
 
+/** The answer to GET + Last-Event-ID from `context`'s caller; `signal` (the client leaving) ends the wait. */
 export async function resumeStream(lastEventId: string, context: McpRequestContext, signal?: AbortSignal): Promise<McpAnswer> {
   const { tenant, principal } = context.principal;
   const read = readEventId(lastEventId);
