@@ -1,6 +1,6 @@
-import { ErrorCode, errorMessage, isPlainObject, jsonRpcError, readJsonRpcMessage, resultMessage, type JsonObject, type JsonRpcMessage, type JsonRpcErrorResponse, type JsonRpcRequest, type JsonRpcResultResponse } from '../mcp-wire/json-rpc.ts';
+import { echoableId, ErrorCode, errorMessage, isPlainObject, jsonRpcError, readJsonRpcMessage, resultMessage, type JsonObject, type JsonRpcMessage, type JsonRpcErrorResponse, type JsonRpcRequest, type JsonRpcResultResponse } from '../mcp-wire/json-rpc.ts';
 import { metaOf } from '../mcp-wire/envelope.ts';
-import { isLegacyVersion, isModernVersion, LEGACY_VERSIONS, SUPPORTED_VERSIONS } from '../mcp-wire/versions.ts';
+import { isLegacyVersion, isModernVersion, LEGACY_VERSIONS, negotiateLegacyVersion, SUPPORTED_VERSIONS } from '../mcp-wire/versions.ts';
 import { ACCEPTED, jsonAnswer, rejectionAnswer, type McpAnswer } from './answer.ts';
 import { streamedAnswer, streamsNotifications } from './call-relay.ts';
 import { initializeResult } from './capabilities.ts';
@@ -10,12 +10,15 @@ import { McpMethodError } from './method-error.ts';
 import { callMcpTool, listMcpTools, mcpRequestScope, type McpRequestContext, type McpRequestScope, type McpToolCall } from './methods.ts';
 import { tasksOffered } from './parking.ts';
 import { takePostedReplies } from './relay/posted-replies.ts';
+import { mintSessionId, readSessionId, sessionNotFound } from './session.ts';
 import { LEGACY_TASK_METHODS } from './tasks/legacy-task-methods.ts';
 
 /**
  * The legacy eras (2025-11-25 and earlier) as toolgate serves them: statelessly, a POST at a
- * time, with no session. A POST holds one message or a batch; notifications and posted
- * responses are taken (202), requests are answered in order. Every answer, error or not, is the
+ * time. `initialize` answers an `Mcp-Session-Id` that carries what the client declared, and a
+ * later request with it gets that on its context (session.ts); a request without one is served
+ * as well. A POST holds one message or a batch; notifications and posted responses are taken
+ * (202), requests are answered in order. Every answer, error or not, is the
  * one the official SDK v1 gives (test/mcp/legacy.test.ts compares the two byte for byte), so
  * clients written against it see no change; the exceptions there are deliberate.
  */
@@ -23,7 +26,13 @@ import { LEGACY_TASK_METHODS } from './tasks/legacy-task-methods.ts';
 /** The most messages one batch may hold (as the SDK's transport allows). */
 export const MAX_BATCH_MESSAGES = 100;
 
-export async function answerLegacy(body: unknown, protocolVersion: string | null, context: McpRequestContext): Promise<McpAnswer> {
+/** The transport headers a legacy POST is read with (null: absent). */
+export interface LegacyHeaders {
+  protocolVersion: string | null;
+  sessionId: string | null;
+}
+
+export async function answerLegacy(body: unknown, { protocolVersion, sessionId }: LegacyHeaders, context: McpRequestContext): Promise<McpAnswer> {
   const elements = Array.isArray(body) ? body : [body];
   if (elements.length > MAX_BATCH_MESSAGES) return rejectionAnswer(400, jsonRpcError(ErrorCode.InvalidRequest, `Invalid Request: Batch must not exceed ${MAX_BATCH_MESSAGES} messages`));
   const requests: JsonRpcRequest[] = [];
@@ -37,6 +46,13 @@ export async function answerLegacy(body: unknown, protocolVersion: string | null
     else if (message.kind === 'response') responses.push(message.message);
   }
   if (initializing && elements.length > 1) return rejectionAnswer(400, jsonRpcError(ErrorCode.InvalidRequest, 'Invalid Request: Only one initialization request is allowed'));
+  // The handshake opens a new session whatever it was sent with; every other message is of the
+  // session it names, whose agreed revision outranks the request's header (spans name it too).
+  if (!initializing && sessionId !== null) {
+    const session = readSessionId(sessionId);
+    if (!session) return sessionNotFound(echoableId(body));
+    context = { ...context, session, protocolVersion: session.protocolVersion };
+  }
   // The handshake names its revision in the body; everything else must name a legacy one it knows.
   if (!initializing && protocolVersion !== null && !isLegacyVersion(protocolVersion)) return rejectionAnswer(400, unsupportedVersion(protocolVersion));
   // A client's answers to requests relayed on a call's event stream (relay/posted-replies.ts).
@@ -48,8 +64,16 @@ export async function answerLegacy(body: unknown, protocolVersion: string | null
   // An upstream tool's notifications go out on the POST's event stream (every legacy client takes one).
   if (requests.some((request) => streamsNotifications(request, context, 'legacy'))) return streamedAnswer('legacy', scope, (within) => answerAll(requests, within));
   // As the SDK's transport: a lone answer goes bare, even for a batch of one.
-  if (requests.length === 1) return jsonAnswer(200, await answerRequest(requests[0], scope));
+  if (requests.length === 1) return initializing ? opened(requests[0], scope) : jsonAnswer(200, await answerRequest(requests[0], scope));
   return jsonAnswer(200, await answerAll(requests, scope));
+}
+
+/** The answer to `initialize`, naming the session it opened when it succeeded (session.ts). */
+async function opened(request: JsonRpcRequest, scope: McpRequestScope): Promise<McpAnswer> {
+  const message = await answerRequest(request, scope);
+  if (!('result' in message)) return jsonAnswer(200, message);
+  const agreed = negotiateLegacyVersion(request.params!.protocolVersion as string);
+  return { ...jsonAnswer(200, message), sessionId: mintSessionId(agreed, request.params!.capabilities) };
 }
 
 async function answerAll(requests: JsonRpcRequest[], scope: McpRequestScope) {

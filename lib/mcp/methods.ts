@@ -14,6 +14,7 @@ import { mcpCallIdentity, type McpCallIdentity } from './call-identity.ts';
 import { canPark, tasksOffered } from './parking.ts';
 import type { TaskVocabulary } from './tasks/task-views.ts';
 import type { Span } from '../telemetry/span.ts';
+import type { McpSession } from './session.ts';
 import { endMcpServerSpan, startMcpServerSpan } from './mcp-span.ts';
 import { isTracedFailure } from '../dispatch/tool-span.ts';
 
@@ -51,6 +52,12 @@ export interface McpRequestContext {
    * the runtime delivers a response while the request still runs, and keeps running after it.
    */
   replyChannel?: boolean;
+  /**
+   * A legacy request's session (its `Mcp-Session-Id`, session.ts): the revision its `initialize`
+   * agreed (which outranks the request's MCP-Protocol-Version header) and the client capabilities
+   * declared there. None on 2026-07-28 requests (sessionless) and on legacy ones sent without it.
+   */
+  session?: McpSession;
 }
 
 /** What one HTTP request's MCP methods share: its budgets (a JSON-RPC batch spends them together). */
