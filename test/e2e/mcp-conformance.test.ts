@@ -14,11 +14,12 @@ import { failing, readBaseline } from '../../scripts/mcp-conformance/suite.ts';
 const SCENARIOS = 32;
 
 /**
- * The only checks the baseline's scenarios may miss, each a WARNING: toolgate's legacy /mcp issues
- * no session id, and its own event streams carry no event ids or retry (the baseline says why).
- * A call through the fixture's test_reconnection (its upstream closes the stream mid-call) succeeds.
+ * The only checks the baseline's scenarios may miss, each a WARNING: toolgate's own legacy event
+ * streams carry no event ids or retry (the baseline says why). Its session id is issued (no
+ * session warning is accepted). A call through the fixture's test_reconnection (its upstream
+ * closes the stream mid-call) succeeds.
  */
-const ACCEPTED_WARNINGS = ['server-sse-polling-session', 'server-sse-priming-event', 'server-sse-retry-field', 'server-sse-multiple-streams-session'];
+const ACCEPTED_WARNINGS = ['server-sse-priming-event', 'server-sse-retry-field'];
 
 describe('the official MCP conformance suite against a tenant importing its reference server', () => {
   it('fails exactly the scenarios of the baseline, each for its listed reason', async () => {
