@@ -18,9 +18,9 @@ import { LEGACY_TASK_METHODS } from './tasks/legacy-task-methods.ts';
  * time. `initialize` answers an `Mcp-Session-Id` that carries what the client declared, and a
  * later request with it gets that on its context (session.ts); a request without one is served
  * as well. A POST holds one message or a batch; notifications and posted responses are taken
- * (202), requests are answered in order. Every answer, error or not, is the
- * one the official SDK v1 gives (test/mcp/legacy.test.ts compares the two byte for byte), so
- * clients written against it see no change; the exceptions there are deliberate.
+ * (202), requests are answered in order. Every answer, error or not, is the one the official SDK
+ * v1 gives (test/mcp/legacy.test.ts compares the two byte for byte), so clients written against
+ * it see no change; the exceptions there are deliberate (the session id among them).
  */
 
 /** The most messages one batch may hold (as the SDK's transport allows). */

@@ -45,6 +45,10 @@ export const MAX_SESSION_ID_CHARS = 512;
 /** Visible ASCII only, as the transport requires: base64url, a dot, 22 base64url characters (16 bytes). */
 const SESSION_ID = /^tgs_([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]{22}$/;
 
+const encoder = new TextEncoder();
+/** Fatal: bytes that are not UTF-8 are not an id toolgate wrote. */
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
 /** The flags of the capabilities an `initialize` declared (already checked: each an object when present). */
 function declaredFlags(capabilities: unknown): Flag[] {
   if (!isPlainObject(capabilities)) return [];
@@ -62,7 +66,7 @@ function declaredFlags(capabilities: unknown): Flag[] {
 
 /** The id of the session an `initialize` opens: `protocolVersion` is the revision it agreed, `capabilities` the client's. */
 export function mintSessionId(protocolVersion: string, capabilities: unknown): string {
-  const content = new TextEncoder().encode(JSON.stringify({ v: protocolVersion, c: declaredFlags(capabilities) }));
+  const content = encoder.encode(JSON.stringify({ v: protocolVersion, c: declaredFlags(capabilities) }));
   return `${SESSION_ID_PREFIX}${toBase64url(content)}.${randomHandle(16)}`;
 }
 
@@ -73,7 +77,7 @@ export function readSessionId(id: string): McpSession | undefined {
   if (!bytes) return undefined;
   let read: unknown;
   try {
-    read = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    read = JSON.parse(decoder.decode(bytes));
   } catch {
     return undefined;
   }
