@@ -103,8 +103,9 @@ const LEGACY_METHODS: Readonly<Record<string, LegacyMethod>> = {
   ping: { issues: () => [], answer: () => ({}) },
   'tools/list': { issues: toolsListIssues, answer: (request, scope) => listMcpTools(scope, request.id, metaOf(request.params), request.params?.cursor) },
   'tools/call': { issues: toolsCallIssues, answer: (request, scope) => callMcpTool(scope, request.id, request.params as unknown as McpToolCall, asksForTask(request.params) ? 'legacy' : undefined) },
-  // Taken, and nothing kept: a stateless server has no session to hold a level or a subscription
-  // in (so no resources/updated notification ever follows; the capability does not claim one).
+  // Taken, and nothing kept: a session's id carries only what initialize declared, and the gateway
+  // keeps no state to hold a level or a subscription in (so no resources/updated notification ever
+  // follows; the capability does not claim one).
   'logging/setLevel': { issues: setLevelIssues, answer: () => ({}) },
   'resources/subscribe': { issues: resourceUriIssues, answer: () => ({}) },
   'resources/unsubscribe': { issues: resourceUriIssues, answer: () => ({}) },
