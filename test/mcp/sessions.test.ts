@@ -6,6 +6,7 @@
  * and 2026-07-28 requests are sessionless. The id is no credential: forged or borrowed, it grants
  * nothing. The gateway is served on 127.0.0.1 and reached over real HTTP.
  */
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
@@ -84,6 +85,30 @@ describe('legacy sessions with the official SDK client', () => {
     for (const request of posts.slice(1)) expect(request.session).toBe(id);
     expect(readSessionId(id!)).toEqual({ protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {} });
     await client.close();
+  });
+
+  it('works the same with the SDK v2 client: on the legacy handshake it keeps the id, probing the 2026-07-28 revision it has none', async () => {
+    const recorded = (): typeof fetch => async (input, init) => {
+      const request = new Request(input, init);
+      sent.push({ method: request.method, body: request.method === 'POST' ? await request.clone().text() : '', session: request.headers.get('mcp-session-id') });
+      return fetch(request);
+    };
+    const open = async (mode: 'legacy' | 'auto') => {
+      const opened = new TransportV2(new URL(`${served.url}/mcp`), { requestInit: { headers: { authorization: 'Bearer agent' } }, fetch: recorded() });
+      const client = new ClientV2({ name: 'v2', version: '1' }, { versionNegotiation: { mode } });
+      await client.connect(opened);
+      return { client, opened };
+    };
+    const legacy = await open('legacy');
+    expect(legacy.opened.sessionId).toMatch(SESSION_ID);
+    expect((await legacy.client.listTools()).tools.map((tool) => tool.name)).toEqual(['echo']);
+    expect(sent.filter((request) => request.body.includes('"tools/list"')).map((request) => request.session)).toEqual([legacy.opened.sessionId]);
+    await legacy.client.close();
+    const modern = await open('auto');
+    expect(modern.client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    expect(modern.opened.sessionId).toBeUndefined();
+    expect((await modern.client.listTools()).tools.map((tool) => tool.name)).toEqual(['echo']);
+    await modern.client.close();
   });
 
   it('gives every initialize a session of its own, naming the revision agreed and the capabilities toolgate relays', async () => {
