@@ -39,7 +39,7 @@ type Flag = 'sampling' | 'elicitation.form' | 'elicitation.url' | 'roots';
 
 export const SESSION_ID_PREFIX = 'tgs_';
 
-/** The longest id accepted: what toolgate mints is about 140 characters. */
+/** The longest id accepted: what toolgate mints is 61 to 134 characters; the cap leaves room for flags a newer toolgate adds. */
 export const MAX_SESSION_ID_CHARS = 512;
 
 /** Visible ASCII only, as the transport requires: base64url, a dot, 22 base64url characters (16 bytes). */
