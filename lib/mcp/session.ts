@@ -14,7 +14,8 @@ import { rejectionAnswer, type McpAnswer } from './answer.ts';
  * what the client itself declared in `initialize` and grants nothing (each request still carries
  * its own API key or token, checked as ever), so an id a client forges or alters tells toolgate
  * no more than that client could have declared; at worst its own client is asked something it
- * cannot answer, and answers with an error. An id toolgate could not have issued (malformed, or
+ * cannot answer (as a legacy client without a session id is asked everything), and answers with
+ * an error. An id toolgate could not have issued (malformed, or
  * naming a revision it does not serve) is unknown: 404, and the client initializes again.
  */
 
