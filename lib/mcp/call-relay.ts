@@ -68,16 +68,18 @@ function relayOn(events: McpEventStream, era: McpEra, context: McpRequestContext
 /**
  * A legacy call's event stream carries the upstream's requests of the client too (as a 2025-11-25
  * server sends its own on a request's stream): the client POSTs its answer, which any instance
- * hands over through the store (relay/reply-slots.ts). Which capabilities the client declared is
- * unknown (it told them to `initialize`, and toolgate keeps no session): a client that cannot take
- * a request answers it with an error, which goes to the upstream. Without a store there is no
- * rendezvous, and the upstream's requests are refused at once.
+ * hands over through the store (relay/reply-slots.ts). The client told its capabilities to
+ * `initialize`: a request carrying the session id toolgate answered there (session.ts) is asked
+ * only what they take, the rest refused at once; without one they are unknown, so it is asked, and
+ * a client that cannot take a request answers it with an error, which goes to the upstream.
+ * Without a store there is no rendezvous, and the upstream's requests are refused at once.
  */
 function streamAsker(events: McpEventStream, context: McpRequestContext): CallRelay['ask_client'] {
   const { store, now } = context.runtime.deps;
   if (!store || !context.replyChannel) return undefined;
   const { tenant, principal } = context.principal;
-  return clientAsker({ store, tenant, principal, now, deliver: (id, request) => events.send({ jsonrpc: '2.0', id, method: request.method, params: request.params }) });
+  const capabilities = context.session?.capabilities;
+  return clientAsker({ store, tenant, principal, now, ...(capabilities ? { capabilities } : {}), deliver: (id, request) => events.send({ jsonrpc: '2.0', id, method: request.method, params: request.params }) });
 }
 
 /** A stream's one request, answered on a resumable stream (stream-resumption.ts): the stream's owner digest and the request's id. */

@@ -15,6 +15,7 @@ import { canPark, tasksOffered } from './parking.ts';
 import type { TaskVocabulary } from './tasks/task-views.ts';
 import type { Span } from '../telemetry/span.ts';
 import type { ResumableStream } from './stream-resumption.ts';
+import type { McpSession } from './session.ts';
 import { endMcpServerSpan, startMcpServerSpan } from './mcp-span.ts';
 import { isTracedFailure } from '../dispatch/tool-span.ts';
 
@@ -53,10 +54,11 @@ export interface McpRequestContext {
    */
   replyChannel?: boolean;
   /**
-   * A legacy request's session (branch b23-sessions fills it from its Mcp-Session-Id): the revision
-   * its `initialize` agreed, which outranks the request's MCP-Protocol-Version header.
+   * A legacy request's session (its `Mcp-Session-Id`, session.ts): the revision its `initialize`
+   * agreed (which outranks the request's MCP-Protocol-Version header) and the client capabilities
+   * declared there. None on 2026-07-28 requests (sessionless) and on legacy ones sent without it.
    */
-  session?: { protocolVersion: string };
+  session?: McpSession;
 }
 
 /** What one HTTP request's MCP methods share: its budgets (a JSON-RPC batch spends them together). */

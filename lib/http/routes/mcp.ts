@@ -2,7 +2,7 @@ import { connectionCaller } from '../connection-caller.ts';
 import { Hono, type Context } from 'hono';
 import type { TenantDirectory } from '../../dispatch/tenant-directory.ts';
 import { MAX_IDEMPOTENCY_KEY } from '../../idempotency/keys.ts';
-import { EVENT_STREAM_HEADERS, rejectionAnswer } from '../../mcp/answer.ts';
+import { EVENT_STREAM_HEADERS, rejectionAnswer, sessionHeader } from '../../mcp/answer.ts';
 import { resumeStream } from '../../mcp/resume.ts';
 import { ErrorCode, jsonRpcError } from '../../mcp-wire/json-rpc.ts';
 import { answerMcpRequest, type McpAnswer, type McpRequestContext } from '../../mcp/serve.ts';
@@ -67,9 +67,13 @@ export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, opt
     c.header('WWW-Authenticate', withResourceMetadata(bearerChallenge({ error: 'insufficient_scope', scope, error_description: message }), tenant ? options.resourceMetadata?.(c, tenant) : undefined));
     return errorResponse(c, 403, 'insufficient_scope', message);
   };
-  // Stateless: no server-initiated stream to open and no session to end (the spec allows 405).
+  // Stateless: no server-initiated stream to open (the spec allows 405).
   const notAllowed = (c: Context) => c.json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; use POST' }, id: null }, 405, { allow: 'POST' });
+  // A session holds nothing on the gateway (its id carries what the client declared: lib/mcp/session.ts),
+  // so there is nothing to end: the spec's 405 for a server that does not let clients terminate sessions.
+  const noTermination = (c: Context) => c.json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: toolgate keeps nothing for an MCP session, so there is none to terminate; stop sending its Mcp-Session-Id (initialize again for a new one)' }, id: null }, 405, { allow: 'POST' });
   // GET with Last-Event-ID: the rest of a call's event stream its client lost (lib/mcp/resume.ts).
+  // The id names the call; a session (which holds nothing) adds nothing to it.
   const resume = async (c: Context<GatewayEnv>) => {
     const lastEventId = c.req.header('last-event-id');
     if (lastEventId === undefined) return notAllowed(c);
@@ -82,8 +86,8 @@ export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, opt
   routes.post('/:tenant', serve);
   routes.get('/', resume);
   routes.get('/:tenant', resume);
-  routes.delete('/', notAllowed);
-  routes.delete('/:tenant', notAllowed);
+  routes.delete('/', noTermination);
+  routes.delete('/:tenant', noTermination);
   return routes;
 }
 
@@ -97,5 +101,5 @@ function sendAnswer(c: Context<GatewayEnv>, answer: McpAnswer): Response {
   const cors = corsHeadersFor(c);
   if (answer.stream) return new Response(answer.stream, { status: answer.status, headers: { ...EVENT_STREAM_HEADERS, ...cors } });
   if (answer.body === null) return new Response(null, { status: answer.status, headers: cors });
-  return new Response(answer.body, { status: answer.status, headers: { 'Content-Type': 'application/json', ...cors } });
+  return new Response(answer.body, { status: answer.status, headers: { 'Content-Type': 'application/json', ...sessionHeader(answer), ...cors } });
 }
