@@ -254,6 +254,24 @@ describe('a 2025-11-25 client', () => {
   });
 });
 
+describe("a session's agreed revision", () => {
+  const sessionAt = async (protocolVersion: string) => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
+    const response = await fetch(`${served.url}/mcp`, { method: 'POST', headers: { ...ACCEPT, authorization: 'Bearer agent' }, body });
+    return response.headers.get('mcp-session-id')!;
+  };
+  const callIn = (session: string, version: string) =>
+    fetch(`${served.url}/mcp`, { method: 'POST', headers: { ...ACCEPT, authorization: 'Bearer agent', 'mcp-session-id': session, 'mcp-protocol-version': version }, body: callBody(1, 'write_slowly') });
+
+  it('decides over the header: 2025-11-25 agreed primes a call sent with 2025-03-26 (as the conformance suite sends it); 2025-06-18 agreed does not', async () => {
+    release();
+    const primed = await allEvents(await callIn(await sessionAt('2025-11-25'), '2025-03-26'));
+    expect(primed[0]).toMatchObject({ data: '', retry: '3000', id: expect.stringMatching(/^tg1\./) });
+    const plain = await allEvents(await callIn(await sessionAt('2025-06-18'), '2025-11-25'));
+    expect(plain.every((e) => e.id === undefined)).toBe(true);
+  });
+});
+
 describe('streams that are not resumed', () => {
   it('a call asked as a task (answered with its task, which a resumed stream would not send) is not primed', async () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'write_slowly', arguments: {}, task: {} } });
