@@ -14,10 +14,12 @@ import { isJsonRpcId, type JsonRpcId } from '../mcp-wire/json-rpc.ts';
  * read; the record's own principal is what proves ownership, resume.ts). `record` says where the
  * outcome is: "c" under the call's key (thread + call id), "k" under its arguments (idempotency
  * "content"), "n" nowhere. "end" marks the answer: nothing follows it. An id is visible ASCII and
- * at most MAX_EVENT_ID characters; a stream whose id would be longer is not made resumable.
+ * at most MAX_EVENT_ID characters: room for the longest thread and call id a client may name (in
+ * any script) and a request id of a few hundred characters; a stream whose ids would be longer is
+ * not made resumable.
  */
 
-export const MAX_EVENT_ID = 1024;
+export const MAX_EVENT_ID = 2048;
 const PREFIX = 'tg1.';
 
 export type StreamRecord = 'c' | 'k' | 'n';

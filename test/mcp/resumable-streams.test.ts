@@ -125,7 +125,7 @@ describe('a 2025-11-25 client', () => {
     expect(events[0]).toEqual({ id: expect.stringMatching(/^tg1\.[\w-]+\.0$/), retry: '3000', data: '' });
     const base = events[0].id!.slice(0, -'.0'.length);
     expect(events.slice(1).map((e) => e.id)).toEqual([`${base}.1`, `${base}.end`]);
-    for (const event of events) expect(event.id!.length).toBeLessThanOrEqual(1024);
+    for (const event of events) expect(event.id!.length).toBeLessThanOrEqual(2048);
     expect(JSON.parse(events[1].data!)).toMatchObject({ method: 'notifications/message', params: { data: 'started' } });
     expect(JSON.parse(events[2].data!)).toMatchObject({ id: 'req-7', result: { content: [{ type: 'text', text: 'written' }], isError: false } });
   });
