@@ -1,13 +1,13 @@
 import { missingScope } from '../governance/scopes.ts';
 import { LOG_LEVEL_META_KEY, LOG_LEVELS, metaOf } from '../mcp-wire/envelope.ts';
-import type { JsonRpcId, JsonRpcRequest } from '../mcp-wire/json-rpc.ts';
+import type { JsonRpcRequest } from '../mcp-wire/json-rpc.ts';
 import type { CallRelay } from '../registry/executor.ts';
 import { McpToolExecutor } from '../registry/executors/mcp.ts';
 import type { McpAnswer } from './answer.ts';
 import { McpEventStream } from './event-stream.ts';
 import type { McpRequestContext, McpRequestScope } from './methods.ts';
 import { clientAsker } from './relay/client-asker.ts';
-import { ResumableStream } from './stream-resumption.ts';
+import { ResumableStream, type ResumeAs } from './stream-resumption.ts';
 
 /**
  * What an upstream says while a `tools/call` runs (progress, log messages) reaches the MCP client
@@ -82,12 +82,6 @@ function streamAsker(events: McpEventStream, context: McpRequestContext): CallRe
   return clientAsker({ store, tenant, principal, now, ...(capabilities ? { capabilities } : {}), deliver: (id, request) => events.send({ jsonrpc: '2.0', id, method: request.method, params: request.params }) });
 }
 
-/** A stream's one request, answered on a resumable stream (stream-resumption.ts): the stream's owner digest and the request's id. */
-export interface ResumeAs {
-  owner: string;
-  requestId: JsonRpcId;
-}
-
 /**
  * An answer as an event stream: 200 at once, the notifications as the calls make them, then the
  * JSON-RPC answers (`answer` never throws: failures are answers). The calls run on after the
@@ -97,9 +91,9 @@ export interface ResumeAs {
  */
 export function streamedAnswer(era: McpEra, scope: McpRequestScope, answer: (scope: McpRequestScope) => Promise<unknown[]>, resumeAs?: ResumeAs): McpAnswer {
   const events = new McpEventStream();
-  const resumable = resumeAs && new ResumableStream(events, resumeAs.owner, scope.context.principal.tenant);
+  const resumable = resumeAs && new ResumableStream(events, resumeAs, scope.context.principal.tenant);
   const work = answer({ ...scope, relay: relayOn(events, era, scope.context), ...(resumable ? { resumable } : {}) })
-    .then((messages) => (resumable ? resumable.answer(resumeAs!.requestId, messages[0]) : messages.forEach((message) => events.send(message))))
+    .then((messages) => (resumable ? resumable.answer(messages[0]) : messages.forEach((message) => events.send(message))))
     // Answering never throws (a fault in toolgate is an error answer); a stream without an answer is the last resort.
     .catch(() => {})
     .finally(() => events.close());

@@ -2,7 +2,7 @@ import { echoableId, ErrorCode, errorMessage, isPlainObject, jsonRpcError, readJ
 import { metaOf } from '../mcp-wire/envelope.ts';
 import { isLegacyVersion, isModernVersion, LEGACY_VERSIONS, negotiateLegacyVersion, SUPPORTED_VERSIONS } from '../mcp-wire/versions.ts';
 import { ACCEPTED, jsonAnswer, rejectionAnswer, type McpAnswer } from './answer.ts';
-import { streamedAnswer, streamsNotifications, type ResumeAs } from './call-relay.ts';
+import { streamedAnswer, streamsNotifications } from './call-relay.ts';
 import { initializeResult } from './capabilities.ts';
 import { featureMethod } from './feature-methods.ts';
 import { initializeIssues, issuesMessage, resourceUriIssues, setLevelIssues, toolsCallIssues, toolsListIssues, type ParamsIssue } from './legacy-params.ts';
@@ -13,7 +13,7 @@ import { takePostedReplies } from './relay/posted-replies.ts';
 import { mintSessionId, readSessionId, sessionNotFound } from './session.ts';
 import { LEGACY_TASK_METHODS } from './tasks/legacy-task-methods.ts';
 import { streamOwner } from './stream-event-id.ts';
-import { takesResumableStreams } from './stream-resumption.ts';
+import { takesResumableStreams, type ResumeAs } from './stream-resumption.ts';
 
 /**
  * The legacy eras (2025-11-25 and earlier) as toolgate serves them: statelessly, a POST at a

@@ -154,7 +154,7 @@ export async function dispatchMcpTool(scope: McpRequestScope, requestId: string 
   const span = tracer ? startMcpServerSpan(tracer, { method: 'tools/call', tool: name, requestId, meta, protocolVersion: context.protocolVersion }, context.span) : undefined;
   const caller = mcpCaller(scope, identity.thread_id, span);
   if (scope.relay) caller.relay = scope.relay(params);
-  if (scope.resumable) caller.onRun = scope.resumable.runHook(requestId, identity);
+  if (scope.resumable) caller.onRun = scope.resumable.runHook(identity);
   const result = await dispatchCall(runtime.deps, caller, { call_id: identity.call_id, name, arguments: args ?? {} });
   if (span) endMcpServerSpan(span, isTracedFailure(result), result.status === 'unknown_tool');
   reportMissingScope(context, result);

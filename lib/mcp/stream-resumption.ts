@@ -29,35 +29,41 @@ export function takesResumableStreams(version: string | null | undefined): boole
   return typeof version === 'string' && isLegacyVersion(version) && version >= FIRST_RESUMABLE_VERSION;
 }
 
+/** The one request a resumable stream answers: whose stream it is (streamOwner) and the request's id. */
+export interface ResumeAs {
+  owner: string;
+  requestId: JsonRpcId;
+}
+
 export class ResumableStream {
   readonly #events: McpEventStream;
-  readonly #owner: string;
+  readonly #stream: ResumeAs;
   readonly #tenant: string;
   /** The call answering the stream's request, once it has an identity. */
   #call?: McpCallIdentity;
 
-  constructor(events: McpEventStream, owner: string, tenant: string) {
+  constructor(events: McpEventStream, stream: ResumeAs, tenant: string) {
     this.#events = events;
-    this.#owner = owner;
+    this.#stream = stream;
     this.#tenant = tenant;
   }
 
-  /** The caller's `onRun` for the call `identity` answering request `requestId`: primes the stream. */
-  runHook(requestId: JsonRpcId, identity: McpCallIdentity): (run: CallRun) => void {
+  /** The caller's `onRun` for the call `identity` answering the stream's request: primes the stream. */
+  runHook(identity: McpCallIdentity): (run: CallRun) => void {
     this.#call = identity;
-    return (run) => this.#prime(requestId, this.#recordOf(identity, run));
+    return (run) => this.#prime(this.#recordOf(identity, run));
   }
 
   /** The stream's answer (its last event), primed first when the call never ran. */
-  answer(requestId: JsonRpcId, message: unknown): void {
-    this.#prime(requestId, 'n');
+  answer(message: unknown): void {
+    this.#prime('n');
     this.#events.send(message, 'end');
   }
 
-  #prime(requestId: JsonRpcId, record: StreamRecord): void {
+  #prime(record: StreamRecord): void {
     if (this.#events.primed) return;
     const call = this.#call;
-    const base = streamIdBase({ owner: this.#owner, requestId, thread_id: call?.thread_id ?? '', call_id: call?.call_id ?? '', record });
+    const base = streamIdBase({ owner: this.#stream.owner, requestId: this.#stream.requestId, thread_id: call?.thread_id ?? '', call_id: call?.call_id ?? '', record });
     // Ids that would be too long (a huge request id or call id): the stream stays unresumable, as before.
     if (base) this.#events.prime(base, RESUME_RETRY_MS);
   }
