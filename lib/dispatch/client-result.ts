@@ -1,5 +1,6 @@
 import { callResultEnvelope } from '../audit/call-envelopes.ts';
 import { idempotencyKeyFor } from '../idempotency/keys.ts';
+import { ownedBy } from '../idempotency/record-owner.ts';
 import { storableResult } from '../idempotency/stored-result.ts';
 import { ContentShapeError, readToolResultBody } from '../registry/content-read.ts';
 import { contentText, errorText } from '../registry/content-text.ts';
@@ -38,7 +39,9 @@ export async function recordClientResult(deps: DispatchDeps, caller: ClientResul
     throw error;
   }
   const key = idempotencyKeyFor('call', { tenant: caller.tenant, thread_id: caller.thread_id, call_id: callId, tool: '', args_hash: '' })!;
-  const record = await store.get(key);
+  const stored = await store.get(key);
+  // Another principal's call is an unknown one (a thread and call id prove nothing).
+  const record = stored && ownedBy(stored, caller.principal) ? stored : undefined;
   const handedOut = record?.state === 'completed' ? (record.data.result as unknown as ToolResult) : undefined;
   if (!record) return { ok: false, status: 404, code: 'not_found', message: `no stored call "${callId}" in thread "${caller.thread_id}" (calls of read tools and of tools with idempotency "none" are not stored, so they take no posted result)` };
   if (!handedOut?.client_call) return { ok: false, status: 409, code: 'conflict', message: `call "${callId}" is not a client call waiting for its output (it is ${handedOut ? `settled as ${handedOut.status}` : record.state})` };

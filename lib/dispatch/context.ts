@@ -48,6 +48,17 @@ export interface CallerContext {
   connect?: ConnectionCaller;
   /** The format the caller's client takes tool definitions in (its dispatch format; MCP: mcp); default toolgate. */
   tool_format?: string;
+  /**
+   * Told once the call's run starts (its tool is about to execute): by then the record its outcome
+   * will be stored under, if it keeps one, is durable. An MCP event stream names that record in its
+   * event ids then, so a client that loses the stream can resume it (lib/mcp/stream-resumption.ts).
+   */
+  onRun?: (run: CallRun) => void;
+}
+
+/** A call whose run starts: the key of the record its outcome will be stored under (none for calls that keep no record). */
+export interface CallRun {
+  record_key?: string;
 }
 
 /** The caller with its request's budgets, made when missing: a request or batch cannot buy one per call. */

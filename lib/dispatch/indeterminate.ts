@@ -33,7 +33,7 @@ export async function settleAbandonedCall(deps: DispatchDeps, key: string, recor
   const named = naming ?? (await startNaming(deps, start, tool));
   const result = failureResult({ call_id: start.call_id, name: tool }, indeterminateFailure(named, start), performance.now());
   if (!deps.store) return result;
-  const request: ClaimRequest = { key, args_hash: String(record.data.args_hash), tool, lease_ms: 0, ttl_ms: deps.idempotencyTtlMs, now: deps.now() };
+  const request: ClaimRequest = { key, principal: start.principal, args_hash: String(record.data.args_hash), tool, lease_ms: 0, ttl_ms: deps.idempotencyTtlMs, now: deps.now() };
   const outcome = (await deps.store.commit({ record: completionChange(request, record.owner, result, deps.now(), EXECUTING) })).record;
   if (!outcome?.ok) {
     const current = outcome?.current;

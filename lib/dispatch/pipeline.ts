@@ -173,6 +173,7 @@ async function runClaimed(
     ...nativeTool(call),
     caller: { scopes: caller.scopes, tool_format: caller.tool_format ?? 'toolgate' },
   };
+  caller.onRun?.({ record_key: trace.claim?.request.key });
   const executed = await inStageSpan(traced, 'execute', async (span) => {
     const outcome = await executeStage(executor, args, span ? { ...context, traceparent: span.traceparent } : context, timeoutMs, naming);
     if (!outcome.ok) span?.setAttribute('error.type', outcome.failure.code).setError(outcome.failure.code);

@@ -8,7 +8,7 @@ import type { DispatchDeps } from './context.ts';
 
 /** What settling needs to know of the parked call's record. */
 export function parkedCallRequest(deps: DispatchDeps, approval: Approval): ClaimRequest {
-  return { key: approval.call_key, args_hash: approval.args_hash, tool: approval.tool, lease_ms: 0, ttl_ms: deps.idempotencyTtlMs, now: deps.now() };
+  return { key: approval.call_key, principal: approval.requested_by, args_hash: approval.args_hash, tool: approval.tool, lease_ms: 0, ttl_ms: deps.idempotencyTtlMs, now: deps.now() };
 }
 
 /**

@@ -2,6 +2,7 @@ import type { ToolResult } from '../dispatch/call.ts';
 import type { JsonObject } from '../registry/json.ts';
 import type { ClaimOutcome, CommitRequest, StateRecord } from '../stores/store.ts';
 import { EXECUTING, executionDeadline, isAbandonedExecution } from './execution.ts';
+import { ownedBy } from './record-owner.ts';
 import { storableResult } from './stored-result.ts';
 
 export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -13,10 +14,14 @@ export type ClaimDecision =
   | { kind: 'in_progress'; lease_until: number }
   /** A side effect that started and never completed (its deadline passed): settle it, never re-run it. */
   | { kind: 'abandoned'; record: StateRecord }
-  | { kind: 'conflict'; stored_args_hash: string };
+  | { kind: 'conflict'; stored_args_hash: string }
+  /** The key holds another principal's call (a thread and call id, or arguments, it knows of): never theirs to replay or wait on. */
+  | { kind: 'foreign' };
 
 export interface ClaimRequest {
   key: string;
+  /** Whose call it is: kept in every record of the key, which answers no one else. */
+  principal: string;
   args_hash: string;
   tool: string;
   /** How long the claimant may run before another attempt may take over. */
@@ -32,7 +37,7 @@ export function leaseRecord(request: ClaimRequest, owner: string): StateRecord {
     owner,
     claimable_after: request.now + request.lease_ms,
     expires_at: request.now + request.ttl_ms,
-    data: { args_hash: request.args_hash, tool: request.tool },
+    data: { args_hash: request.args_hash, tool: request.tool, principal: request.principal },
   };
 }
 
@@ -44,6 +49,8 @@ export function leaseRecord(request: ClaimRequest, owner: string): StateRecord {
 export function interpretClaim(outcome: ClaimOutcome, request: ClaimRequest, owner: string): ClaimDecision {
   if (outcome.claimed) return { kind: 'claimed', owner };
   const existing = outcome.existing;
+  // Before anything else about the record (its arguments' hash included) is told.
+  if (!ownedBy(existing, request.principal)) return { kind: 'foreign' };
   const storedHash = String(existing.data.args_hash);
   if (storedHash !== request.args_hash) return { kind: 'conflict', stored_args_hash: storedHash };
   if (existing.state === 'parked') return { kind: 'parked', approval_id: String(existing.data.approval_id) };
@@ -66,7 +73,7 @@ export function parkedRecord(request: ClaimRequest, approvalId: string, approval
     // The approval id as owner: only this park attempt may take the record back on failure.
     owner: approvalId,
     expires_at: approvalExpiresAt + request.ttl_ms,
-    data: { args_hash: request.args_hash, tool: request.tool, approval_id: approvalId },
+    data: { args_hash: request.args_hash, tool: request.tool, principal: request.principal, approval_id: approvalId },
   };
 }
 
@@ -80,7 +87,7 @@ export function completionChange(request: ClaimRequest, owner: string | undefine
       state: 'completed',
       owner,
       expires_at: now + request.ttl_ms,
-      data: { args_hash: request.args_hash, tool: request.tool, result: stored as unknown as JsonObject },
+      data: { args_hash: request.args_hash, tool: request.tool, principal: request.principal, result: stored as unknown as JsonObject },
     },
   };
 }

@@ -55,6 +55,8 @@ export const ErrorCode = {
   ResourceNotFound: -32002,
   /** The SDKs' transport errors (unacceptable media types, a method not allowed). */
   ServerError: -32000,
+  /** The SDKs' unknown session (HTTP 404): the client initializes again. */
+  SessionNotFound: -32001,
   HeaderMismatch: -32020,
   MissingRequiredClientCapability: -32021,
   UnsupportedProtocolVersion: -32022,

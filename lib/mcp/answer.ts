@@ -11,6 +11,8 @@ export interface McpAnswer {
   body: string | null;
   /** An event stream (Content-Type: text/event-stream): what upstreams said during the calls, then the answers. */
   stream?: ReadableStream<Uint8Array>;
+  /** The `Mcp-Session-Id` header of an answer to a legacy `initialize` (session.ts). */
+  sessionId?: string;
 }
 
 /** The headers of an event stream answer: never cached or buffered on the way (proxies would hold the notifications back). */
@@ -35,5 +37,9 @@ export function wireRejectionAnswer(refused: WireRejection, id: JsonRpcId | null
 /** The answer as a Response (for callers outside a Hono route, such as tests). */
 export function answerResponse(answer: McpAnswer): Response {
   if (answer.stream) return new Response(answer.stream, { status: answer.status, headers: EVENT_STREAM_HEADERS });
-  return answer.body === null ? new Response(null, { status: answer.status }) : new Response(answer.body, { status: answer.status, headers: { 'Content-Type': 'application/json' } });
+  if (answer.body === null) return new Response(null, { status: answer.status });
+  return new Response(answer.body, { status: answer.status, headers: { 'Content-Type': 'application/json', ...sessionHeader(answer) } });
 }
+
+/** The session header an answer carries, if any (the JSON answer to a legacy `initialize`). */
+export const sessionHeader = (answer: McpAnswer): { 'Mcp-Session-Id'?: string } => (answer.sessionId === undefined ? {} : { 'Mcp-Session-Id': answer.sessionId });

@@ -7,6 +7,7 @@ import type { McpAnswer } from './answer.ts';
 import { McpEventStream } from './event-stream.ts';
 import type { McpRequestContext, McpRequestScope } from './methods.ts';
 import { clientAsker } from './relay/client-asker.ts';
+import { ResumableStream, type ResumeAs } from './stream-resumption.ts';
 
 /**
  * What an upstream says while a `tools/call` runs (progress, log messages) reaches the MCP client
@@ -67,29 +68,35 @@ function relayOn(events: McpEventStream, era: McpEra, context: McpRequestContext
 /**
  * A legacy call's event stream carries the upstream's requests of the client too (as a 2025-11-25
  * server sends its own on a request's stream): the client POSTs its answer, which any instance
- * hands over through the store (relay/reply-slots.ts). Which capabilities the client declared is
- * unknown (it told them to `initialize`, and toolgate keeps no session): a client that cannot take
- * a request answers it with an error, which goes to the upstream. Without a store there is no
- * rendezvous, and the upstream's requests are refused at once.
+ * hands over through the store (relay/reply-slots.ts). The client told its capabilities to
+ * `initialize`: a request carrying the session id toolgate answered there (session.ts) is asked
+ * only what they take, the rest refused at once; without one they are unknown, so it is asked, and
+ * a client that cannot take a request answers it with an error, which goes to the upstream.
+ * Without a store there is no rendezvous, and the upstream's requests are refused at once.
  */
 function streamAsker(events: McpEventStream, context: McpRequestContext): CallRelay['ask_client'] {
   const { store, now } = context.runtime.deps;
   if (!store || !context.replyChannel) return undefined;
   const { tenant, principal } = context.principal;
-  return clientAsker({ store, tenant, principal, now, deliver: (id, request) => events.send({ jsonrpc: '2.0', id, method: request.method, params: request.params }) });
+  const capabilities = context.session?.capabilities;
+  return clientAsker({ store, tenant, principal, now, ...(capabilities ? { capabilities } : {}), deliver: (id, request) => events.send({ jsonrpc: '2.0', id, method: request.method, params: request.params }) });
 }
 
 /**
  * An answer as an event stream: 200 at once, the notifications as the calls make them, then the
- * JSON-RPC answers (`answer` never throws: failures are answers). Workers keep the request alive
- * while the stream is open; the calls run on after the response starts.
+ * JSON-RPC answers (`answer` never throws: failures are answers). The calls run on after the
+ * response starts, and after its client goes away: a call's outcome is stored whether or not
+ * anyone still listens (Workers keep the request alive for it through `defer`), so a resumable
+ * stream (`resumeAs`: one request) can be resumed with GET + Last-Event-ID.
  */
-export function streamedAnswer(era: McpEra, scope: McpRequestScope, answer: (scope: McpRequestScope) => Promise<unknown[]>): McpAnswer {
+export function streamedAnswer(era: McpEra, scope: McpRequestScope, answer: (scope: McpRequestScope) => Promise<unknown[]>, resumeAs?: ResumeAs): McpAnswer {
   const events = new McpEventStream();
-  void answer({ ...scope, relay: relayOn(events, era, scope.context) })
-    .then((messages) => messages.forEach((message) => events.send(message)))
+  const resumable = resumeAs && new ResumableStream(events, resumeAs, scope.context.principal.tenant);
+  const work = answer({ ...scope, relay: relayOn(events, era, scope.context), ...(resumable ? { resumable } : {}) })
+    .then((messages) => (resumable ? resumable.answer(messages[0]) : messages.forEach((message) => events.send(message))))
     // Answering never throws (a fault in toolgate is an error answer); a stream without an answer is the last resort.
     .catch(() => {})
     .finally(() => events.close());
+  scope.context.defer?.(work);
   return { status: 200, body: null, stream: events.readable };
 }

@@ -1,6 +1,6 @@
-import { ErrorCode, errorMessage, isPlainObject, jsonRpcError, readJsonRpcMessage, resultMessage, type JsonObject, type JsonRpcMessage, type JsonRpcErrorResponse, type JsonRpcRequest, type JsonRpcResultResponse } from '../mcp-wire/json-rpc.ts';
+import { echoableId, ErrorCode, errorMessage, isPlainObject, jsonRpcError, readJsonRpcMessage, resultMessage, type JsonObject, type JsonRpcMessage, type JsonRpcErrorResponse, type JsonRpcRequest, type JsonRpcResultResponse } from '../mcp-wire/json-rpc.ts';
 import { metaOf } from '../mcp-wire/envelope.ts';
-import { isLegacyVersion, isModernVersion, LEGACY_VERSIONS, SUPPORTED_VERSIONS } from '../mcp-wire/versions.ts';
+import { isLegacyVersion, isModernVersion, LEGACY_VERSIONS, negotiateLegacyVersion, SUPPORTED_VERSIONS } from '../mcp-wire/versions.ts';
 import { ACCEPTED, jsonAnswer, rejectionAnswer, type McpAnswer } from './answer.ts';
 import { streamedAnswer, streamsNotifications } from './call-relay.ts';
 import { initializeResult } from './capabilities.ts';
@@ -10,20 +10,31 @@ import { McpMethodError } from './method-error.ts';
 import { callMcpTool, listMcpTools, mcpRequestScope, type McpRequestContext, type McpRequestScope, type McpToolCall } from './methods.ts';
 import { tasksOffered } from './parking.ts';
 import { takePostedReplies } from './relay/posted-replies.ts';
+import { mintSessionId, readSessionId, sessionNotFound } from './session.ts';
 import { LEGACY_TASK_METHODS } from './tasks/legacy-task-methods.ts';
+import { streamOwner } from './stream-event-id.ts';
+import { takesResumableStreams, type ResumeAs } from './stream-resumption.ts';
 
 /**
  * The legacy eras (2025-11-25 and earlier) as toolgate serves them: statelessly, a POST at a
- * time, with no session. A POST holds one message or a batch; notifications and posted
- * responses are taken (202), requests are answered in order. Every answer, error or not, is the
- * one the official SDK v1 gives (test/mcp/legacy.test.ts compares the two byte for byte), so
- * clients written against it see no change; the exceptions there are deliberate.
+ * time. `initialize` answers an `Mcp-Session-Id` that carries what the client declared, and a
+ * later request with it gets that on its context (session.ts); a request without one is served
+ * as well. A POST holds one message or a batch; notifications and posted responses are taken
+ * (202), requests are answered in order. Every answer, error or not, is the one the official SDK
+ * v1 gives (test/mcp/legacy.test.ts compares the two byte for byte), so clients written against
+ * it see no change; the exceptions there are deliberate (the session id among them).
  */
 
 /** The most messages one batch may hold (as the SDK's transport allows). */
 export const MAX_BATCH_MESSAGES = 100;
 
-export async function answerLegacy(body: unknown, protocolVersion: string | null, context: McpRequestContext): Promise<McpAnswer> {
+/** The transport headers a legacy POST is read with (null: absent). */
+export interface LegacyHeaders {
+  protocolVersion: string | null;
+  sessionId: string | null;
+}
+
+export async function answerLegacy(body: unknown, { protocolVersion, sessionId }: LegacyHeaders, context: McpRequestContext): Promise<McpAnswer> {
   const elements = Array.isArray(body) ? body : [body];
   if (elements.length > MAX_BATCH_MESSAGES) return rejectionAnswer(400, jsonRpcError(ErrorCode.InvalidRequest, `Invalid Request: Batch must not exceed ${MAX_BATCH_MESSAGES} messages`));
   const requests: JsonRpcRequest[] = [];
@@ -37,6 +48,13 @@ export async function answerLegacy(body: unknown, protocolVersion: string | null
     else if (message.kind === 'response') responses.push(message.message);
   }
   if (initializing && elements.length > 1) return rejectionAnswer(400, jsonRpcError(ErrorCode.InvalidRequest, 'Invalid Request: Only one initialization request is allowed'));
+  // The handshake opens a new session whatever it was sent with; every other message is of the
+  // session it names, whose agreed revision outranks the request's header (spans name it too).
+  if (!initializing && sessionId !== null) {
+    const session = readSessionId(sessionId);
+    if (!session) return sessionNotFound(echoableId(body));
+    context = { ...context, session, protocolVersion: session.protocolVersion };
+  }
   // The handshake names its revision in the body; everything else must name a legacy one it knows.
   if (!initializing && protocolVersion !== null && !isLegacyVersion(protocolVersion)) return rejectionAnswer(400, unsupportedVersion(protocolVersion));
   // A client's answers to requests relayed on a call's event stream (relay/posted-replies.ts).
@@ -46,10 +64,29 @@ export async function answerLegacy(body: unknown, protocolVersion: string | null
   // after another, as a sequential /v1/dispatch), so where the budget runs out is not up to timing.
   const scope = mcpRequestScope(context);
   // An upstream tool's notifications go out on the POST's event stream (every legacy client takes one).
-  if (requests.some((request) => streamsNotifications(request, context, 'legacy'))) return streamedAnswer('legacy', scope, (within) => answerAll(requests, within));
+  if (requests.some((request) => streamsNotifications(request, context, 'legacy'))) return streamedAnswer('legacy', scope, (within) => answerAll(requests, within), await resumeAs(requests, context.session?.protocolVersion ?? protocolVersion, context));
   // As the SDK's transport: a lone answer goes bare, even for a batch of one.
-  if (requests.length === 1) return jsonAnswer(200, await answerRequest(requests[0], scope));
+  if (requests.length === 1) return initializing ? opened(requests[0], scope) : jsonAnswer(200, await answerRequest(requests[0], scope));
   return jsonAnswer(200, await answerAll(requests, scope));
+}
+
+/**
+ * A lone request's stream is resumable for a client at 2025-11-25 (SEP-1699: its session's revision
+ * decides, else its header). A batch's is not: its events would answer several requests, and
+ * clients of that revision send no batches anyway.
+ */
+async function resumeAs(requests: JsonRpcRequest[], version: string | null, context: McpRequestContext): Promise<ResumeAs | undefined> {
+  // A call asked as a task is answered with its task: a resumed stream, which sends the call's result, would not be that answer.
+  if (requests.length !== 1 || !takesResumableStreams(version) || asksForTask(requests[0].params)) return undefined;
+  return { owner: await streamOwner(context.principal.tenant, context.principal.principal), requestId: requests[0].id };
+}
+
+/** The answer to `initialize`, naming the session it opened when it succeeded (session.ts). */
+async function opened(request: JsonRpcRequest, scope: McpRequestScope): Promise<McpAnswer> {
+  const message = await answerRequest(request, scope);
+  if (!('result' in message)) return jsonAnswer(200, message);
+  const agreed = negotiateLegacyVersion(request.params!.protocolVersion as string);
+  return { ...jsonAnswer(200, message), sessionId: mintSessionId(agreed, request.params!.capabilities) };
 }
 
 async function answerAll(requests: JsonRpcRequest[], scope: McpRequestScope) {
@@ -79,8 +116,9 @@ const LEGACY_METHODS: Readonly<Record<string, LegacyMethod>> = {
   ping: { issues: () => [], answer: () => ({}) },
   'tools/list': { issues: toolsListIssues, answer: (request, scope) => listMcpTools(scope, request.id, metaOf(request.params), request.params?.cursor) },
   'tools/call': { issues: toolsCallIssues, answer: (request, scope) => callMcpTool(scope, request.id, request.params as unknown as McpToolCall, asksForTask(request.params) ? 'legacy' : undefined) },
-  // Taken, and nothing kept: a stateless server has no session to hold a level or a subscription
-  // in (so no resources/updated notification ever follows; the capability does not claim one).
+  // Taken, and nothing kept: a session's id carries only what initialize declared, and the gateway
+  // keeps no state to hold a level or a subscription in (so no resources/updated notification ever
+  // follows; the capability does not claim one).
   'logging/setLevel': { issues: setLevelIssues, answer: () => ({}) },
   'resources/subscribe': { issues: resourceUriIssues, answer: () => ({}) },
   'resources/unsubscribe': { issues: resourceUriIssues, answer: () => ({}) },

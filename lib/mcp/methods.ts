@@ -14,6 +14,8 @@ import { mcpCallIdentity, type McpCallIdentity } from './call-identity.ts';
 import { canPark, tasksOffered } from './parking.ts';
 import type { TaskVocabulary } from './tasks/task-views.ts';
 import type { Span } from '../telemetry/span.ts';
+import type { ResumableStream } from './stream-resumption.ts';
+import type { McpSession } from './session.ts';
 import { endMcpServerSpan, startMcpServerSpan } from './mcp-span.ts';
 import { isTracedFailure } from '../dispatch/tool-span.ts';
 
@@ -51,6 +53,12 @@ export interface McpRequestContext {
    * the runtime delivers a response while the request still runs, and keeps running after it.
    */
   replyChannel?: boolean;
+  /**
+   * A legacy request's session (its `Mcp-Session-Id`, session.ts): the revision its `initialize`
+   * agreed (which outranks the request's MCP-Protocol-Version header) and the client capabilities
+   * declared there. None on 2026-07-28 requests (sessionless) and on legacy ones sent without it.
+   */
+  session?: McpSession;
 }
 
 /** What one HTTP request's MCP methods share: its budgets (a JSON-RPC batch spends them together). */
@@ -60,6 +68,8 @@ export interface McpRequestScope {
   validationBudget: ValidationBudget;
   /** When the answer is an event stream: where a call's upstream notifications go (call-relay.ts). */
   relay?: (params: McpToolCall) => CallRelay;
+  /** When the answer is a resumable event stream: primed once its call runs (stream-resumption.ts). */
+  resumable?: ResumableStream;
 }
 
 export function mcpRequestScope(context: McpRequestContext): McpRequestScope {
@@ -144,6 +154,7 @@ export async function dispatchMcpTool(scope: McpRequestScope, requestId: string 
   const span = tracer ? startMcpServerSpan(tracer, { method: 'tools/call', tool: name, requestId, meta, protocolVersion: context.protocolVersion }, context.span) : undefined;
   const caller = mcpCaller(scope, identity.thread_id, span);
   if (scope.relay) caller.relay = scope.relay(params);
+  if (scope.resumable) caller.onRun = scope.resumable.runHook(identity);
   const result = await dispatchCall(runtime.deps, caller, { call_id: identity.call_id, name, arguments: args ?? {} });
   if (span) endMcpServerSpan(span, isTracedFailure(result), result.status === 'unknown_tool');
   reportMissingScope(context, result);

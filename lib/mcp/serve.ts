@@ -13,7 +13,9 @@ export type { McpRequestContext } from './methods.ts';
 /**
  * Answers one POST of MCP's Streamable HTTP transport, whichever revision it speaks: the era is
  * chosen from the body (lib/mcp-wire/classify.ts), then the modern or the legacy server answers.
- * Stateless: nothing is kept between requests, every answer comes from this request's context.
+ * Stateless: nothing is kept between requests, every answer comes from this request's context
+ * (a legacy session's id carries what its client declared: session.ts; 2026-07-28 has no sessions,
+ * and its requests' `Mcp-Session-Id` is not read).
  * `body` is the request's JSON, already read.
  */
 export function answerMcpRequest(request: Request, body: unknown, context: McpRequestContext): Promise<McpAnswer> {
@@ -23,7 +25,7 @@ export function answerMcpRequest(request: Request, body: unknown, context: McpRe
   const route = classifyInbound({ httpMethod: 'POST', headers, body });
   if (route.kind === 'reject') return Promise.resolve(wireRejectionAnswer(route, echoableId(body)));
   if (route.kind === 'modern') return answerModern(route, headers, request.headers, context);
-  return answerLegacy(body, headers.protocolVersion ?? null, context);
+  return answerLegacy(body, { protocolVersion: headers.protocolVersion ?? null, sessionId: request.headers.get('mcp-session-id') }, context);
 }
 
 /** A client must take both JSON and event streams, and send JSON (as every SDK does). */

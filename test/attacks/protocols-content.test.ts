@@ -16,6 +16,8 @@ async function gateway() {
   return testGateway([acme, other], {
     agent: { tenant: 'acme', principal: 'agent', scopes: ['vault', 'audit:read'] },
     weak: { tenant: 'acme', principal: 'weak' },
+    // The same principal as agent through a key without the vault scope.
+    narrow: { tenant: 'acme', principal: 'agent' },
     intruder: { tenant: 'other', principal: 'intruder' },
   });
 }
@@ -31,13 +33,15 @@ const postResult = (gw: Gateway, call_id: string, body: Record<string, unknown>,
   gw.request(`/v1/calls/${encodeURIComponent(call_id)}/result`, { key, json: { thread_id: 'th', ...body } });
 
 describe('attacks: the client result route', () => {
-  it('another tenant, another thread or a key without the tool\'s scope cannot post; the hand-out stays postable', async () => {
+  it('another tenant, another thread, another principal or a key without the tool\'s scope cannot post; the hand-out stays postable', async () => {
     const gw = await gateway();
     await handOut(gw, 'c1');
     await handOut(gw, 'v1', 'vault_read');
     expect((await postResult(gw, 'c1', { content: [{ type: 'text', text: 'forged' }] }, 'intruder')).status).toBe(404);
     expect((await postResult(gw, 'c1', { thread_id: 'other-thread', content: [{ type: 'text', text: 'forged' }] })).status).toBe(404);
-    expect((await postResult(gw, 'v1', { content: [{ type: 'text', text: 'forged' }] }, 'weak')).status).toBe(403);
+    // Another principal of the tenant: not its call (the record names its principal), so unknown.
+    expect((await postResult(gw, 'v1', { content: [{ type: 'text', text: 'forged' }] }, 'weak')).status).toBe(404);
+    expect((await postResult(gw, 'v1', { content: [{ type: 'text', text: 'forged' }] }, 'narrow')).status).toBe(403);
     // A call that is not a client call (echo, a read with no stored record) takes no result.
     await gw.request('/v1/dispatch', { key: 'agent', json: { thread_id: 'th', calls: [{ call_id: 'e1', name: 'echo', arguments: { text: 'x' } }] } });
     expect([404, 409]).toContain((await postResult(gw, 'e1', { content: [] })).status);

@@ -79,6 +79,16 @@ describe('MCP executor in workerd', () => {
     await client.close();
     const legacy = await mf.dispatchFetch('http://worker/mcp', { method: 'POST', headers: { authorization: 'Bearer mcp-worker-agent-key', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }) });
     expect(await legacy.json()).toMatchObject({ result: { protocolVersion: '2025-06-18', serverInfo: { name: 'toolgate' } } });
+    // The legacy session's id carries what the client declared (no state in the isolate): it is taken back, an unknown one is 404.
+    const session = legacy.headers.get('mcp-session-id');
+    expect(session).toMatch(/^tgs_[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
+    const inSession = (id: string) => mf.dispatchFetch('http://worker/mcp', { method: 'POST', headers: { authorization: 'Bearer mcp-worker-agent-key', 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+    const listed = await inSession(session!);
+    expect(listed.status).toBe(200);
+    expect(await listed.json()).toMatchObject({ result: { tools: expect.arrayContaining([expect.objectContaining({ name: 'crm_search' })]) } });
+    const unknown = await inSession('tgs_bogus');
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ error: { code: -32001 }, id: 2 });
   });
 
   it('relays an upstream tool\'s progress and log messages to the MCP client on the call\'s event stream', async () => {
@@ -105,6 +115,40 @@ describe('MCP executor in workerd', () => {
       { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'indexed' } },
       expect.objectContaining({ id: 1, result: expect.objectContaining({ isError: false, content: [{ type: 'text', text: 'report done' }] }) }),
     ]);
+  });
+
+  it('resumes a 2025-11-25 call\'s event stream its client dropped: the call runs on, and GET + Last-Event-ID gets its answer', async () => {
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    upstream.tools = [...upstream.tools, {
+      tool: { name: 'save_gated', description: 'Saves once the test lets it.', inputSchema: { type: 'object', properties: {} } },
+      async run() {
+        await gate;
+        return { content: [{ type: 'text', text: 'saved' }] };
+      },
+    }];
+    const save = { ...searchTool(), name: 'crm_save', description: 'Saves.', tier: 'write', timeout_ms: 20_000, input_schema: { type: 'object', properties: {} }, executor: { ...searchTool().executor, tool: 'save_gated' } };
+    expect((await send('/v1/admin/manifests', baseManifest({ tenant: 'demo', version: 'mcp-4', tools: [searchTool(), save] }))).status).toBe(201);
+    expect((await send('/v1/admin/manifests/mcp-4/activate')).status).toBe(200);
+    const headers = { authorization: 'Bearer mcp-worker-agent-key', accept: 'application/json, text/event-stream' };
+    const response = await mf.dispatchFetch('http://worker/mcp', {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'w-9', method: 'tools/call', params: { name: 'crm_save', arguments: {} } }),
+    });
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('\n\n')) text += decoder.decode((await reader.read()).value, { stream: true });
+    const lastEventId = /^id: (\S+)\nretry: 3000\ndata:\n\n/.exec(text)?.[1];
+    expect(lastEventId).toMatch(/^tg1\.[\w-]+\.0$/);
+    await reader.cancel();
+    open();
+    const resumed = await mf.dispatchFetch('http://worker/mcp', { headers: { ...headers, 'last-event-id': lastEventId! } });
+    expect(resumed.status).toBe(200);
+    const answer = (await resumed.text()).split('\n\n').find((block) => block.includes('"result"'))!;
+    expect(answer.startsWith(`id: ${lastEventId!.slice(0, -2)}.end\n`)).toBe(true);
+    expect(JSON.parse(answer.slice(answer.indexOf('data: ') + 'data: '.length))).toMatchObject({ id: 'w-9', result: { isError: false, content: [{ type: 'text', text: 'saved' }] } });
   });
 
   it('reads a pinned upstream resource and gets a pinned prompt through the Worker', async () => {

@@ -1,6 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { encodeHeaderValue } from '../../lib/mcp-wire/header-value.ts';
+import { readSessionId } from '../../lib/mcp/session.ts';
 import { activateManifest, publishManifest } from '../../lib/registry/manifest/manifest-store.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';
@@ -307,9 +308,9 @@ describe('2026-07-28 results', () => {
 });
 
 describe('legacy clients are unchanged beside the modern ones', () => {
-  it('answers initialize with the client\'s legacy revision (never a modern one) and no session', async () => {
+  it('answers initialize with the client\'s legacy revision (never a modern one) and a session naming it', async () => {
     const answer = await send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }, JSON_HEADERS);
-    expect(answer.headers.get('mcp-session-id')).toBeNull();
+    expect(readSessionId(answer.headers.get('mcp-session-id')!)).toEqual({ protocolVersion: '2025-06-18', capabilities: {} });
     expect(await answer.json()).toEqual({ result: { protocolVersion: '2025-06-18', capabilities: { tools: {}, logging: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }, serverInfo: { name: 'toolgate', version: '1', title: 'toolgate: acme' }, instructions: 'Acme tools' }, jsonrpc: '2.0', id: 1 });
     const never = await send({ jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: MODERN, capabilities: {}, clientInfo: { name: 'c', version: '1' } } }, JSON_HEADERS);
     expect(((await never.json()) as { result: { protocolVersion: string } }).result.protocolVersion).toBe('2025-11-25');

@@ -214,6 +214,42 @@ describe('legacy: the request on the call\'s event stream, the answer POSTed bac
   });
 });
 
+/**
+ * A legacy client declares its capabilities once, to `initialize`: with the session id toolgate
+ * answered there (lib/mcp/session.ts), a call is asked only what they take, and the rest is refused
+ * at once instead of waiting on a client that can only answer with an error.
+ */
+describe('legacy, in a session: asked only what the initialize declared', () => {
+  const openSession = async (capabilities: Record<string, unknown>) => {
+    const answer = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'c', version: '1' } } });
+    return answer.headers.get('mcp-session-id')!;
+  };
+  const sessionCall = (session: string, id: number, name: string, args: Record<string, unknown> = {}) => post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }, 'agent', { 'mcp-protocol-version': '2025-11-25', 'mcp-session-id': session });
+
+  it('refuses at once a sampling request of a session that did not declare sampling, and relays it to one that did', async () => {
+    const formOnly = await openSession({ elicitation: {} });
+    const refused = await eventReader(await sessionCall(formOnly, 1, 'capital', { country: 'France' }))();
+    expect(refused).toMatchObject({ id: 1, result: { isError: true } });
+    expect(refused.result?.content?.[0]?.text).toContain('toolgate cannot relay sampling/createMessage to the client that made this call, so the tool cannot ask the model here: the client did not declare the capability');
+
+    const next = eventReader(await sessionCall(await openSession({ sampling: {} }), 2, 'capital', { country: 'Italy' }));
+    const request = await next();
+    expect(request).toMatchObject({ method: 'sampling/createMessage' });
+    expect((await reply(String(request.id), { result: { ...SAMPLED, content: { type: 'text', text: 'Rome' } } })).status).toBe(202);
+    expect((await next()).result?.content?.[0]?.text).toBe('the model says: Rome');
+  });
+
+  it('relays a URL-mode elicitation only to a session that declared elicitation.url (an empty elicitation is form mode)', async () => {
+    for (const capabilities of [{ elicitation: {} }, { elicitation: { form: {} } }, { sampling: {} }]) {
+      const answer = await eventReader(await sessionCall(await openSession(capabilities), 1, 'phish', { url: 'https://crm.example/connect' }))();
+      expect(answer.result?.content?.[0]?.text).toContain('refused: ');
+      expect(answer.result?.content?.[0]?.text).toContain('did not declare the capability');
+    }
+    const asked = await eventReader(await sessionCall(await openSession({ elicitation: { url: {} } }), 2, 'phish', { url: 'https://crm.example/connect' }))();
+    expect(asked).toMatchObject({ method: 'elicitation/create', params: { mode: 'url', url: 'https://crm.example/connect' } });
+  });
+});
+
 describe('the wait for an answer', () => {
   it('is bounded: a client that never answers gets the upstream an error once the slot expires, and a late answer is refused', async () => {
     const store = new MemoryStore();
@@ -304,7 +340,7 @@ describe('2026-07-28: the request in an input_required answer, the answer in the
     // Declares elicitation only: the upstream's sampling request is refused at once, and the tool fails with it.
     const answer = await modernCall(1, 'capital', { elicitation: {} }, {}, 'agent', { country: 'France' });
     expect(answer.body.result?.isError).toBe(true);
-    expect(answer.body.result?.content?.[0]?.text).toContain('toolgate cannot relay sampling/createMessage to the client that made this call, so the tool cannot ask the model here: its request did not declare the capability');
+    expect(answer.body.result?.content?.[0]?.text).toContain("toolgate cannot relay sampling/createMessage to the client that made this call, so the tool cannot ask the model here: the client did not declare the capability (in the request's _meta, or in the initialize of its session)");
   });
 
   it('refuses with -32021 and the capabilities to declare a tool its upstream offers only to clients that can be asked', async () => {

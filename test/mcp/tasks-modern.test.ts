@@ -253,13 +253,14 @@ describe('attacks on task ids', () => {
     expect((await getTask(taskId)).body.result).toMatchObject({ status: 'working' });
   });
 
-  it("a task another principal got for this one's parked call (same thread, same explicit call id) cannot withdraw it", async () => {
+  it("another principal naming this one's parked call (same thread, same explicit call id) gets no task for it, and cannot withdraw it", async () => {
     const meta = { ...WITH_TASKS, 'toolgate/thread_id': 'shared', 'toolgate/call_id': 'c-shared' };
     const mine = await rpc('tools/call', { name: 'save_note', arguments: { text: 'x' } }, { meta });
     const theirs = await rpc('tools/call', { name: 'save_note', arguments: { text: 'x' } }, { meta, key: 'mallory' });
-    expect(theirs.body.result).toMatchObject({ resultType: 'task', status: 'working' });
-    expect(theirs.body.result!.taskId).not.toBe(mine.body.result!.taskId);
-    await cancelTask(theirs.body.result!.taskId as string, 'mallory');
+    // The record names its principal: a conflict, telling nothing of the parked call (not even its approval).
+    expect(theirs.body.result).toMatchObject({ resultType: 'complete', isError: true, _meta: { 'toolgate/status': 'conflict' } });
+    expect(theirs.body.result!._meta).not.toHaveProperty('toolgate/approval_id');
+    await cancelTask(mine.body.result!.taskId as string, 'mallory');
     const [pending] = await approvals();
     expect(await approval(pending.id)).toMatchObject({ state: 'pending' });
     expect((await getTask(mine.body.result!.taskId as string)).body.result).toMatchObject({ status: 'working' });

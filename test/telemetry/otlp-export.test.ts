@@ -346,6 +346,21 @@ describe('OpenTelemetry export (OTLP/HTTP JSON to a local receiver)', () => {
     expect(byName(receiver.spans(), 'execute_tool echo').parentSpanId).toBe(mcp.spanId);
   });
 
+  it("names a legacy session's agreed revision on the MCP span, whatever the request's MCP-Protocol-Version header says", async () => {
+    const { gateway, url } = await startGateway();
+    const mcpHeaders = { accept: 'application/json, text/event-stream' };
+    const opened = await post(url, '/mcp', { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }, mcpHeaders);
+    const session = opened.headers.get('mcp-session-id')!;
+    // As the conformance suite's client does: the transport's default revision in the header, the session agreed 2025-11-25.
+    const inSession = await post(url, '/mcp', { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'in session' } } }, { ...mcpHeaders, 'mcp-session-id': session, 'mcp-protocol-version': '2025-03-26' });
+    expect(inSession.status).toBe(200);
+    const without = await post(url, '/mcp', { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { ...mcpHeaders, 'mcp-protocol-version': '2025-03-26' });
+    expect(without.status).toBe(200);
+    await gateway.tracer!.flush();
+    expect(byName(receiver.spans(), 'tools/call echo').attributes).toMatchObject({ 'mcp.protocol.version': '2025-11-25', 'jsonrpc.request.id': '2' });
+    expect(byName(receiver.spans(), 'tools/list').attributes).toMatchObject({ 'mcp.protocol.version': '2025-03-26', 'jsonrpc.request.id': '3' });
+  });
+
   it('records arguments (sensitive fields masked) and results only when the operator opts in', async () => {
     const { gateway, url } = await startGateway({ TOOLGATE_OTEL_CAPTURE_CONTENT: 'true' });
     await dispatch(url, [

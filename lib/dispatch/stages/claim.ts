@@ -44,7 +44,7 @@ export async function claimStage(
   const args_hash = argsHash ?? (await hashJson(args));
   const key = idempotencyKeyFor(mode, { tenant: caller.tenant, thread_id: caller.thread_id, call_id: callId, tool: definition.name, args_hash });
   if (key === undefined) return pass({});
-  const request: ClaimRequest = { key, args_hash, tool: definition.name, lease_ms: leaseMsFor(timeoutMs, deps.leaseGraceMs), ttl_ms: deps.idempotencyTtlMs, now: deps.now() };
+  const request: ClaimRequest = { key, principal: caller.principal, args_hash, tool: definition.name, lease_ms: leaseMsFor(timeoutMs, deps.leaseGraceMs), ttl_ms: deps.idempotencyTtlMs, now: deps.now() };
   const owner = crypto.randomUUID();
 
   let decision;
@@ -70,7 +70,8 @@ export async function claimStage(
 /**
  * What a call is told when its key is already taken: the stored result (replay), a run in
  * progress, a parked call's current state, a side effect whose outcome was lost (settled once as
- * `indeterminate`, never re-run), or a conflict (other arguments under the same key).
+ * `indeterminate`, never re-run), or a conflict (other arguments under the same key, or another
+ * principal's call: told that much and nothing of it).
  */
 export async function existingCallAnswer(
   deps: DispatchDeps,
@@ -98,6 +99,12 @@ export async function existingCallAnswer(
         code: 'conflict',
         message: `A call of ${naming.tool} with the same idempotency key but different ${naming.input} already exists. Use a new ${naming.callId} for different ${naming.input}.`,
         details: { idempotency_key: key, stored_args_hash: decision.stored_args_hash },
+      });
+    case 'foreign':
+      return fail({
+        code: 'conflict',
+        message: `Another caller's call of ${naming.tool} already holds this idempotency key in this thread; its result is not yours. Use a new ${naming.callId} (or your own thread).`,
+        details: { idempotency_key: key },
       });
   }
 }

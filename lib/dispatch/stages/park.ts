@@ -52,7 +52,7 @@ export async function parkStage(
   }
   const now = deps.now();
   const key = idempotencyKeyFor('call', { tenant: caller.tenant, thread_id: caller.thread_id, call_id: call.call_id, tool: definition.name, args_hash })!;
-  const request: ClaimRequest = { key, args_hash, tool: definition.name, lease_ms: 0, ttl_ms: deps.idempotencyTtlMs, now };
+  const request: ClaimRequest = { key, principal: caller.principal, args_hash, tool: definition.name, lease_ms: 0, ttl_ms: deps.idempotencyTtlMs, now };
   // The approval is bound to this very definition: the approved call runs it, or nothing (approvals/approved-tool.ts).
   const binding = await bindingFor(deps, definition);
   const manifestVersion = binding.manifest_version ?? caller.manifest_version;

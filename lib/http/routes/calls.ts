@@ -1,11 +1,9 @@
 import { Hono } from 'hono';
-import { failureResult, type ToolResult } from '../../dispatch/call.ts';
 import { recordClientResult } from '../../dispatch/client-result.ts';
 import { CALL_FORMATS, isCallFormat, PROVIDER_FORMATS } from '../../dispatch/formats/index.ts';
-import { settleAbandonedCall } from '../../dispatch/indeterminate.ts';
-import { parkedCallFailure } from '../../dispatch/approvals/parked-call.ts';
-import { isAbandonedExecution } from '../../idempotency/execution.ts';
+import { storedCallResult } from '../../dispatch/stored-call.ts';
 import { idempotencyKeyFor } from '../../idempotency/keys.ts';
+import { ownedBy } from '../../idempotency/record-owner.ts';
 import type { Store } from '../../stores/store.ts';
 import { deferFor } from '../defer.ts';
 import type { GatewayEnv } from '../env.ts';
@@ -41,17 +39,12 @@ export function callRoutes(store: Store) {
     const waiting = startWaitSpan(deps.tracer, c.get('span'), call_id, wait);
     for (;;) {
       const record = await store.get(key);
-      if (!record) {
+      // Another principal's call answers as an unknown one: its thread and id tell nothing of it.
+      if (!record || !ownedBy(record, c.get('principal').principal)) {
         waiting?.end();
         return errorResponse(c, 404, 'not_found', `no stored call "${call_id}" in thread "${thread_id}" (calls of read tools and of tools with idempotency "none" are not stored)`);
       }
-      let result: ToolResult;
-      if (record.state === 'completed') result = record.data.result as unknown as ToolResult;
-      else if (isAbandonedExecution(record, deps.now())) result = await settleAbandonedCall(deps, key, record, { tenant: c.get('principal').tenant, thread_id }, deferFor(c));
-      else {
-        const failure = record.state === 'parked' ? await parkedCallFailure(deps, String(record.data.approval_id), deferFor(c)) : { code: 'in_progress' as const, message: 'The call is running.' };
-        result = failureResult({ call_id, name: String(record.data.tool) }, failure, performance.now());
-      }
+      const result = await storedCallResult(deps, key, record, { tenant: c.get('principal').tenant, thread_id }, call_id, deferFor(c));
       const settled = result.status !== 'pending_approval' && result.status !== 'in_progress';
       if (settled || Date.now() + POLL_MS > deadline) {
         waiting?.setAttribute('toolgate.status', result.status).end();

@@ -2,7 +2,9 @@ import { connectionCaller } from '../connection-caller.ts';
 import { Hono, type Context } from 'hono';
 import type { TenantDirectory } from '../../dispatch/tenant-directory.ts';
 import { MAX_IDEMPOTENCY_KEY } from '../../idempotency/keys.ts';
-import { EVENT_STREAM_HEADERS } from '../../mcp/answer.ts';
+import { EVENT_STREAM_HEADERS, rejectionAnswer, sessionHeader } from '../../mcp/answer.ts';
+import { resumeStream } from '../../mcp/resume.ts';
+import { ErrorCode, jsonRpcError } from '../../mcp-wire/json-rpc.ts';
 import { answerMcpRequest, type McpAnswer, type McpRequestContext } from '../../mcp/serve.ts';
 import { bearerChallenge, withResourceMetadata } from '../challenge.ts';
 import { corsHeadersFor, WITHOUT_ORIGIN } from '../cors.ts';
@@ -24,7 +26,8 @@ export interface McpRouteOptions {
 /**
  * POST /mcp and /mcp/:tenant: the tenant's governed tools as an MCP server for every protocol
  * revision (lib/mcp), authenticated with the same API keys, or with tokens from the tenant's
- * identity provider.
+ * identity provider. GET with Last-Event-ID resumes a call's event stream; GET without it, and
+ * DELETE, are 405.
  */
 export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, options: McpRouteOptions = {}) {
   const routes = new Hono<GatewayEnv>();
@@ -64,12 +67,27 @@ export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, opt
     c.header('WWW-Authenticate', withResourceMetadata(bearerChallenge({ error: 'insufficient_scope', scope, error_description: message }), tenant ? options.resourceMetadata?.(c, tenant) : undefined));
     return errorResponse(c, 403, 'insufficient_scope', message);
   };
-  // Stateless: no server-initiated stream to open and no session to end (the spec allows 405).
+  // Stateless: no server-initiated stream to open (the spec allows 405).
   const notAllowed = (c: Context) => c.json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; use POST' }, id: null }, 405, { allow: 'POST' });
+  // A session holds nothing on the gateway (its id carries what the client declared: lib/mcp/session.ts),
+  // so there is nothing to end: the spec's 405 for a server that does not let clients terminate sessions.
+  const noTermination = (c: Context) => c.json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: toolgate keeps nothing for an MCP session, so there is none to terminate; stop sending its Mcp-Session-Id (initialize again for a new one)' }, id: null }, 405, { allow: 'POST' });
+  // GET with Last-Event-ID: the rest of a call's event stream its client lost (lib/mcp/resume.ts).
+  // The id names the call; a session (which holds nothing) adds nothing to it.
+  const resume = async (c: Context<GatewayEnv>) => {
+    const lastEventId = c.req.header('last-event-id');
+    if (lastEventId === undefined) return notAllowed(c);
+    if (!c.req.header('accept')?.includes('text/event-stream')) return sendAnswer(c, rejectionAnswer(406, jsonRpcError(ErrorCode.ServerError, 'Not Acceptable: Client must accept text/event-stream')));
+    const principal = c.get('principal');
+    const context: McpRequestContext = { runtime: c.get('runtime'), principal, env, defer: deferFor(c) };
+    return sendAnswer(c, await resumeStream(lastEventId, context, c.req.raw.signal));
+  };
   routes.post('/', serve);
   routes.post('/:tenant', serve);
-  routes.on(['GET', 'DELETE'], '/', notAllowed);
-  routes.on(['GET', 'DELETE'], '/:tenant', notAllowed);
+  routes.get('/', resume);
+  routes.get('/:tenant', resume);
+  routes.delete('/', noTermination);
+  routes.delete('/:tenant', noTermination);
   return routes;
 }
 
@@ -82,8 +100,10 @@ export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, opt
 function sendAnswer(c: Context<GatewayEnv>, answer: McpAnswer): Response {
   const cors = corsHeadersFor(c);
   if (answer.stream) return new Response(answer.stream, { status: answer.status, headers: { ...EVENT_STREAM_HEADERS, ...cors } });
-  if (answer.body === null) return new Response(null, { status: answer.status, headers: cors && { ...cors } });
-  return new Response(answer.body, { status: answer.status, headers: cors === WITHOUT_ORIGIN ? JSON_WITHOUT_ORIGIN : { 'Content-Type': 'application/json', ...cors } });
+  if (answer.body === null) return new Response(null, { status: answer.status, headers: cors });
+  // The common answer (no session to name, a caller without an allowed Origin) takes one shared record.
+  if (answer.sessionId === undefined && cors === WITHOUT_ORIGIN) return new Response(answer.body, { status: answer.status, headers: JSON_WITHOUT_ORIGIN });
+  return new Response(answer.body, { status: answer.status, headers: { 'Content-Type': 'application/json', ...sessionHeader(answer), ...cors } });
 }
 
 /** A JSON answer's headers for a caller that sent no allowed Origin (most): one record, not one per answer. */

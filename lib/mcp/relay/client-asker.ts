@@ -26,7 +26,7 @@ export interface AskingClient {
   tenant: string;
   principal: string;
   now: () => number;
-  /** The client's capabilities for this request, when it declared them (2026-07-28); undefined: unknown (a legacy client told them to a session toolgate does not keep). */
+  /** The client's capabilities for this request, when known: its `_meta` (2026-07-28) or its legacy session's (lib/mcp/session.ts); undefined: unknown (a legacy client without a session id). */
   capabilities?: Record<string, unknown>;
   /** Hands the request to the client under the slot's id. */
   deliver(id: string, request: UpstreamRequest): Promise<void> | void;
@@ -87,7 +87,7 @@ export function clientAsker(client: AskingClient): (request: UpstreamRequest, si
   return async (asked, signal) => {
     const request = relayedRequest(asked);
     if (client.capabilities && !declares(client.capabilities, request)) {
-      throw new McpRpcError({ code: METHOD_NOT_FOUND, message: `${cannotRelayMessage(request.method)}: its request did not declare the capability` });
+      throw new McpRpcError({ code: METHOD_NOT_FOUND, message: `${cannotRelayMessage(request.method)}: the client did not declare the capability (in the request's _meta, or in the initialize of its session)` });
     }
     const problem = linkProblem(request);
     if (problem) throw new McpRpcError({ code: -32602, message: problem });

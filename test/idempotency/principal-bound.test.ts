@@ -1,0 +1,84 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { testGateway } from '../helpers/gateway.ts';
+import { validManifest } from '../helpers/manifests.ts';
+
+/**
+ * A call's stored record answers only the principal whose call it is. Its key is a tenant, a
+ * thread and a call id (or the arguments): what another principal of the tenant may know, guess
+ * or choose (a thread is the client's to name). Before records named their principal, principal B
+ * sending A's thread and call id (on /v1/dispatch, or `_meta["toolgate/call_id"]` over MCP) with
+ * A's arguments got A's stored result replayed, and could poll it on GET /v1/calls.
+ */
+
+let gw: Awaited<ReturnType<typeof testGateway>>;
+let runs = 0;
+
+beforeEach(async () => {
+  runs = 0;
+  const text = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
+  const manifest = validManifest({
+    tenant: 'acme',
+    policy: { read: 'grant', write: 'grant', execute: 'deny' },
+    tools: [
+      { name: 'save_note', tier: 'write', executor: { kind: 'builtin', name: 'echo' }, input_schema: text },
+      { name: 'save_once', tier: 'write', idempotency: 'content', executor: { kind: 'builtin', name: 'echo' }, input_schema: text },
+    ],
+  });
+  gw = await testGateway([manifest], { alice: { tenant: 'acme', principal: 'alice' }, bob: { tenant: 'acme', principal: 'bob' } });
+  const runtime = (await gw.tenants.runtime('acme'))!;
+  for (const name of ['save_note', 'save_once']) {
+    const tool = runtime.registry.get(name)!;
+    // Each run answers what only its caller may read.
+    runtime.registry.register({ ...tool, execute: async (_args, ctx) => `secret of ${ctx.principal} #${++runs}` }, { replace: true });
+  }
+});
+
+const dispatch = async (key: string, call: Record<string, unknown>) => (await gw.request('/v1/dispatch', { key, json: { thread_id: 'shared-thread', calls: [call] } })).json();
+
+const mcpCall = async (key: string, meta: Record<string, unknown>) => {
+  const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'save_note', arguments: { text: 'x' }, _meta: meta } };
+  return (await gw.request('/mcp', { key, json: body, headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' } })).json();
+};
+
+describe("another principal's stored call", () => {
+  it('is not replayed on /v1/dispatch to a caller naming its thread and call id: a conflict, and nothing of it', async () => {
+    const first = await dispatch('alice', { call_id: 'c-1', name: 'save_note', arguments: { text: 'x' } });
+    expect(first.results[0]).toMatchObject({ status: 'ok', content: 'secret of alice #1' });
+    const stolen = await dispatch('bob', { call_id: 'c-1', name: 'save_note', arguments: { text: 'x' } });
+    expect(stolen.results[0]).toMatchObject({ status: 'conflict', is_error: true });
+    expect(JSON.stringify(stolen)).not.toContain('secret');
+    expect(stolen.results[0].content).toMatch(/Another caller's call of `save_note` already holds this idempotency key/);
+    // Its own retry still replays, and nothing ran again.
+    const retried = await dispatch('alice', { call_id: 'c-1', name: 'save_note', arguments: { text: 'x' } });
+    expect(retried.results[0]).toMatchObject({ status: 'ok', content: 'secret of alice #1', replayed: true });
+    expect(runs).toBe(1);
+  });
+
+  it('is not replayed by content (a tool keyed by its arguments) to another caller in the same thread', async () => {
+    await dispatch('alice', { call_id: 'a-1', name: 'save_once', arguments: { text: 'x' } });
+    const stolen = await dispatch('bob', { call_id: 'b-1', name: 'save_once', arguments: { text: 'x' } });
+    expect(stolen.results[0]).toMatchObject({ status: 'conflict' });
+    expect(JSON.stringify(stolen)).not.toContain('secret');
+  });
+
+  it('is not replayed over MCP to a caller naming its thread and call id in _meta', async () => {
+    const meta = { 'toolgate/thread_id': 'shared-thread', 'toolgate/call_id': 'mcp-c-1' };
+    const first = await mcpCall('alice', meta);
+    expect(first.result.content).toEqual([{ type: 'text', text: 'secret of alice #1' }]);
+    const stolen = await mcpCall('bob', meta);
+    expect(stolen.result).toMatchObject({ isError: true, _meta: { 'toolgate/status': 'conflict' } });
+    expect(JSON.stringify(stolen)).not.toContain('secret');
+    expect(runs).toBe(1);
+  });
+
+  it('is unknown to another caller polling GET /v1/calls (404), and to one posting a client result for it', async () => {
+    await dispatch('alice', { call_id: 'c-2', name: 'save_note', arguments: { text: 'x' } });
+    const own = await gw.request('/v1/calls/c-2?thread_id=shared-thread', { key: 'alice' });
+    expect(((await own.json()) as { status: string }).status).toBe('ok');
+    const polled = await gw.request('/v1/calls/c-2?thread_id=shared-thread', { key: 'bob' });
+    expect(polled.status).toBe(404);
+    expect(await polled.text()).not.toContain('secret');
+    const posted = await gw.request('/v1/calls/c-2/result', { key: 'bob', json: { thread_id: 'shared-thread', content: [{ type: 'text', text: 'forged' }] } });
+    expect(posted.status).toBe(404);
+  });
+});
