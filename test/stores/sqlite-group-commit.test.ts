@@ -169,6 +169,20 @@ describe('sqlite group commit', () => {
       expect(await store.commit({ append: { thread, expected: stale, envelopes: [envelope(2, 'h1')] } })).toEqual({ append: { ok: false, head: { seq: 2, hash: 'h2' } } });
     });
 
+    it('last while writes are queued, yet other reads see what is committed when they run', async () => {
+      const store = openStore();
+      const other = otherConnection();
+      const queued = store.put('mine', record('1'));
+      expect(await store.readAuditHead(thread)).toBeNull();
+      other.prepare('INSERT INTO records (key, state, expires_at, data) VALUES (?, ?, ?, ?)').run('theirs', 'completed', 0, JSON.stringify({ value: '2' }));
+      appendBy(other, 1);
+      // A record or the audit read now is read afresh, not from the heads' snapshot.
+      expect(await store.get('theirs')).toEqual(record('2'));
+      expect((await store.listAudit(thread, { limit: 10 })).envelopes.map((e) => e.seq)).toEqual([1]);
+      await queued;
+      expect(await store.readAuditHead(thread)).toEqual({ seq: 1, hash: 'h1' });
+    });
+
     it('end at close, leaving the file free for another writer', async () => {
       const store = openStore();
       await store.readAuditHead(thread);

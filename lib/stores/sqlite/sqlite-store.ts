@@ -70,7 +70,7 @@ export class SqliteStore implements Store {
   readonly #statements = new Map<string, StatementSync>();
   #queued: QueuedWrite[] = [];
   readonly #walSync: WalSync | undefined;
-  /** A read transaction the audit heads read in this turn share (#beginTurnRead). */
+  /** A read transaction the audit heads read until the next group commit share (#beginTurnRead). */
   #turnRead = false;
 
   /** `busyTimeoutMs`: how long a write waits for another process's write lock (default 5 s). */
@@ -101,6 +101,7 @@ export class SqliteStore implements Store {
   }
 
   async get(key: string): Promise<StateRecord | undefined> {
+    this.#endTurnRead();
     return this.#live(await this.#durable(this.#read(key)));
   }
 
@@ -119,6 +120,7 @@ export class SqliteStore implements Store {
 
   async listAudit(thread: ThreadRef, page: { after_seq?: number; limit: number }): Promise<AuditPage> {
     checkPageLimit(page.limit, 'listAudit');
+    this.#endTurnRead();
     const rows = this
       .#sql('SELECT envelope FROM audit WHERE tenant = ? AND thread_id = ? AND seq > ? ORDER BY seq LIMIT ?')
       .all(thread.tenant, thread.thread_id, page.after_seq ?? 0, page.limit + 1) as Array<{ envelope: string }>;
@@ -157,6 +159,7 @@ export class SqliteStore implements Store {
 
   async listIndex(index: string, page: { after_score?: number; limit: number }) {
     checkPageLimit(page.limit, 'listIndex');
+    this.#endTurnRead();
     return this.#durable(this
       .#sql('SELECT member, score FROM indexes WHERE name = ? AND score > ? ORDER BY score, member LIMIT ?')
       .all(index, page.after_score ?? Number.NEGATIVE_INFINITY, page.limit) as Array<{ member: string; score: number }>);
@@ -235,18 +238,22 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * The audit heads read in one turn of the event loop share one read transaction, ended when the
-   * turn's writes begin or at the next turn, whichever comes first. A statement outside any
-   * transaction opens and closes its own, which in WAL mode means taking and dropping the file's
-   * locks (system calls) each time: for a call on a thread not cached, a share of its cost that
-   * the reads of a turn can pay once. A head only feeds the compare-and-set of an append (queued,
-   * so run after the read transaction ends): one that another process moved since is found there.
+   * The audit heads read until the next group commit share one read transaction: it ends when the
+   * commit begins (its writes must see and be seen), or at the end of a turn with no write queued.
+   * A statement outside any transaction opens and closes its own, which in WAL mode means taking
+   * and dropping the file's locks (system calls) each time: for a call on a thread not cached, a
+   * share of its cost that the heads read meanwhile can pay once. A head only feeds the
+   * compare-and-set of an append (queued, so run after the read transaction ends): one that
+   * another process moved since is found there. Other reads end it first: they see what is
+   * committed when they run, as before.
    */
   #beginTurnRead(): void {
     if (this.#turnRead || this.#db.isTransaction) return;
     this.#db.exec('BEGIN');
     this.#turnRead = true;
-    setImmediate(() => this.#endTurnRead());
+    setImmediate(() => {
+      if (this.#queued.length === 0) this.#endTurnRead(); // else the queued writes' commit ends it
+    });
   }
 
   #endTurnRead(): void {
