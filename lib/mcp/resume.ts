@@ -75,8 +75,10 @@ async function sendOutcome(events: McpEventStream, key: string, name: StreamName
   try {
     outcome = await waitFor<Outcome>(key, async () => {
       const record = await deps.store!.get(key);
-      // Gone: its claim was given back (the call was refused before it ran, e.g. by a limit).
-      if (!record) return { kind: 'gone' };
+      // Gone: its claim was given back (the call was refused before it ran, e.g. by a limit). A key
+      // another principal holds now (it took the freed or lapsed key over meanwhile: a thread and
+      // call id are not secret) is gone too: its call is not this stream's, nor its result.
+      if (!record || !ownedBy(record, context.principal.principal)) return { kind: 'gone' };
       // A lease past its time: the instance running the call stopped before any side effect (a retry may take it over).
       if (record.state === 'in_progress' && (record.claimable_after ?? record.expires_at) <= deps.now()) return { kind: 'lapsed' };
       const result = await storedCallResult(deps, key, record, thread, name.call_id, context.defer);
@@ -103,7 +105,7 @@ function notKept(name: StreamName) {
 }
 
 function refused(name: StreamName) {
-  return jsonRpcError(ErrorCode.ServerError, `The call ${name.call_id} was refused before it ran (a refusal is not kept), so there is no answer to resume: call the tool again.`, callData(name));
+  return jsonRpcError(ErrorCode.ServerError, `The call ${name.call_id} has no record of yours any more (it was refused before it ran, and a refusal is not kept), so there is no answer to resume: call the tool again.`, callData(name));
 }
 
 function lapsed(name: StreamName) {

@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nodeEgressTransport } from '../../lib/cli/node-egress.ts';
 import { sharedMcpSessionPool } from '../../lib/registry/executors/mcp-session-pool.ts';
 import { importMcpTools } from '../../lib/registry/mcp-upstream/import.ts';
+import { idempotencyKeyFor } from '../../lib/idempotency/keys.ts';
 import { RESUME_WAIT_MS } from '../../lib/mcp/resume.ts';
 import { streamOwner } from '../../lib/mcp/stream-event-id.ts';
 import { serveGateway, type ServedGateway } from '../helpers/confirm-client.ts';
@@ -169,6 +170,26 @@ describe('a 2025-11-25 client', () => {
     const body = await stolen.text();
     expect(JSON.parse(body)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000, message: expect.stringMatching(/^Not Found: no event stream of yours has this Last-Event-ID/) } });
     expect(body).not.toContain('written');
+  });
+
+  it("a stream whose key another principal takes over while it waits ends without that principal's result", async () => {
+    // Mallory's call names a thread and call id agent also uses (neither is secret).
+    const meta = { 'toolgate/thread_id': 'shared', 'toolgate/call_id': 'c-1' };
+    const abort = new AbortController();
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'write_slowly', arguments: {}, _meta: meta } });
+    const response = await fetch(`${served.url}/mcp`, { method: 'POST', headers: { ...ACCEPT, authorization: 'Bearer mallory', 'mcp-protocol-version': '2025-11-25' }, body, signal: abort.signal });
+    const lastEventId = ((await sseEvents(response).next()).value as SseEvent).id!;
+    abort.abort();
+    const events = sseEvents(await resume(lastEventId, 'mallory'));
+    expect((await events.next()).value).toEqual({ retry: '3000' });
+    // Between two polls her record gives way to agent's call under the same key (her lease freed
+    // or lapsed, agent's call took the key over), which completes with agent's output.
+    const key = idempotencyKeyFor('call', { tenant: 'acme', thread_id: 'shared', call_id: 'c-1', tool: '', args_hash: '' })!;
+    const result = { call_id: 'c-1', name: 'crm__write_slowly', status: 'ok', is_error: false, content: "agent's secret", truncated: false, duration_ms: 1 };
+    await gw.store.put(key, { state: 'completed', owner: 'agent-run', expires_at: Date.now() + 60_000, data: { args_hash: 'h', tool: 'crm__write_slowly', principal: 'agent', result } });
+    const last = (await events.next()).value as SseEvent;
+    expect(last.data).not.toContain("agent's secret");
+    expect(JSON.parse(last.data!)).toMatchObject({ id: 1, error: { code: -32000, message: expect.stringContaining('has no record of yours any more') } });
   });
 
   it('a forged, tampered, oversized or foreign-format id is 404 (never a stream)', async () => {
