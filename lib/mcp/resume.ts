@@ -9,6 +9,7 @@ import { answerToolCall } from './call-answer.ts';
 import { McpEventStream } from './event-stream.ts';
 import type { McpRequestContext } from './methods.ts';
 import { waitFor, WaitEndedError } from './relay/store-wait.ts';
+import { enterWait, MAX_WAITING_PER_PRINCIPAL, MAX_WAITING_PER_TENANT } from './resume-waits.ts';
 import { readEventId, streamOwner, type StreamName } from './stream-event-id.ts';
 import { RESUME_RETRY_MS } from './stream-resumption.ts';
 
@@ -27,6 +28,8 @@ import { RESUME_RETRY_MS } from './stream-resumption.ts';
 
 /** How long a resumed stream waits for its call to finish before telling the client to resume again (under common proxies' idle limits). */
 export const RESUME_WAIT_MS = 25_000;
+/** How often a waiting resumed stream reads its call's record: each read is billed by some stores (as GET /v1/calls?wait polls). */
+const RESUME_POLL_MS = 500;
 
 /** The answer to GET + Last-Event-ID from `context`'s caller; `signal` (the client leaving) ends the wait. */
 export async function resumeStream(lastEventId: string, context: McpRequestContext, signal?: AbortSignal): Promise<McpAnswer> {
@@ -46,7 +49,14 @@ export async function resumeStream(lastEventId: string, context: McpRequestConte
   }
   // The stream was primed once this record was durable: no record (or another principal's) is no stream of this caller's.
   if (!record || !ownedBy(record, principal)) return unknownStream();
-  return answerStream(lastEventId, place, (events) => sendOutcome(events, key, name, context, signal));
+  const wait = enterWait(tenant, principal);
+  if (!wait) return tooManyWaiting();
+  return answerStream(lastEventId, place, (events) => sendOutcome(events, key, name, context, signal).finally(() => wait.leave()));
+}
+
+function tooManyWaiting(): McpAnswer {
+  const message = `Too Many Requests: at most ${MAX_WAITING_PER_PRINCIPAL} resumed streams of one caller (${MAX_WAITING_PER_TENANT} of one tenant) wait at once; resume this one after another has ended`;
+  return rejectionAnswer(429, jsonRpcError(ErrorCode.ServerError, message));
 }
 
 function unknownStream(): McpAnswer {
@@ -83,7 +93,7 @@ async function sendOutcome(events: McpEventStream, key: string, name: StreamName
       if (record.state === 'in_progress' && (record.claimable_after ?? record.expires_at) <= deps.now()) return { kind: 'lapsed' };
       const result = await storedCallResult(deps, key, record, thread, name.call_id, context.defer);
       return result.status === 'in_progress' ? undefined : { kind: 'result', result };
-    }, { signal, until: deps.now() + RESUME_WAIT_MS, now: deps.now });
+    }, { signal, until: deps.now() + RESUME_WAIT_MS, now: deps.now, pollMs: RESUME_POLL_MS });
   } catch (error) {
     if (signal?.aborted) return;
     events.send(errorMessage(name.requestId, error instanceof WaitEndedError ? stillRunning(name) : storeUnavailable(error)), 'same');

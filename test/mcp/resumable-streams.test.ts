@@ -15,6 +15,7 @@ import { sharedMcpSessionPool } from '../../lib/registry/executors/mcp-session-p
 import { importMcpTools } from '../../lib/registry/mcp-upstream/import.ts';
 import { idempotencyKeyFor } from '../../lib/idempotency/keys.ts';
 import { RESUME_WAIT_MS } from '../../lib/mcp/resume.ts';
+import { MAX_WAITING_PER_PRINCIPAL } from '../../lib/mcp/resume-waits.ts';
 import { streamOwner } from '../../lib/mcp/stream-event-id.ts';
 import { serveGateway, type ServedGateway } from '../helpers/confirm-client.ts';
 import { testGateway } from '../helpers/gateway.ts';
@@ -311,5 +312,30 @@ describe('streams that are not resumed', () => {
       expect(events.map((e) => Object.keys(e).sort())).toEqual([['data', 'event'], ['data', 'event']]);
       expect(JSON.parse(events[1].data!)).toMatchObject({ id: 1, result: { content: [{ text: 'written' }] } });
     }
+  });
+});
+
+describe('resumed streams cannot be used to load the store', () => {
+  it(`at most ${MAX_WAITING_PER_PRINCIPAL} of one principal wait at once; a further one is 429 until one has ended`, async () => {
+    const lastEventId = await primedThenDropped('write_slowly');
+    const waiting = await Promise.all(Array.from({ length: MAX_WAITING_PER_PRINCIPAL }, () => resume(lastEventId)));
+    expect(waiting.map((r) => r.status)).toEqual(Array(MAX_WAITING_PER_PRINCIPAL).fill(200));
+    const refused = await resume(lastEventId);
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000, message: expect.stringContaining(`at most ${MAX_WAITING_PER_PRINCIPAL} resumed streams`) } });
+    // The call ends: every waiting stream gets its answer and gives its place back.
+    release();
+    for (const answer of await Promise.all(waiting.map(allEvents))) expect(JSON.parse(answer.at(-1)!.data!)).toMatchObject({ result: { content: [{ text: 'written' }] } });
+    expect((await resume(lastEventId)).status).toBe(200);
+  });
+
+  it('each resume counts toward the tenant\'s request limits', async () => {
+    const limited = await testGateway([validManifest({ limits: [{ counts: 'requests', per: 'principal', max: 2, window_seconds: 60 }] })], { agent: { tenant: 'acme', principal: 'agent' } });
+    const get = () => limited.fetch(new Request('http://gateway/mcp', { headers: { accept: 'text/event-stream', authorization: 'Bearer agent', 'last-event-id': 'nonsense' } }));
+    expect((await get()).status).toBe(404);
+    expect((await get()).status).toBe(404);
+    const over = await get();
+    expect(over.status).toBe(429);
+    expect(await over.json()).toMatchObject({ error: { code: 'rate_limited' } });
   });
 });
