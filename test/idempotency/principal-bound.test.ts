@@ -82,3 +82,26 @@ describe("another principal's stored call", () => {
     expect(posted.status).toBe(404);
   });
 });
+
+describe('a parked call written before records named their principal', () => {
+  it('runs once when approved, and its requester (named by the approval) then polls its outcome', async () => {
+    const manifest = validManifest({ tenant: 'acme', policy: { read: 'grant', write: 'review', execute: 'deny' }, tools: [{ name: 'save_note', tier: 'write', executor: { kind: 'builtin', name: 'echo' }, input_schema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }] });
+    const old = await testGateway([manifest], { alice: { tenant: 'acme', principal: 'alice' }, bob: { tenant: 'acme', principal: 'bob', scopes: ['approvals:decide'] } });
+    const runtime = (await old.tenants.runtime('acme'))!;
+    const tool = runtime.registry.get('save_note')!;
+    let ran = 0;
+    runtime.registry.register({ ...tool, execute: async () => `saved #${++ran}` }, { replace: true });
+    const parked = await (await old.request('/v1/dispatch', { key: 'alice', json: { thread_id: 't', calls: [{ call_id: 'p-1', name: 'save_note', arguments: { text: 'x' } }] } })).json();
+    const approvalId = parked.results[0].error.details.approval_id;
+    // The record as an older toolgate wrote it: no principal.
+    const key = 'idem/acme/t/call/p-1';
+    const record = (await old.store.get(key))!;
+    const { principal: _principal, ...data } = record.data;
+    await old.store.put(key, { ...record, data });
+    expect((await old.request(`/v1/approvals/${approvalId}`, { key: 'bob', json: { decision: 'approve' } })).status).toBe(200);
+    expect(ran).toBe(1);
+    const polled = await (await old.request('/v1/calls/p-1?thread_id=t', { key: 'alice' })).json();
+    expect(polled).toMatchObject({ status: 'ok', result: { content: 'saved #1' } });
+    expect((await old.request('/v1/calls/p-1?thread_id=t', { key: 'bob' })).status).toBe(404);
+  });
+});
