@@ -2,6 +2,7 @@ import type { ToolResult } from '../dispatch/call.ts';
 import { storedCallResult } from '../dispatch/stored-call.ts';
 import { idempotencyKeyFor } from '../idempotency/keys.ts';
 import { ownedBy } from '../idempotency/record-owner.ts';
+import { enterWait, TOO_MANY_WAITING } from '../limits/store-waits.ts';
 import { ErrorCode, errorMessage, jsonRpcError, resultMessage } from '../mcp-wire/json-rpc.ts';
 import type { StateRecord } from '../stores/store.ts';
 import { rejectionAnswer, type McpAnswer } from './answer.ts';
@@ -9,7 +10,6 @@ import { answerToolCall } from './call-answer.ts';
 import { McpEventStream } from './event-stream.ts';
 import type { McpRequestContext } from './methods.ts';
 import { waitFor, WaitEndedError } from './relay/store-wait.ts';
-import { enterWait, MAX_WAITING_PER_PRINCIPAL, MAX_WAITING_PER_TENANT } from './resume-waits.ts';
 import { readEventId, streamOwner, type StreamName } from './stream-event-id.ts';
 import { RESUME_RETRY_MS } from './stream-resumption.ts';
 
@@ -55,8 +55,7 @@ export async function resumeStream(lastEventId: string, context: McpRequestConte
 }
 
 function tooManyWaiting(): McpAnswer {
-  const message = `Too Many Requests: at most ${MAX_WAITING_PER_PRINCIPAL} resumed streams of one caller (${MAX_WAITING_PER_TENANT} of one tenant) wait at once; resume this one after another has ended`;
-  return rejectionAnswer(429, jsonRpcError(ErrorCode.ServerError, message));
+  return rejectionAnswer(429, jsonRpcError(ErrorCode.ServerError, `Too Many Requests: ${TOO_MANY_WAITING}; resume this stream after another has ended`));
 }
 
 function unknownStream(): McpAnswer {

@@ -15,7 +15,7 @@ import { sharedMcpSessionPool } from '../../lib/registry/executors/mcp-session-p
 import { importMcpTools } from '../../lib/registry/mcp-upstream/import.ts';
 import { idempotencyKeyFor } from '../../lib/idempotency/keys.ts';
 import { RESUME_WAIT_MS } from '../../lib/mcp/resume.ts';
-import { MAX_WAITING_PER_PRINCIPAL } from '../../lib/mcp/resume-waits.ts';
+import { MAX_WAITING_PER_PRINCIPAL } from '../../lib/limits/store-waits.ts';
 import { streamOwner } from '../../lib/mcp/stream-event-id.ts';
 import { serveGateway, type ServedGateway } from '../helpers/confirm-client.ts';
 import { testGateway } from '../helpers/gateway.ts';
@@ -322,7 +322,7 @@ describe('resumed streams cannot be used to load the store', () => {
     expect(waiting.map((r) => r.status)).toEqual(Array(MAX_WAITING_PER_PRINCIPAL).fill(200));
     const refused = await resume(lastEventId);
     expect(refused.status).toBe(429);
-    expect(await refused.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000, message: expect.stringContaining(`at most ${MAX_WAITING_PER_PRINCIPAL} resumed streams`) } });
+    expect(await refused.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000, message: expect.stringContaining(`at most ${MAX_WAITING_PER_PRINCIPAL} requests of one caller`) } });
     // The call ends: every waiting stream gets its answer and gives its place back.
     release();
     for (const answer of await Promise.all(waiting.map(allEvents))) expect(JSON.parse(answer.at(-1)!.data!)).toMatchObject({ result: { content: [{ text: 'written' }] } });
