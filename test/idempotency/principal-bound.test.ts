@@ -85,6 +85,21 @@ describe("another principal's stored call", () => {
   });
 });
 
+describe('a completed call recorded before records named their principal', () => {
+  it('is replayed to no one; its own retry is warned that it may have run (not just sent off to run it under a new id)', async () => {
+    expect((await dispatch('alice', { call_id: 'old-1', name: 'save_note', arguments: { text: 'x' } })).results[0]).toMatchObject({ status: 'ok' });
+    const key = 'idem/acme/shared-thread/call/old-1';
+    const record = (await gw.store.get(key))!;
+    const { principal: _principal, ...data } = record.data;
+    await gw.store.put(key, { ...record, data });
+    const retried = (await dispatch('alice', { call_id: 'old-1', name: 'save_note', arguments: { text: 'x' } })).results[0];
+    expect(retried).toMatchObject({ status: 'conflict', error: { details: { unattributed: true } } });
+    expect(retried.content).toMatch(/If it was yours, it may have run already .*: check its effect before calling again with a new call_id/);
+    expect(JSON.stringify(retried)).not.toContain('secret');
+    expect(runs).toBe(1);
+  });
+});
+
 describe('a parked call written before records named their principal', () => {
   it('runs once when approved, and its requester (named by the approval) then polls its outcome', async () => {
     const manifest = validManifest({ tenant: 'acme', policy: { read: 'grant', write: 'review', execute: 'deny' }, tools: [{ name: 'save_note', tier: 'write', executor: { kind: 'builtin', name: 'echo' }, input_schema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }] });
