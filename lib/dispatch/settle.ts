@@ -24,7 +24,8 @@ export async function settleParkedCall(
   from: { state: 'parked' } | { state: 'executing'; owner: string },
 ): Promise<boolean> {
   if (!deps.store) return false;
-  const change = completionChange(parkedCallRequest(deps, approval), from.state === 'executing' ? from.owner : undefined, result, deps.now(), from.state);
+  // A parked record is owned by its approval's id: never settle a record another call parked under the key since.
+  const change = completionChange(parkedCallRequest(deps, approval), from.state === 'executing' ? from.owner : approval.id, result, deps.now(), from.state);
   const thread = { tenant: approval.tenant, thread_id: approval.thread_id };
   const outcome = deps.audit ? await deps.audit.record(thread, drafts, { record: change }) : (await deps.store.commit({ record: change })).record;
   return outcome?.ok ?? false;

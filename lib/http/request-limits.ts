@@ -4,13 +4,14 @@ import type { GatewayEnv } from './env.ts';
 
 /**
  * The tenant's request limits (`limits[]` with `counts: "requests"`): each POST to a dispatch
- * endpoint counts once per tenant or principal, before its body is read. Over the limit: 429
- * with Retry-After, and nothing in the request runs. A store that cannot count answers 503.
+ * endpoint, and each GET resuming an MCP event stream (it waits on the store, like a call),
+ * counts once per tenant or principal, before its body is read. Over the limit: 429 with
+ * Retry-After, and nothing in the request runs. A store that cannot count answers 503.
  */
 export function requestLimits(): MiddlewareHandler<GatewayEnv> {
   return async (c, next) => {
     const limiter = c.get('runtime').deps.limiter;
-    if (c.req.method !== 'POST' || !limiter?.countsRequests) return next();
+    if (!counted(c.req.method, c.req.header('last-event-id')) || !limiter?.countsRequests) return next();
     const principal = c.get('principal');
     let verdict;
     try {
@@ -26,3 +27,6 @@ export function requestLimits(): MiddlewareHandler<GatewayEnv> {
     return c.json({ error: { code: 'rate_limited', message, details } }, 429);
   };
 }
+
+/** A POST, or a GET with Last-Event-ID (a resumed MCP stream); a GET without it is refused unread. */
+const counted = (method: string, lastEventId: string | undefined) => method === 'POST' || (method === 'GET' && lastEventId !== undefined);

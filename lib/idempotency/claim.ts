@@ -15,8 +15,12 @@ export type ClaimDecision =
   /** A side effect that started and never completed (its deadline passed): settle it, never re-run it. */
   | { kind: 'abandoned'; record: StateRecord }
   | { kind: 'conflict'; stored_args_hash: string }
-  /** The key holds another principal's call (a thread and call id, or arguments, it knows of): never theirs to replay or wait on. */
-  | { kind: 'foreign' };
+  /**
+   * The key holds another principal's call (a thread and call id, or arguments, it knows of):
+   * never theirs to replay or wait on. `unattributed`: a record written before records named
+   * their principal, which may be the caller's own call.
+   */
+  | { kind: 'foreign'; unattributed: boolean };
 
 export interface ClaimRequest {
   key: string;
@@ -50,7 +54,7 @@ export function interpretClaim(outcome: ClaimOutcome, request: ClaimRequest, own
   if (outcome.claimed) return { kind: 'claimed', owner };
   const existing = outcome.existing;
   // Before anything else about the record (its arguments' hash included) is told.
-  if (!ownedBy(existing, request.principal)) return { kind: 'foreign' };
+  if (!ownedBy(existing, request.principal)) return { kind: 'foreign', unattributed: existing.data.principal === undefined };
   const storedHash = String(existing.data.args_hash);
   if (storedHash !== request.args_hash) return { kind: 'conflict', stored_args_hash: storedHash };
   if (existing.state === 'parked') return { kind: 'parked', approval_id: String(existing.data.approval_id) };

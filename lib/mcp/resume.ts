@@ -2,6 +2,7 @@ import type { ToolResult } from '../dispatch/call.ts';
 import { storedCallResult } from '../dispatch/stored-call.ts';
 import { idempotencyKeyFor } from '../idempotency/keys.ts';
 import { ownedBy } from '../idempotency/record-owner.ts';
+import { enterWait, TOO_MANY_WAITING } from '../limits/store-waits.ts';
 import { ErrorCode, errorMessage, jsonRpcError, resultMessage } from '../mcp-wire/json-rpc.ts';
 import type { StateRecord } from '../stores/store.ts';
 import { rejectionAnswer, type McpAnswer } from './answer.ts';
@@ -27,6 +28,8 @@ import { RESUME_RETRY_MS } from './stream-resumption.ts';
 
 /** How long a resumed stream waits for its call to finish before telling the client to resume again (under common proxies' idle limits). */
 export const RESUME_WAIT_MS = 25_000;
+/** How often a waiting resumed stream reads its call's record: each read is billed by some stores (as GET /v1/calls?wait polls). */
+const RESUME_POLL_MS = 500;
 
 /** The answer to GET + Last-Event-ID from `context`'s caller; `signal` (the client leaving) ends the wait. */
 export async function resumeStream(lastEventId: string, context: McpRequestContext, signal?: AbortSignal): Promise<McpAnswer> {
@@ -46,7 +49,13 @@ export async function resumeStream(lastEventId: string, context: McpRequestConte
   }
   // The stream was primed once this record was durable: no record (or another principal's) is no stream of this caller's.
   if (!record || !ownedBy(record, principal)) return unknownStream();
-  return answerStream(lastEventId, place, (events) => sendOutcome(events, key, name, context, signal));
+  const wait = enterWait(tenant, principal);
+  if (!wait) return tooManyWaiting();
+  return answerStream(lastEventId, place, (events) => sendOutcome(events, key, name, context, signal).finally(() => wait.leave()));
+}
+
+function tooManyWaiting(): McpAnswer {
+  return rejectionAnswer(429, jsonRpcError(ErrorCode.ServerError, `Too Many Requests: ${TOO_MANY_WAITING}; resume this stream after another has ended`));
 }
 
 function unknownStream(): McpAnswer {
@@ -75,13 +84,15 @@ async function sendOutcome(events: McpEventStream, key: string, name: StreamName
   try {
     outcome = await waitFor<Outcome>(key, async () => {
       const record = await deps.store!.get(key);
-      // Gone: its claim was given back (the call was refused before it ran, e.g. by a limit).
-      if (!record) return { kind: 'gone' };
+      // Gone: its claim was given back (the call was refused before it ran, e.g. by a limit). A key
+      // another principal holds now (it took the freed or lapsed key over meanwhile: a thread and
+      // call id are not secret) is gone too: its call is not this stream's, nor its result.
+      if (!record || !ownedBy(record, context.principal.principal)) return { kind: 'gone' };
       // A lease past its time: the instance running the call stopped before any side effect (a retry may take it over).
       if (record.state === 'in_progress' && (record.claimable_after ?? record.expires_at) <= deps.now()) return { kind: 'lapsed' };
       const result = await storedCallResult(deps, key, record, thread, name.call_id, context.defer);
       return result.status === 'in_progress' ? undefined : { kind: 'result', result };
-    }, { signal, until: deps.now() + RESUME_WAIT_MS, now: deps.now });
+    }, { signal, until: deps.now() + RESUME_WAIT_MS, now: deps.now, pollMs: RESUME_POLL_MS });
   } catch (error) {
     if (signal?.aborted) return;
     events.send(errorMessage(name.requestId, error instanceof WaitEndedError ? stillRunning(name) : storeUnavailable(error)), 'same');
@@ -103,7 +114,7 @@ function notKept(name: StreamName) {
 }
 
 function refused(name: StreamName) {
-  return jsonRpcError(ErrorCode.ServerError, `The call ${name.call_id} was refused before it ran (a refusal is not kept), so there is no answer to resume: call the tool again.`, callData(name));
+  return jsonRpcError(ErrorCode.ServerError, `The call ${name.call_id} has no record of yours any more (it was refused before it ran, and a refusal is not kept), so there is no answer to resume: call the tool again.`, callData(name));
 }
 
 function lapsed(name: StreamName) {

@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { MAX_WAITING_PER_PRINCIPAL } from '../../lib/limits/store-waits.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';
 
@@ -110,5 +111,22 @@ describe('API keys', () => {
   it('only admins create keys, with valid names', async () => {
     expect((await gw.request('/v1/admin/keys', { key: 'alice', json: { principal: 'x', scopes: [] } })).status).toBe(403);
     expect((await gw.request('/v1/admin/keys', { key: 'admin', json: { principal: 'bad name!', scopes: [] } })).status).toBe(400);
+  });
+});
+
+describe('waiting polls cannot be used to load the store', () => {
+  it(`at most ${MAX_WAITING_PER_PRINCIPAL} waiting polls of one principal at once: a further one is 429 (one without wait answers); after they end, waiting works again`, async () => {
+    await park();
+    const waiting = Array.from({ length: MAX_WAITING_PER_PRINCIPAL }, () => gw.request('/v1/calls/pub-1?thread_id=th&wait=20', { key: 'agent' }));
+    // Once all of them hold their place, the next waiting poll is refused.
+    let refused = await gw.request('/v1/calls/pub-1?thread_id=th&wait=20', { key: 'agent' });
+    for (let tries = 0; refused.status !== 429 && tries < 50; tries++) refused = await gw.request('/v1/calls/pub-1?thread_id=th&wait=20', { key: 'agent' });
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ error: { code: 'rate_limited', message: expect.stringContaining(`at most ${MAX_WAITING_PER_PRINCIPAL} requests of one caller`) } });
+    expect(await (await gw.request('/v1/calls/pub-1?thread_id=th', { key: 'agent' })).json()).toMatchObject({ status: 'pending_approval' });
+    const [pending] = (await (await gw.request('/v1/approvals?state=pending', { key: 'alice' })).json()).approvals;
+    await decide(pending.id, 'alice', { decision: 'approve' });
+    for (const polled of await Promise.all(waiting)) expect(await polled.json()).toMatchObject({ status: 'ok' });
+    expect((await gw.request('/v1/calls/pub-1?thread_id=th&wait=20', { key: 'agent' })).status).toBe(200);
   });
 });

@@ -1,6 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';
+import { atExecutingCommit, mortalStore } from '../helpers/mortal-store.ts';
+import { MemoryStore } from '../../lib/stores/memory.ts';
 
 /**
  * A call's stored record answers only the principal whose call it is. Its key is a tenant, a
@@ -80,5 +82,85 @@ describe("another principal's stored call", () => {
     expect(await polled.text()).not.toContain('secret');
     const posted = await gw.request('/v1/calls/c-2/result', { key: 'bob', json: { thread_id: 'shared-thread', content: [{ type: 'text', text: 'forged' }] } });
     expect(posted.status).toBe(404);
+  });
+});
+
+describe('a completed call recorded before records named their principal', () => {
+  it('is replayed to no one; its own retry is warned that it may have run (not just sent off to run it under a new id)', async () => {
+    expect((await dispatch('alice', { call_id: 'old-1', name: 'save_note', arguments: { text: 'x' } })).results[0]).toMatchObject({ status: 'ok' });
+    const key = 'idem/acme/shared-thread/call/old-1';
+    const record = (await gw.store.get(key))!;
+    const { principal: _principal, ...data } = record.data;
+    await gw.store.put(key, { ...record, data });
+    const retried = (await dispatch('alice', { call_id: 'old-1', name: 'save_note', arguments: { text: 'x' } })).results[0];
+    expect(retried).toMatchObject({ status: 'conflict', error: { details: { unattributed: true } } });
+    expect(retried.content).toMatch(/If it was yours, it may have run already .*: check its effect before calling again with a new call_id/);
+    expect(JSON.stringify(retried)).not.toContain('secret');
+    expect(runs).toBe(1);
+  });
+});
+
+describe('a parked call written before records named their principal', () => {
+  it('runs once when approved, and its requester (named by the approval) then polls its outcome', async () => {
+    const manifest = validManifest({ tenant: 'acme', policy: { read: 'grant', write: 'review', execute: 'deny' }, tools: [{ name: 'save_note', tier: 'write', executor: { kind: 'builtin', name: 'echo' }, input_schema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }] });
+    const old = await testGateway([manifest], { alice: { tenant: 'acme', principal: 'alice' }, bob: { tenant: 'acme', principal: 'bob', scopes: ['approvals:decide'] } });
+    const runtime = (await old.tenants.runtime('acme'))!;
+    const tool = runtime.registry.get('save_note')!;
+    let ran = 0;
+    runtime.registry.register({ ...tool, execute: async () => `saved #${++ran}` }, { replace: true });
+    const parked = await (await old.request('/v1/dispatch', { key: 'alice', json: { thread_id: 't', calls: [{ call_id: 'p-1', name: 'save_note', arguments: { text: 'x' } }] } })).json();
+    const approvalId = parked.results[0].error.details.approval_id;
+    // The record as an older toolgate wrote it: no principal.
+    const key = 'idem/acme/t/call/p-1';
+    const record = (await old.store.get(key))!;
+    const { principal: _principal, ...data } = record.data;
+    await old.store.put(key, { ...record, data });
+    expect((await old.request(`/v1/approvals/${approvalId}`, { key: 'bob', json: { decision: 'approve' } })).status).toBe(200);
+    expect(ran).toBe(1);
+    const polled = await (await old.request('/v1/calls/p-1?thread_id=t', { key: 'alice' })).json();
+    expect(polled).toMatchObject({ status: 'ok', result: { content: 'saved #1' } });
+    expect((await old.request('/v1/calls/p-1?thread_id=t', { key: 'bob' })).status).toBe(404);
+  });
+});
+
+describe("a key another principal's call took over after this principal's record expired", () => {
+  const text = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
+  const publish = { name: 'publish', tier: 'write', timeout_ms: 600, executor: { kind: 'builtin', name: 'echo' }, input_schema: text };
+  const manifest = validManifest({ tenant: 'acme', policy: { read: 'grant', write: 'review', execute: 'deny' }, tools: [publish] });
+  const keys = { alice: { tenant: 'acme', principal: 'alice' }, mallory: { tenant: 'acme', principal: 'mallory' }, bob: { tenant: 'acme', principal: 'bob', scopes: ['approvals:decide'] } };
+  const KEY = 'idem/acme/shared/call/p-1';
+  const send = async (on: Awaited<ReturnType<typeof testGateway>>, key: string, words: string) =>
+    (await (await on.request('/v1/dispatch', { key, json: { thread_id: 'shared', calls: [{ call_id: 'p-1', name: 'publish', arguments: { text: words } }] } })).json()).results[0];
+  const decide = (on: Awaited<ReturnType<typeof testGateway>>, id: string, decision: string) => on.request(`/v1/approvals/${id}`, { key: 'bob', json: { decision } });
+
+  it("deciding the old call's approval leaves the other principal's parked call alone: approved, it runs with its own result", async () => {
+    const both = await testGateway([manifest], keys);
+    const old = (await send(both, 'alice', 'old')).error.details.approval_id;
+    // Alice's parked record expires (a day after her approval's expiry); the key is free.
+    expect(await both.store.remove(KEY, { state: 'parked' })).toBe(true);
+    const theirs = await send(both, 'mallory', 'mallory note');
+    expect(theirs.status).toBe('pending_approval');
+    await decide(both, old, 'reject');
+    const approved = await (await decide(both, theirs.error.details.approval_id, 'approve')).json();
+    expect(approved).toMatchObject({ approval: { state: 'executed' }, result: { status: 'ok', content: 'mallory note' } });
+    expect(await (await both.request('/v1/calls/p-1?thread_id=shared', { key: 'mallory' })).json()).toMatchObject({ status: 'ok', result: { content: 'mallory note' } });
+  });
+
+  it("an interrupted approval of the old call is not concluded with the other principal's result", async () => {
+    const raw = new MemoryStore();
+    const env = { TOOLGATE_LEASE_GRACE_MS: '0' };
+    const dying = await testGateway([manifest], keys, { store: mortalStore(raw, atExecutingCommit).store, env });
+    const restarted = await testGateway([manifest], {}, { store: raw, env });
+    const old = (await send(dying, 'alice', 'old')).error.details.approval_id;
+    // Approved, and the gateway stops before the call starts: the approval stays `approved`.
+    expect((await decide(dying, old, 'approve')).status).toBe(503);
+    expect(await raw.remove(KEY, { state: 'parked' })).toBe(true);
+    const theirs = await send(restarted, 'mallory', 'planted by mallory');
+    expect((await decide(restarted, theirs.error.details.approval_id, 'approve')).status).toBe(200);
+    // Past the approved call's timeout, looking at its approval settles it.
+    await new Promise((r) => setTimeout(r, 800));
+    const seen = await (await restarted.request(`/v1/approvals/${old}`, { key: 'alice' })).json();
+    expect(seen).toMatchObject({ state: 'interrupted' });
+    expect(JSON.stringify(seen)).not.toContain('planted by mallory');
   });
 });

@@ -13,7 +13,9 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nodeEgressTransport } from '../../lib/cli/node-egress.ts';
 import { sharedMcpSessionPool } from '../../lib/registry/executors/mcp-session-pool.ts';
 import { importMcpTools } from '../../lib/registry/mcp-upstream/import.ts';
+import { idempotencyKeyFor } from '../../lib/idempotency/keys.ts';
 import { RESUME_WAIT_MS } from '../../lib/mcp/resume.ts';
+import { MAX_WAITING_PER_PRINCIPAL } from '../../lib/limits/store-waits.ts';
 import { streamOwner } from '../../lib/mcp/stream-event-id.ts';
 import { serveGateway, type ServedGateway } from '../helpers/confirm-client.ts';
 import { testGateway } from '../helpers/gateway.ts';
@@ -171,6 +173,26 @@ describe('a 2025-11-25 client', () => {
     expect(body).not.toContain('written');
   });
 
+  it("a stream whose key another principal takes over while it waits ends without that principal's result", async () => {
+    // Mallory's call names a thread and call id agent also uses (neither is secret).
+    const meta = { 'toolgate/thread_id': 'shared', 'toolgate/call_id': 'c-1' };
+    const abort = new AbortController();
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'write_slowly', arguments: {}, _meta: meta } });
+    const response = await fetch(`${served.url}/mcp`, { method: 'POST', headers: { ...ACCEPT, authorization: 'Bearer mallory', 'mcp-protocol-version': '2025-11-25' }, body, signal: abort.signal });
+    const lastEventId = ((await sseEvents(response).next()).value as SseEvent).id!;
+    abort.abort();
+    const events = sseEvents(await resume(lastEventId, 'mallory'));
+    expect((await events.next()).value).toEqual({ retry: '3000' });
+    // Between two polls her record gives way to agent's call under the same key (her lease freed
+    // or lapsed, agent's call took the key over), which completes with agent's output.
+    const key = idempotencyKeyFor('call', { tenant: 'acme', thread_id: 'shared', call_id: 'c-1', tool: '', args_hash: '' })!;
+    const result = { call_id: 'c-1', name: 'crm__write_slowly', status: 'ok', is_error: false, content: "agent's secret", truncated: false, duration_ms: 1 };
+    await gw.store.put(key, { state: 'completed', owner: 'agent-run', expires_at: Date.now() + 60_000, data: { args_hash: 'h', tool: 'crm__write_slowly', principal: 'agent', result } });
+    const last = (await events.next()).value as SseEvent;
+    expect(last.data).not.toContain("agent's secret");
+    expect(JSON.parse(last.data!)).toMatchObject({ id: 1, error: { code: -32000, message: expect.stringContaining('has no record of yours any more') } });
+  });
+
   it('a forged, tampered, oversized or foreign-format id is 404 (never a stream)', async () => {
     const lastEventId = await primedThenDropped('write_slowly');
     release();
@@ -290,5 +312,30 @@ describe('streams that are not resumed', () => {
       expect(events.map((e) => Object.keys(e).sort())).toEqual([['data', 'event'], ['data', 'event']]);
       expect(JSON.parse(events[1].data!)).toMatchObject({ id: 1, result: { content: [{ text: 'written' }] } });
     }
+  });
+});
+
+describe('resumed streams cannot be used to load the store', () => {
+  it(`at most ${MAX_WAITING_PER_PRINCIPAL} of one principal wait at once; a further one is 429 until one has ended`, async () => {
+    const lastEventId = await primedThenDropped('write_slowly');
+    const waiting = await Promise.all(Array.from({ length: MAX_WAITING_PER_PRINCIPAL }, () => resume(lastEventId)));
+    expect(waiting.map((r) => r.status)).toEqual(Array(MAX_WAITING_PER_PRINCIPAL).fill(200));
+    const refused = await resume(lastEventId);
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000, message: expect.stringContaining(`at most ${MAX_WAITING_PER_PRINCIPAL} requests of one caller`) } });
+    // The call ends: every waiting stream gets its answer and gives its place back.
+    release();
+    for (const answer of await Promise.all(waiting.map(allEvents))) expect(JSON.parse(answer.at(-1)!.data!)).toMatchObject({ result: { content: [{ text: 'written' }] } });
+    expect((await resume(lastEventId)).status).toBe(200);
+  });
+
+  it('each resume counts toward the tenant\'s request limits', async () => {
+    const limited = await testGateway([validManifest({ limits: [{ counts: 'requests', per: 'principal', max: 2, window_seconds: 60 }] })], { agent: { tenant: 'acme', principal: 'agent' } });
+    const get = () => limited.fetch(new Request('http://gateway/mcp', { headers: { accept: 'text/event-stream', authorization: 'Bearer agent', 'last-event-id': 'nonsense' } }));
+    expect((await get()).status).toBe(404);
+    expect((await get()).status).toBe(404);
+    const over = await get();
+    expect(over.status).toBe(429);
+    expect(await over.json()).toMatchObject({ error: { code: 'rate_limited' } });
   });
 });

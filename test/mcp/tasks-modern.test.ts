@@ -266,6 +266,23 @@ describe('attacks on task ids', () => {
     expect((await getTask(mine.body.result!.taskId as string)).body.result).toMatchObject({ status: 'working' });
   });
 
+  it("a task whose call's record expired never completes with the result of another principal's call that took the key over", async () => {
+    const meta = { ...WITH_TASKS, 'toolgate/thread_id': 'shared', 'toolgate/call_id': 'c-taken' };
+    const mine = await rpc('tools/call', { name: 'save_note', arguments: { text: 'my note' } }, { meta });
+    const taskId = mine.body.result!.taskId as string;
+    await decide((await approvals())[0].id, 'approve');
+    // The call's stored result expires before its task does; the key is free again.
+    expect(await gw.store.remove('idem/acme/shared/call/c-taken', { state: 'completed' })).toBe(true);
+    // Mallory's call under the same thread and call id (neither is secret) parks, is approved and stores her result there.
+    const theirs = await rpc('tools/call', { name: 'save_note', arguments: { text: 'planted by mallory' } }, { meta, key: 'mallory' });
+    expect(theirs.body.result).toMatchObject({ resultType: 'task' });
+    await decide((await approvals()).find((a) => a.state === 'pending')!.id, 'approve');
+    const task = (await getTask(taskId)).body.result!;
+    expect(JSON.stringify(task)).not.toContain('planted by mallory');
+    expect(task).toMatchObject({ status: 'completed', result: { isError: false } });
+    expect(task.result!.content[0].text).toContain('my note');
+  });
+
   it('a re-sent parked call gets the same task, and is not parked twice', async () => {
     const first = await park('twice');
     const again = await park('twice');

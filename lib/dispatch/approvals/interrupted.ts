@@ -1,6 +1,8 @@
 import type { Approval } from '../../governance/approval.ts';
 import { loadApproval } from '../../governance/approvals.ts';
 import { EXECUTING, isAbandonedExecution } from '../../idempotency/execution.ts';
+import { ownedBy } from '../../idempotency/record-owner.ts';
+import type { StateRecord } from '../../stores/store.ts';
 import { leaseMsFor } from '../lease.ts';
 import { failureResult, type CallFailure, type ToolResult } from '../call.ts';
 import { approvalNaming } from '../call-naming.ts';
@@ -25,7 +27,8 @@ type Defer = (work: Promise<unknown>) => void;
 export async function settleInterruptedApproval(deps: DispatchDeps, approval: Approval, defer?: Defer): Promise<{ approval: Approval; result?: ToolResult }> {
   const store = deps.store;
   if (!store || approval.state !== 'approved' || !shouldHaveEnded(deps, approval)) return { approval };
-  const record = await store.get(approval.call_key);
+  const stored = await store.get(approval.call_key);
+  const record = stored && isCallRecordOf(stored, approval) ? stored : undefined;
   const thread = { tenant: approval.tenant, thread_id: approval.thread_id };
   if (record?.state === EXECUTING) {
     if (!isAbandonedExecution(record, deps.now())) return { approval };
@@ -45,6 +48,16 @@ export async function settleInterruptedApproval(deps: DispatchDeps, approval: Ap
   }
   const lost = failureResult(call, lostRecordFailure(approval), performance.now());
   return { approval: await concludeApproval(deps, approval, 'interrupted', lost, defer), result: lost };
+}
+
+/**
+ * Whether the record under the approval's key is its call's: its requester's, or parked by it (a
+ * parked record is owned by its approval's id, also one written before records named their
+ * principal). Once the call's record expired, another principal's call may hold the key (a thread
+ * and call id are not secret): that record says nothing of this call.
+ */
+function isCallRecordOf(record: StateRecord, approval: Approval): boolean {
+  return ownedBy(record, approval.requested_by) || record.owner === approval.id;
 }
 
 /** What a caller of an approved call is told once its approval was interrupted. */

@@ -7,7 +7,7 @@ import { idempotencyKeyFor } from '../../idempotency/keys.ts';
 import { idempotencyModeOf, type ToolDefinition } from '../../registry/definition.ts';
 import type { JsonObject } from '../../registry/json.ts';
 import type { AuditHead } from '../../stores/store.ts';
-import type { ToolResult } from '../call.ts';
+import type { CallFailure, ToolResult } from '../call.ts';
 import { genericNaming, type CallNaming } from '../call-naming.ts';
 import type { CallerContext, DispatchDeps } from '../context.ts';
 import { fail, pass, type StageResult } from './stage.ts';
@@ -101,10 +101,24 @@ export async function existingCallAnswer(
         details: { idempotency_key: key, stored_args_hash: decision.stored_args_hash },
       });
     case 'foreign':
+      if (decision.unattributed) return fail(unattributedCall(key, naming));
       return fail({
         code: 'conflict',
         message: `Another caller's call of ${naming.tool} already holds this idempotency key in this thread; its result is not yours. Use a new ${naming.callId} (or your own thread).`,
         details: { idempotency_key: key },
       });
   }
+}
+
+/**
+ * A key holding a call recorded before records named their principal: it may be the caller's own
+ * (a retry across the upgrade), whose side effect already ran, so the caller is not sent off to
+ * run it again under a new id unwarned.
+ */
+function unattributedCall(key: string, naming: CallNaming): CallFailure {
+  return {
+    code: 'conflict',
+    message: `A call of ${naming.tool} recorded before toolgate kept whose call it is already holds this idempotency key in this thread, so its result is given to no one. If it was yours, it may have run already (or be running, or be waiting for approval): check its effect before calling again with a new ${naming.callId}.`,
+    details: { idempotency_key: key, unattributed: true },
+  };
 }

@@ -1,9 +1,10 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { recordClientResult } from '../../dispatch/client-result.ts';
 import { CALL_FORMATS, isCallFormat, PROVIDER_FORMATS } from '../../dispatch/formats/index.ts';
 import { storedCallResult } from '../../dispatch/stored-call.ts';
 import { idempotencyKeyFor } from '../../idempotency/keys.ts';
 import { ownedBy } from '../../idempotency/record-owner.ts';
+import { enterWait, TOO_MANY_WAITING } from '../../limits/store-waits.ts';
 import type { Store } from '../../stores/store.ts';
 import { deferFor } from '../defer.ts';
 import type { GatewayEnv } from '../env.ts';
@@ -33,24 +34,14 @@ export function callRoutes(store: Store) {
     const call_id = identifierParam(c, 'call_id', CALL_ID, 'call id');
     const thread_id = identifierQuery(c, 'thread_id', THREAD_ID);
     const wait = secondsQuery(c, 'wait', MAX_WAIT_SECONDS);
-    const deps = c.get('runtime').deps;
-    const key = idempotencyKeyFor('call', { tenant: c.get('principal').tenant, thread_id, call_id, tool: '', args_hash: '' })!;
-    const deadline = Date.now() + wait * 1000;
-    const waiting = startWaitSpan(deps.tracer, c.get('span'), call_id, wait);
-    for (;;) {
-      const record = await store.get(key);
-      // Another principal's call answers as an unknown one: its thread and id tell nothing of it.
-      if (!record || !ownedBy(record, c.get('principal').principal)) {
-        waiting?.end();
-        return errorResponse(c, 404, 'not_found', `no stored call "${call_id}" in thread "${thread_id}" (calls of read tools and of tools with idempotency "none" are not stored)`);
-      }
-      const result = await storedCallResult(deps, key, record, { tenant: c.get('principal').tenant, thread_id }, call_id, deferFor(c));
-      const settled = result.status !== 'pending_approval' && result.status !== 'in_progress';
-      if (settled || Date.now() + POLL_MS > deadline) {
-        waiting?.setAttribute('toolgate.status', result.status).end();
-        return c.json({ call_id, thread_id, status: result.status, result });
-      }
-      await new Promise((r) => setTimeout(r, POLL_MS));
+    const { tenant, principal } = c.get('principal');
+    // A wait holds the request and reads the store every poll: a caller has only so many at once.
+    const place = wait > 0 ? enterWait(tenant, principal) : undefined;
+    if (wait > 0 && !place) return errorResponse(c, 429, 'rate_limited', `${TOO_MANY_WAITING}; poll again without wait, or after another wait has ended`);
+    try {
+      return await pollCall(c, store, call_id, thread_id, wait);
+    } finally {
+      place?.leave();
     }
   });
   /**
@@ -74,4 +65,28 @@ export function callRoutes(store: Store) {
     return c.json({ call_id, thread_id, status: result.status, result, ...(messages ? { messages } : {}) });
   });
   return routes;
+}
+
+/** The call's current result, once settled or once `wait` seconds have passed. */
+async function pollCall(c: Context<GatewayEnv>, store: Store, call_id: string, thread_id: string, wait: number): Promise<Response> {
+  const deps = c.get('runtime').deps;
+  const { tenant, principal } = c.get('principal');
+  const key = idempotencyKeyFor('call', { tenant, thread_id, call_id, tool: '', args_hash: '' })!;
+  const deadline = Date.now() + wait * 1000;
+  const waiting = startWaitSpan(deps.tracer, c.get('span'), call_id, wait);
+  for (;;) {
+    const record = await store.get(key);
+    // Another principal's call answers as an unknown one: its thread and id tell nothing of it.
+    if (!record || !ownedBy(record, principal)) {
+      waiting?.end();
+      return errorResponse(c, 404, 'not_found', `no stored call "${call_id}" in thread "${thread_id}" (calls of read tools and of tools with idempotency "none" are not stored)`);
+    }
+    const result = await storedCallResult(deps, key, record, { tenant, thread_id }, call_id, deferFor(c));
+    const settled = result.status !== 'pending_approval' && result.status !== 'in_progress';
+    if (settled || Date.now() + POLL_MS > deadline) {
+      waiting?.setAttribute('toolgate.status', result.status).end();
+      return c.json({ call_id, thread_id, status: result.status, result });
+    }
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
 }

@@ -23,11 +23,12 @@ export class WaitEndedError extends Error {
 }
 
 /**
- * Reads `read()` until it gives a value; rejects with WaitEndedError once `until` (ms since
- * epoch, by `now`) passes, or with the abort reason when `signal` aborts.
+ * Reads `read()` until it gives a value (every `pollMs`, POLL_MS unless given); rejects with
+ * WaitEndedError once `until` (ms since epoch, by `now`) passes, or with the abort reason when
+ * `signal` aborts.
  */
-export async function waitFor<T>(key: string, read: () => Promise<T | undefined>, options: { signal?: AbortSignal; until: number; now: () => number }): Promise<T> {
-  const { signal, until, now } = options;
+export async function waitFor<T>(key: string, read: () => Promise<T | undefined>, options: { signal?: AbortSignal; until: number; now: () => number; pollMs?: number }): Promise<T> {
+  const { signal, until, now, pollMs = POLL_MS } = options;
   let nudge: () => void = () => {};
   // A wake-up while the store is being read must not wait out the next poll.
   let woken = false;
@@ -48,7 +49,7 @@ export async function waitFor<T>(key: string, read: () => Promise<T | undefined>
       if (left <= 0) throw new WaitEndedError('nothing came before the wait ended');
       if (woken) continue;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, Math.min(POLL_MS, left));
+        const timer = setTimeout(done, Math.min(pollMs, left));
         function done() {
           clearTimeout(timer);
           signal?.removeEventListener('abort', done);

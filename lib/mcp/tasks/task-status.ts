@@ -4,6 +4,7 @@ import { parkedCallState } from '../../dispatch/approvals/parked-call.ts';
 import { CONFIRM_PAGE_WORDS, withdrawnFailure } from '../../dispatch/approvals/results.ts';
 import type { Approval } from '../../governance/approval.ts';
 import { approvalsOf, isConfirm, loadApproval, quorumOf } from '../../governance/approvals.ts';
+import { ownedBy } from '../../idempotency/record-owner.ts';
 import type { McpTask } from './task-record.ts';
 
 /**
@@ -38,7 +39,9 @@ export async function readTaskState(deps: DispatchDeps, task: McpTask, defer?: (
   const updated_at = lastChange(approval);
   // A confirm call the user declined through the client ended with that answer; any other withdrawal cancelled the call.
   if (approval.state === 'withdrawn') return isConfirm(approval) ? ended(withdrawnFailure(approval), updated_at) : cancelledState(task, withdrawnFailure(approval).message, updated_at);
-  const record = task.call_key ? await deps.store!.get(task.call_key) : undefined;
+  const stored = task.call_key ? await deps.store!.get(task.call_key) : undefined;
+  // Only the task's principal's record is its call's: once that record is gone, another principal may hold the key.
+  const record = stored && ownedBy(stored, task.principal) ? stored : undefined;
   if (record?.state === 'completed') return { status: 'completed', result: record.data.result as unknown as ToolResult, updated_at };
   // The call's record outlived by its task: the approval keeps the outcome's excerpt.
   if (!record && approval.result && (approval.state === 'executed' || approval.state === 'interrupted')) return { status: 'completed', result: keptOutcome(task, approval.result), updated_at };
