@@ -129,3 +129,21 @@ describe('a grant is used only with the proof its owner consented with', () => {
     expect(userTokenSent()).toHaveLength(2);
   });
 });
+
+describe('an approved call acts with the proof of the call that was parked', () => {
+  it('a signed-in user\'s first use, approved by someone else, runs with the user\'s grant', async () => {
+    const approving = await testGateway(
+      [validManifest({ tenant: 'acme', policy: { read: 'grant', write: 'deny', execute: 'deny' }, identity: identity(idp), connections: { github: { ...connections().github, approval_on_first_use: true } }, tools: tools() })],
+      { tg_approver: { tenant: 'acme', principal: 'approver', scopes: ['approvals:decide'] } },
+      { env: { TOOLGATE_CONNECTION_KEYS: KEYS, TOOLGATE_TENANT_SECRETS: 'acme:ACME_TOOL_SECRET', ACME_TOOL_SECRET: 'x', TOOLGATE_PUBLIC_URL: 'http://localhost' } },
+    );
+    const dispatch = async () => (await (await approving.request('/v1/dispatch', { key: await idp.sign({ sub: 'carol' }), headers: { 'x-toolgate-tenant': 'acme' }, json: { thread_id: 'th-approved', calls: [{ call_id: `a${calls++}`, name: 'repos', arguments: {} }] } })).json()).results[0];
+    const link = (await dispatch()).error.details.authorization_url;
+    expect(await (await followConnectLink(approving, link, 'code=carol-code')).text()).toContain('is connected for carol');
+    const parked = await dispatch();
+    expect(parked.status).toBe('pending_approval');
+    const decided = await approving.request(`/v1/approvals/${parked.error.details.approval_id}`, { key: 'tg_approver', json: { decision: 'approve' } });
+    expect(await decided.json()).toMatchObject({ result: { status: 'ok' } });
+    expect(api.requests.at(-1)!.headers.authorization).toBe('Bearer upstream-carol-code');
+  });
+});
