@@ -102,6 +102,21 @@ describe('a grant is used only with the proof its owner consented with', () => {
     expect((await mintKey('someone-else')).status).toBe(201);
   });
 
+  it('a key in a user\'s name that connected first does not make the signed-in user use the key\'s account: the user is asked to connect', async () => {
+    const squatter = (await (await mintKey('dana')).json()).key;
+    expect(await consent((await call(squatter)).error.details.authorization_url, 'squatter-code')).toContain('is connected for dana');
+    expect(await call(squatter)).toMatchObject({ status: 'ok' });
+    const dana = await idp.sign({ sub: 'dana' });
+    const asked = await call(dana);
+    expect(asked.status).toBe('authorization_required');
+    expect(await consent(asked.error.details.authorization_url, 'dana-code')).toContain('is connected for dana');
+    expect(await call(dana)).toMatchObject({ status: 'ok' });
+    expect(api.requests.at(-1)!.headers.authorization).toBe('Bearer upstream-dana-code');
+    // Only the squatter's own call sent the squatter's token; once dana connected, the key is refused.
+    expect(api.requests.filter((r) => r.headers.authorization === 'Bearer upstream-squatter-code')).toHaveLength(1);
+    expect((await call(squatter)).status).toBe('forbidden');
+  });
+
   it('a key principal\'s own grant still works for its keys', async () => {
     expect(await consent((await call('tg_agent')).error.details.authorization_url, 'agent-code')).toContain('is connected for agent');
     expect(await call('tg_agent')).toMatchObject({ status: 'ok' });
