@@ -14,6 +14,7 @@ import { auditConnection } from './connection-audit.ts';
 import { callbackUrl, connectPath } from './connect-paths.ts';
 import { connectPage } from './connect-page.ts';
 import { forgetUse } from './first-use.ts';
+import { describeProof, mayReplace, storedProof } from './grant-proof.ts';
 import { saveConsent, takeConnectLink, takeConsent, CONSENT_TTL_MS, type Consent } from './flow-records.ts';
 import { GrantStore, type GrantOwner } from './grant-store.ts';
 import type { Keyring } from './keyring.ts';
@@ -125,6 +126,12 @@ export async function finishConsent(c: Context, services: ConnectServices, place
   if (!code) return refusal(c, 'The answer carries no code', 'The provider sent neither a code nor an error.');
   if (!services.keys) return connectPage(c, 503, 'This gateway cannot hold grants', 'The operator sets TOOLGATE_CONNECTION_KEYS.');
   const owner = { tenant: consent.tenant, principal: consent.principal, connection: consent.connection };
+  const proof = storedProof(consent.proof);
+  if (!proof) return refusal(c, 'This sign-in is not one toolgate started', 'The consent names no proof of who asked for it (it was started before this gateway version).');
+  const grants = new GrantStore(services.store, services.keys);
+  // Checked again here: the user may have connected after this link was made.
+  const held = (await grants.info(owner))?.proof;
+  if (!mayReplace(held, proof)) return refusal(c, 'This name belongs to a signed-in user', `"${owner.connection}" of ${owner.principal} was connected by ${describeProof(held!)}; a call made with an API key cannot replace it.`);
   try {
     const client = oauthClientOf(settings, tenantSecretResolver(owner.tenant, services.secretGrants, services.env));
     const answer = await tokenRequest(services.egress, endpoints.token_endpoint, client, {
@@ -135,7 +142,7 @@ export async function finishConsent(c: Context, services: ConnectServices, place
       ...(settings.resource ? { resource: settings.resource } : {}),
     });
     const tokens = { access_token: answer.access_token, ...(answer.refresh_token ? { refresh_token: answer.refresh_token } : {}) };
-    const info = await new GrantStore(services.store, services.keys).save(owner, binding, tokens, { ...(answer.expires_in ? { token_expires_at: now + answer.expires_in * 1000 } : {}), ...(answer.scope ? { scope: answer.scope } : {}) }, now);
+    const info = await grants.save(owner, binding, proof, tokens, { ...(answer.expires_in ? { token_expires_at: now + answer.expires_in * 1000 } : {}), ...(answer.scope ? { scope: answer.scope } : {}) }, now);
     // A new grant: its first use is ahead again (approval_on_first_use).
     await forgetUse(services.store, owner);
     await auditConnection(services.audit, 'connection.granted', owner, owner.principal, { grant_id: info.grant_id, refreshable: info.refreshable, ...(info.scope ? { scope: info.scope } : {}) });

@@ -1,4 +1,5 @@
 import type { ToolExecutionContext } from '../registry/executor.ts';
+import type { GrantProof } from './grant-proof.ts';
 
 /** What a call knows about its caller that a connection needs: where the caller reached the gateway, and its own sign-in token. */
 export interface ConnectionCaller {
@@ -6,6 +7,8 @@ export interface ConnectionCaller {
   origin?: string;
   /** The caller's bearer token from the tenant's identity provider, for a token_exchange connection (RFC 8693 subject_token). */
   subject_token?: string;
+  /** How the caller proved who it is (a token's issuer and subject, or a key): a stored grant is used only with the proof it was made with. */
+  proof?: GrantProof;
 }
 
 /** Which connection and grant a call's token came from: audited with the call's result (never the token). */

@@ -1,6 +1,7 @@
 import type { JsonObject } from '../registry/json.ts';
 import type { Store } from '../stores/store.ts';
 import { randomHandle } from './base64url.ts';
+import { storedProof, type GrantProof } from './grant-proof.ts';
 import type { GrantOwner } from './grant-store.ts';
 
 /** How long a connect link, and then the consent it starts, may take. */
@@ -11,8 +12,13 @@ const HANDLE = /^[A-Za-z0-9_-]{43}$/;
 const linkKey = (id: string) => `conn-link/${id}`;
 const consentKey = (state: string) => `conn-consent/${state}`;
 
+/** Whom a connect link is for: the principal, and the proof it called with, which the grant it leads to will require. */
+export interface ConnectTarget extends GrantOwner {
+  proof: GrantProof;
+}
+
 /** A consent under way: what the callback needs and checks, kept by the gateway (never in the browser). */
-export interface Consent extends GrantOwner {
+export interface Consent extends ConnectTarget {
   /** PKCE verifier (RFC 7636). */
   verifier: string;
   /** SHA-256 of the browser binding cookie set when the consent started. */
@@ -22,23 +28,26 @@ export interface Consent extends GrantOwner {
 
 /**
  * A connect link: a bearer handle, 256 random bits, bound to the tenant, principal and connection
- * it was made for, valid once and for CONNECT_LINK_TTL_MS. Whoever completes the consent it
- * starts gives that principal its grant, and no one else.
+ * it was made for and the proof that principal called with, valid once and for
+ * CONNECT_LINK_TTL_MS. Whoever completes the consent it starts gives that principal, proved that
+ * way, its grant, and no one else.
  */
-export async function createConnectLink(store: Store, owner: GrantOwner, now: number): Promise<string> {
+export async function createConnectLink(store: Store, target: ConnectTarget, now: number): Promise<string> {
   const id = randomHandle(32);
-  const claimed = await store.claim(linkKey(id), { state: 'link', expires_at: now + CONNECT_LINK_TTL_MS, data: { ...owner } as unknown as JsonObject });
+  const { tenant, principal, connection, proof } = target;
+  const claimed = await store.claim(linkKey(id), { state: 'link', expires_at: now + CONNECT_LINK_TTL_MS, data: { tenant, principal, connection, proof } as unknown as JsonObject });
   if (!claimed.claimed) throw new Error('connect link id collision');
   return id;
 }
 
-/** Takes the link (it works once): its owner, or undefined when it is unknown, used or expired. */
-export async function takeConnectLink(store: Store, id: string): Promise<GrantOwner | undefined> {
+/** Takes the link (it works once): whom it is for, or undefined when it is unknown, used, expired or names no proof. */
+export async function takeConnectLink(store: Store, id: string): Promise<ConnectTarget | undefined> {
   if (!HANDLE.test(id)) return undefined;
   const record = await store.get(linkKey(id));
   if (!record || !(await store.remove(linkKey(id), { state: 'link' }))) return undefined;
-  const { tenant, principal, connection } = record.data as unknown as GrantOwner;
-  return { tenant, principal, connection };
+  const { tenant, principal, connection, proof } = record.data as unknown as ConnectTarget;
+  const proved = storedProof(proof);
+  return proved ? { tenant, principal, connection, proof: proved } : undefined;
 }
 
 export async function saveConsent(store: Store, state: string, consent: Consent, now: number): Promise<void> {

@@ -1,7 +1,9 @@
 import type { JsonObject } from '../registry/json.ts';
 import { checkPageLimit } from '../stores/page-limit.ts';
 import type { Store } from '../stores/store.ts';
+import { storedProof, type GrantProof } from './grant-proof.ts';
 import type { Keyring } from './keyring.ts';
+import { noteSignedIn } from './signed-in-principals.ts';
 
 /** Whose grant: one end user (principal) of one tenant, for one of the tenant's connections. */
 export interface GrantOwner {
@@ -28,9 +30,12 @@ export interface GrantInfo extends GrantOwner {
   grant_id: string;
   /** The key it is sealed under. */
   kid: string;
+  /** How its owner proved who they were when they consented (grant-proof.ts); absent on grants stored before proofs, which no caller uses. */
+  proof?: GrantProof;
 }
 
 export interface Grant extends GrantInfo {
+  proof: GrantProof;
   tokens: GrantTokens;
   /** Sealed under an older key: re-sealed on the next write. */
   stale: boolean;
@@ -43,9 +48,10 @@ const indexMember = (owner: GrantOwner) => `${part(owner.principal)}/${part(owne
 /**
  * AAD of a sealed grant: the record it belongs to, so a copy under another owner does not open;
  * and the provider it came from (provider-binding.ts), so a manifest that re-points the connection
- * elsewhere finds no grant: its tokens never go to another token endpoint or tool.
+ * elsewhere finds no grant: its tokens never go to another token endpoint or tool; and the proof
+ * its owner consented with, so a record whose proof was changed does not open either.
  */
-const sealOwner = (owner: GrantOwner, provider: string) => `${part(owner.tenant)}/${part(owner.principal)}/${part(owner.connection)}\n${provider}`;
+const sealOwner = (owner: GrantOwner, provider: string, proof: GrantProof) => `${part(owner.tenant)}/${part(owner.principal)}/${part(owner.connection)}\n${provider}\n${JSON.stringify(proof)}`;
 
 const STATE = 'granted';
 
@@ -63,8 +69,8 @@ export class GrantStore {
     this.#keys = keys;
   }
 
-  async save(owner: GrantOwner, provider: string, tokens: GrantTokens, about: { token_expires_at?: number; scope?: string }, now: number): Promise<GrantInfo> {
-    const sealed = await this.#keys.seal(sealOwner(owner, provider), JSON.stringify(tokens));
+  async save(owner: GrantOwner, provider: string, proof: GrantProof, tokens: GrantTokens, about: { token_expires_at?: number; scope?: string }, now: number): Promise<GrantInfo> {
+    const sealed = await this.#keys.seal(sealOwner(owner, provider, proof), JSON.stringify(tokens));
     const info: GrantInfo = {
       ...owner,
       granted_at: new Date(now).toISOString(),
@@ -73,21 +79,28 @@ export class GrantStore {
       ...(about.scope ? { scope: about.scope } : {}),
       grant_id: sealed.slice(-16),
       kid: this.#keys.currentKid,
+      proof,
     };
+    if (proof.kind === 'token') await noteSignedIn(this.#store, owner.tenant, owner.principal);
     await this.#store.put(grantKey(owner), { state: STATE, owner: info.grant_id, expires_at: 0, data: { ...info, sealed } as unknown as JsonObject });
     await this.#store.addToIndex(grantIndex(owner.tenant), indexMember(owner), now);
     return info;
   }
 
-  /** The grant with its tokens, or undefined; one that no longer opens (key removed, record moved, connection re-pointed) counts as none. */
+  /**
+   * The grant with its tokens, or undefined; one that no longer opens (key removed, record moved,
+   * connection re-pointed, proof changed) counts as none, and so does one stored before grants
+   * recorded their owner's proof: nothing shows which credential made it, so its owner connects again.
+   */
   async load(owner: GrantOwner, provider: string): Promise<Grant | undefined> {
     const record = await this.#store.get(grantKey(owner));
     const data = record?.data as (GrantInfo & { sealed?: unknown }) | undefined;
-    if (!data || typeof data.sealed !== 'string') return undefined;
+    const proof = storedProof(data?.proof);
+    if (!data || typeof data.sealed !== 'string' || !proof) return undefined;
     try {
-      const opened = await this.#keys.open(sealOwner(owner, provider), data.sealed);
+      const opened = await this.#keys.open(sealOwner(owner, provider, proof), data.sealed);
       const tokens = JSON.parse(opened.plaintext) as GrantTokens;
-      return { ...infoOf(data), ...owner, tokens, stale: opened.stale };
+      return { ...infoOf(data), ...owner, proof, tokens, stale: opened.stale };
     } catch {
       return undefined;
     }
@@ -125,5 +138,6 @@ export class GrantStore {
 
 function infoOf(data: GrantInfo): GrantInfo {
   const { tenant, principal, connection, granted_at, token_expires_at, refreshable, scope, grant_id, kid } = data;
-  return { tenant, principal, connection, granted_at, ...(token_expires_at !== undefined ? { token_expires_at } : {}), refreshable, ...(scope ? { scope } : {}), grant_id, kid };
+  const proof = storedProof(data.proof);
+  return { tenant, principal, connection, granted_at, ...(token_expires_at !== undefined ? { token_expires_at } : {}), refreshable, ...(scope ? { scope } : {}), grant_id, kid, ...(proof ? { proof } : {}) };
 }

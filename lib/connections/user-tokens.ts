@@ -9,6 +9,7 @@ import { auditConnection } from './connection-audit.ts';
 import type { ConnectionAccess } from './connection-access.ts';
 import { connectUrl } from './connect-paths.ts';
 import { createConnectLink } from './flow-records.ts';
+import { describeProof, mayReplace, sameProof, type GrantProof } from './grant-proof.ts';
 import { GrantStore, type Grant, type GrantOwner } from './grant-store.ts';
 import type { Keyring } from './keyring.ts';
 import { oauthClientOf, OAuthError, tokenRequest } from './oauth-client.ts';
@@ -70,8 +71,7 @@ export class UserTokens implements ConnectionAccess {
         if (settings.approval_on_first_use) await markUsed(this.#services.store, owner);
         return token;
       }
-      const grant = await this.#grantStore(connection).load(owner, this.#binding(owner.connection));
-      if (!grant) throw await this.#askToConnect(owner, context);
+      const grant = await this.#grantOfCaller(owner, context);
       const used = expiresSoon(grant, this.#now()) ? await this.#refreshed(owner, settings, grant, context) : { token: grant.tokens.access_token, grant_id: grant.grant_id };
       context.connections_used?.push({ connection, grant_id: used.grant_id });
       if (settings.approval_on_first_use) await markUsed(this.#services.store, owner);
@@ -80,6 +80,28 @@ export class UserTokens implements ConnectionAccess {
       if (error instanceof ToolError) throw error;
       throw unreachable(connection, error);
     }
+  }
+
+  /**
+   * The owner's grant, if the caller proves who it is the way the grant's owner did when they
+   * consented: a key named after a signed-in user is not that user here (grant-proof.ts). A grant
+   * the caller cannot use is answered as none (`authorization_required`, a link bound to the
+   * caller's own proof), except that a key is refused outright where a signed-in user's grant
+   * stands, since its consent could not replace that grant.
+   */
+  async #grantOfCaller(owner: GrantOwner, context: ToolExecutionContext): Promise<Grant> {
+    const proof = context.connection_caller?.proof;
+    if (!proof) throw new ToolError('forbidden', `connection "${owner.connection}" acts as the calling user, and this call carries no proof of who that is (neither a key nor a sign-in token). Nothing was sent.`, { connection: owner.connection });
+    const grant = await this.#grantStore(owner.connection).load(owner, this.#binding(owner.connection));
+    if (grant && sameProof(grant.proof, proof)) return grant;
+    if (grant && !mayReplace(grant.proof, proof)) {
+      throw new ToolError(
+        'forbidden',
+        `"${owner.connection}" of ${owner.principal} was connected by ${describeProof(grant.proof)}; this call was made with ${describeProof(proof)}, which cannot use or replace that grant. Call with ${owner.principal}'s own sign-in token. Nothing was sent.`,
+        { connection: owner.connection },
+      );
+    }
+    throw await this.#askToConnect(owner, context, proof);
   }
 
   /** What the connection's grants are bound to in this manifest (provider-binding.ts). */
@@ -97,11 +119,11 @@ export class UserTokens implements ConnectionAccess {
     return { fetch: this.#services.fetch, secrets: this.#services.secrets, now: this.#now };
   }
 
-  /** `authorization_required`, with a fresh connect link bound to this principal. */
-  async #askToConnect(owner: GrantOwner, context: ToolExecutionContext): Promise<ToolError> {
+  /** `authorization_required`, with a fresh connect link bound to this principal and the proof it called with. */
+  async #askToConnect(owner: GrantOwner, context: ToolExecutionContext, proof: GrantProof): Promise<ToolError> {
     const origin = this.#services.publicOrigin ?? context.connection_caller?.origin;
     if (!origin) return new ToolError('unavailable', `connection "${owner.connection}" needs the user to connect, but this gateway does not know its public URL: the operator sets TOOLGATE_PUBLIC_URL. Nothing was sent.`, { connection: owner.connection });
-    const link = await createConnectLink(this.#services.store, owner, this.#now());
+    const link = await createConnectLink(this.#services.store, { ...owner, proof }, this.#now());
     const url = connectUrl(origin, owner, link);
     return new ToolError(
       'authorization_required',
@@ -122,7 +144,7 @@ export class UserTokens implements ConnectionAccess {
     const won = await store.claim(lease, { state: 'refreshing', owner: grant.grant_id, claimable_after: now + REFRESH_LEASE_MS, expires_at: now + REFRESH_LEASE_MS, data: {} });
     if (!won.claimed) return this.#awaitRefresh(owner, settings, grant, context);
     try {
-      if (!grant.tokens.refresh_token) throw await this.#askToConnect(owner, context);
+      if (!grant.tokens.refresh_token) throw await this.#askToConnect(owner, context, grant.proof);
       const endpoints = await providerEndpoints(settings, this.#services.fetch, now);
       let answer;
       try {
@@ -131,12 +153,12 @@ export class UserTokens implements ConnectionAccess {
         if (!(error instanceof OAuthError) || !error.grantGone) throw error;
         await this.#grantStore(owner.connection).remove(owner, grant.grant_id);
         await auditConnection(this.#services.audit, 'connection.refresh_failed', owner, 'toolgate', { error: error.error, grant_id: grant.grant_id, removed: true });
-        throw await this.#askToConnect(owner, context);
+        throw await this.#askToConnect(owner, context, grant.proof);
       }
       // A provider that does not rotate (Google) answers no refresh token: the old one stays good.
       const tokens = { access_token: answer.access_token, refresh_token: answer.refresh_token ?? grant.tokens.refresh_token };
       const expires = answer.expires_in ? { token_expires_at: this.#now() + answer.expires_in * 1000 } : {};
-      const saved = await this.#grantStore(owner.connection).save(owner, this.#binding(owner.connection), tokens, { ...expires, scope: answer.scope ?? grant.scope }, this.#now());
+      const saved = await this.#grantStore(owner.connection).save(owner, this.#binding(owner.connection), grant.proof, tokens, { ...expires, scope: answer.scope ?? grant.scope }, this.#now());
       return { token: tokens.access_token, grant_id: saved.grant_id };
     } finally {
       await store.remove(lease, { state: 'refreshing', owner: grant.grant_id });
@@ -149,7 +171,7 @@ export class UserTokens implements ConnectionAccess {
     while (this.#now() < deadline && !context.signal.aborted) {
       await new Promise((resolve) => setTimeout(resolve, REFRESH_POLL_MS));
       const grant = await this.#grantStore(owner.connection).load(owner, this.#binding(owner.connection));
-      if (!grant) throw await this.#askToConnect(owner, context);
+      if (!grant || !sameProof(grant.proof, before.proof)) throw await this.#askToConnect(owner, context, before.proof);
       if (grant.grant_id !== before.grant_id) return { token: grant.tokens.access_token, grant_id: grant.grant_id };
       if (!(await this.#services.store.get(refreshLeaseKey(owner)))) break;
     }

@@ -1,3 +1,4 @@
+import type { GrantProof } from '../connections/grant-proof.ts';
 import type { ToolTier } from '../registry/definition.ts';
 import type { ExecutorTarget } from '../registry/executor-target.ts';
 import type { FourEyesRules } from './four-eyes.ts';
@@ -58,6 +59,8 @@ export interface Approval {
   kind?: ApprovalKind;
   /** The principals the requester's key was minted under: they may not approve its call either (four-eyes.ts). */
   requested_by_lineage?: string[];
+  /** How the requester proved who it was (lib/connections/grant-proof.ts): the approved call uses only connection grants made with that proof. */
+  requested_by_proof?: GrantProof;
   /** How people are told apart for this approval, fixed when it was parked (absent: the defaults). */
   four_eyes?: FourEyesRules;
   /** Why the policy asked for a human. */

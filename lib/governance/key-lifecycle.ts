@@ -17,6 +17,7 @@ import {
   type ApiKeyRecordData,
 } from './api-key-record.ts';
 import type { ApiKeyResolver, Principal } from './api-keys.ts';
+import { isSignedInPrincipal } from '../connections/signed-in-principals.ts';
 import { principalIdentity } from './principal-identity.ts';
 
 export interface ApiKeyInfo {
@@ -107,6 +108,7 @@ export class ApiKeyLifecycle {
     refuseScopesBeyond(by, request.scopes);
     const now = this.#now();
     const expiresAt = this.#checkExpiry(request, now);
+    await this.#refuseSignedInName(tenant, request.principal, by);
     const key = generateApiKey();
     const hash = await hashApiKey(key);
     const data = { tenant, principal: request.principal, scopes: [...request.scopes], created_at: new Date(now).toISOString(), created_by: actorName(by), lineage: mintedLineage(by, []), id: await keyIdFor(hash), prefix: shownPrefix(key), expires_at: expiresAt };
@@ -114,6 +116,17 @@ export class ApiKeyLifecycle {
     const info = this.#info('active', data, null, now);
     await this.#record(tenant, 'key.created', actorName(by), { ...keyFacts(info), ...creatorFacts(by) });
     return { key, info };
+  }
+
+  /**
+   * A tenant's admin may not mint a key named after a user who signs in through the tenant's
+   * identity provider (one who has connected an upstream account): that key would be the user
+   * for their call records, streams, tasks and connections list. Their tokens it could not use
+   * anyway (grant-proof.ts). The operator, who owns the store, is not refused.
+   */
+  async #refuseSignedInName(tenant: string, principal: string, by: KeyActor): Promise<void> {
+    if (isOperator(by) || !(await isSignedInPrincipal(this.#store, tenant, principal))) return;
+    throw new KeyLifecycleError('conflict', `principal ${JSON.stringify(principal)} is a user who signs in to this tenant through its identity provider and has connected an upstream account; a key cannot be made in their name. Choose another principal name for the key.`);
   }
 
   async list(tenant: string, page: { after?: string; limit: number }): Promise<{ keys: ApiKeyInfo[]; next?: string }> {

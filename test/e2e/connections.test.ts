@@ -287,7 +287,7 @@ describe('connections: people stay in control', () => {
     // Dave's refresh token revoked at the provider behind the gateway's back (as when the user removes the app there).
     const [row] = gw.read(`SELECT data FROM records WHERE key = 'conn-grant/acme/dave/idp'`) as Array<{ data: string }>;
     const sealed = JSON.parse(row!.data).sealed as string;
-    const { refresh_token } = JSON.parse((await Keyring.parse(`k1:${KEY}`).open(`acme/dave/idp\n${providerBinding(manifest(), 'idp')}`, sealed)).plaintext);
+    const { refresh_token } = JSON.parse((await Keyring.parse(`k1:${KEY}`).open(`acme/dave/idp\n${providerBinding(manifest(), 'idp')}\n${JSON.stringify({ kind: 'key' })}`, sealed)).plaintext);
     const revoked = await fetch(`${oauth.issuer}/token/revocation`, { method: 'POST', headers: { authorization: `Basic ${btoa(`${oauth.clientId}:${oauth.clientSecret}`)}`, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: refresh_token, token_type_hint: 'refresh_token' }) });
     expect(revoked.status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 2500));

@@ -304,11 +304,12 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>, o
       const KEY_B = `b:${Buffer.alloc(32, 2).toString('base64url')}`;
       const tokens = { access_token: 'at-ünïcode-✓-secret', refresh_token: 'rt-secret' };
       const PROVIDER = '["https://idp.example","","","toolgate","",""]';
+      const KEY_PROOF = { kind: 'key' } as const;
 
       it('a grant round-trips sealed: the stored record holds no token, and a copy under another principal does not open', async () => {
         const grants = new GrantStore(store, Keyring.parse(KEY_A));
         const alice = { tenant: `tenant/${prefix++}`, principal: 'alice ✓', connection: 'github' };
-        const info = await grants.save(alice, PROVIDER, tokens, { token_expires_at: fixture.clock.now + HOUR, scope: 'repo' }, fixture.clock.now);
+        const info = await grants.save(alice, PROVIDER, KEY_PROOF, tokens, { token_expires_at: fixture.clock.now + HOUR, scope: 'repo' }, fixture.clock.now);
         expect(await grants.load(alice, PROVIDER)).toMatchObject({ ...alice, tokens, refreshable: true, scope: 'repo', grant_id: info.grant_id, kid: 'a', stale: false });
         const raw = JSON.stringify(await store.get(`conn-grant/${encodeURIComponent(alice.tenant)}/${encodeURIComponent(alice.principal)}/github`));
         expect(raw).not.toContain('secret');
@@ -317,18 +318,22 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>, o
         await store.put(`conn-grant/${encodeURIComponent(alice.tenant)}/mallory/github`, (await store.get(`conn-grant/${encodeURIComponent(alice.tenant)}/${encodeURIComponent(alice.principal)}/github`))!);
         expect(await grants.load(mallory, PROVIDER)).toBeUndefined();
         expect(await grants.load({ ...alice, connection: 'gitlab' }, PROVIDER)).toBeUndefined();
+        // The record's proof rewritten (a key made it; a signed-in user's it now claims to be): it does not open (AAD).
+        const record = (await store.get(`conn-grant/${encodeURIComponent(alice.tenant)}/${encodeURIComponent(alice.principal)}/github`))!;
+        await store.put(`conn-grant/${encodeURIComponent(alice.tenant)}/${encodeURIComponent(alice.principal)}/github`, { ...record, data: { ...record.data, proof: { kind: 'token', issuer: 'https://idp.example', subject: 'alice' } } });
+        expect(await grants.load(alice, PROVIDER)).toBeUndefined();
         // The manifest re-points the connection at another provider or client: the grant does not open there.
         expect(await grants.load(alice, PROVIDER.replace('idp.example', 'evil.example'))).toBeUndefined();
       });
 
       it('opens grants sealed under an older key (stale) after rotation, and none once that key is gone', async () => {
         const owner = { tenant: `tenant/${prefix++}`, principal: 'alice', connection: 'google' };
-        await new GrantStore(store, Keyring.parse(KEY_A)).save(owner, PROVIDER, { access_token: 'old' }, {}, fixture.clock.now);
+        await new GrantStore(store, Keyring.parse(KEY_A)).save(owner, PROVIDER, KEY_PROOF, { access_token: 'old' }, {}, fixture.clock.now);
         const rotated = new GrantStore(store, Keyring.parse(`${KEY_B},${KEY_A}`));
         expect(await rotated.load(owner, PROVIDER)).toMatchObject({ tokens: { access_token: 'old' }, stale: true, refreshable: false });
-        await rotated.save(owner, PROVIDER, { access_token: 'new' }, {}, fixture.clock.now);
+        await rotated.save(owner, PROVIDER, KEY_PROOF, { access_token: 'new' }, {}, fixture.clock.now);
         expect(await rotated.load(owner, PROVIDER)).toMatchObject({ tokens: { access_token: 'new' }, stale: false, kid: 'b' });
-        await new GrantStore(store, Keyring.parse(KEY_A)).save(owner, PROVIDER, { access_token: 'under a' }, {}, fixture.clock.now);
+        await new GrantStore(store, Keyring.parse(KEY_A)).save(owner, PROVIDER, KEY_PROOF, { access_token: 'under a' }, {}, fixture.clock.now);
         expect(await new GrantStore(store, Keyring.parse(KEY_B)).load(owner, PROVIDER)).toBeUndefined();
       });
 
@@ -337,14 +342,14 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>, o
         const tenant = `tenant/${prefix++}`;
         const alice = { tenant, principal: 'alice', connection: 'github' };
         const bob = { tenant, principal: 'bob', connection: 'github' };
-        const first = await grants.save(alice, PROVIDER, tokens, {}, fixture.clock.now);
-        await grants.save(bob, PROVIDER, tokens, {}, fixture.clock.now + 1);
-        await grants.save({ tenant: `${tenant}-other`, principal: 'carol', connection: 'github' }, PROVIDER, tokens, {}, fixture.clock.now);
+        const first = await grants.save(alice, PROVIDER, KEY_PROOF, tokens, {}, fixture.clock.now);
+        await grants.save(bob, PROVIDER, KEY_PROOF, tokens, {}, fixture.clock.now + 1);
+        await grants.save({ tenant: `${tenant}-other`, principal: 'carol', connection: 'github' }, PROVIDER, KEY_PROOF, tokens, {}, fixture.clock.now);
         const listed = await grants.list(tenant);
         expect(listed.map((g) => g.principal)).toEqual(['alice', 'bob']);
         expect(JSON.stringify(listed)).not.toContain('secret');
         expect((await grants.list(tenant, { principal: 'bob' })).map((g) => g.principal)).toEqual(['bob']);
-        const second = await grants.save(alice, PROVIDER, { access_token: 'renewed' }, {}, fixture.clock.now + 2);
+        const second = await grants.save(alice, PROVIDER, KEY_PROOF, { access_token: 'renewed' }, {}, fixture.clock.now + 2);
         expect(await grants.remove(alice, first.grant_id)).toBe(false);
         expect(await grants.load(alice, PROVIDER)).toMatchObject({ tokens: { access_token: 'renewed' } });
         expect(await grants.remove(alice, second.grant_id)).toBe(true);
@@ -353,7 +358,7 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>, o
       });
 
       it('a connect link and a consent are taken once, by one of concurrent takers, and not after they expire', async () => {
-        const owner = { tenant: `tenant/${prefix++}`, principal: 'alice', connection: 'github' };
+        const owner = { tenant: `tenant/${prefix++}`, principal: 'alice', connection: 'github', proof: { kind: 'token' as const, issuer: 'https://idp.example', subject: 'alice' } };
         const link = await createConnectLink(store, owner, fixture.clock.now);
         const takes = await Promise.all(Array.from({ length: 10 }, () => takeConnectLink(store, link)));
         expect(takes.filter((t) => t !== undefined)).toEqual([owner]);

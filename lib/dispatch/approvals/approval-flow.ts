@@ -24,6 +24,7 @@ import { validateStage } from '../stages/validate.ts';
 import { limitStage } from '../stages/limit.ts';
 import { pass, type StageResult } from '../stages/stage.ts';
 import type { HeldLimit } from '../../limits/limiter.ts';
+import { storedProof } from '../../connections/grant-proof.ts';
 
 /** `result` is absent while the approval still collects approvals (quorum not reached). */
 export type DecideOutcome = { ok: true; approval: Approval; result?: ToolResult } | Extract<DecisionOutcome, { ok: false }>;
@@ -184,7 +185,10 @@ async function executeApproved(approval: Approval, tool: ApprovedTool, env: Read
   const validated = validateStage(tool.schemas, executor.definition, approval.arguments, undefined, undefined, naming);
   if (!validated.ok) return failed(validated.failure);
   const native = approval.native_tool === undefined ? {} : { native_tool: approval.native_tool };
-  const context = { call_id: approval.call_id, thread_id: approval.thread_id, tenant: approval.tenant, principal: approval.requested_by, env, ...native, ...(traceparent ? { traceparent } : {}) };
+  // The requester's proof, kept with the approval: a tool acting as the user uses only a grant made with it.
+  const proof = storedProof(approval.requested_by_proof);
+  const caller = proof ? { connection_caller: { proof } } : {};
+  const context = { call_id: approval.call_id, thread_id: approval.thread_id, tenant: approval.tenant, principal: approval.requested_by, env, ...native, ...caller, ...(traceparent ? { traceparent } : {}) };
   const executed = await executeStage(executor, validated.value, context, timeoutMs, naming);
   if (!executed.ok) return failed(executed.failure);
   return { result: executedResult(call, executed.value, executor.definition.output, startedAt), output: executed.value.text, content: executed.value.content };

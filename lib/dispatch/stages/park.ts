@@ -69,6 +69,7 @@ export async function parkStage(
     requested_by: caller.principal,
     ...(confirm ? { kind: 'confirm' as const } : {}),
     ...(caller.lineage?.length ? { requested_by_lineage: [...caller.lineage] } : {}),
+    ...(caller.connect?.proof ? { requested_by_proof: caller.connect.proof } : {}),
     ...(Object.keys(fourEyes).length > 0 ? { four_eyes: fourEyes } : {}),
     reason: decision.reason,
     ...(manifestVersion ? { manifest_version: manifestVersion } : {}),
