@@ -7,7 +7,27 @@ import type { Principal } from '../governance/api-keys.ts';
  * not enough, since a tenant admin can mint a key of any name (docs/identity.md: for approvals
  * and audit such a key and the signed-in user are one principal; for the user's tokens they are not).
  */
-export type GrantProof = { kind: 'token'; issuer: string; subject: string } | { kind: 'key' };
+export type GrantProof = TokenProof | { kind: 'key' };
+
+/**
+ * A sign-in: the token's issuer and subject, and what the gateway checked it against, all set by
+ * the tenant's manifest: its audience and where its keys came from (`jwks_uri`; absent: the
+ * issuer's discovery document, which only the issuer serves). The issuer string alone would not
+ * do: a tenant admin who keeps it and points `jwks_uri` at keys of its own signs tokens with any
+ * `iss` and `sub`; one who moves `audience` to an app of its own accepts the user's tokens for that app.
+ */
+export interface TokenProof {
+  kind: 'token';
+  issuer: string;
+  subject: string;
+  audience: string;
+  jwks_uri?: string;
+}
+
+/** One field order for every token proof: a grant's AAD is its proof written out (grant-store.ts). */
+function tokenProof(issuer: string, subject: string, audience: string, jwks_uri: string | undefined): TokenProof {
+  return { kind: 'token', issuer, subject, audience, ...(jwks_uri !== undefined ? { jwks_uri } : {}) };
+}
 
 /** Every key's proof (one shared object: a request of a key builds none). */
 const KEY_PROOF: GrantProof = Object.freeze({ kind: 'key' });
@@ -17,17 +37,20 @@ const KEY_PROOF: GrantProof = Object.freeze({ kind: 'key' });
  * tenant admin (or the operator), who can already mint or rotate a key of any key principal's
  * name, so telling their lineages apart would protect nothing from the one who could cross them.
  */
-export function proofOf(principal: Pick<Principal, 'principal' | 'credential' | 'claims'>): GrantProof | undefined {
+export function proofOf(principal: Pick<Principal, 'credential' | 'claims'>): GrantProof | undefined {
   const credential = principal.credential;
   if (credential?.kind === 'key') return KEY_PROOF;
   if (credential?.kind !== 'token') return undefined;
+  // Only the issuer's own subject identifier names the person: a token without one proves no one
+  // (its principal name may come from any claim the admin picks, one its holder can set).
   const sub = principal.claims?.sub;
-  return { kind: 'token', issuer: credential.issuer, subject: typeof sub === 'string' ? sub : principal.principal };
+  if (typeof sub !== 'string' || sub === '') return undefined;
+  return tokenProof(credential.issuer, sub, credential.audience, credential.jwks_uri);
 }
 
 export function sameProof(a: GrantProof, b: GrantProof): boolean {
   if (a.kind === 'key' || b.kind === 'key') return a.kind === b.kind;
-  return a.issuer === b.issuer && a.subject === b.subject;
+  return a.issuer === b.issuer && a.subject === b.subject && a.audience === b.audience && a.jwks_uri === b.jwks_uri;
 }
 
 /**
@@ -48,8 +71,9 @@ export function describeProof(proof: GrantProof): string {
 /** A proof read back from a stored record, or undefined when it is not one (a grant from before proofs). */
 export function storedProof(value: unknown): GrantProof | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const proof = value as { kind?: unknown; issuer?: unknown; subject?: unknown };
+  const proof = value as { kind?: unknown; issuer?: unknown; subject?: unknown; audience?: unknown; jwks_uri?: unknown };
   if (proof.kind === 'key') return { kind: 'key' };
-  if (proof.kind === 'token' && typeof proof.issuer === 'string' && typeof proof.subject === 'string') return { kind: 'token', issuer: proof.issuer, subject: proof.subject };
-  return undefined;
+  if (proof.kind !== 'token' || typeof proof.issuer !== 'string' || typeof proof.subject !== 'string' || typeof proof.audience !== 'string') return undefined;
+  if (proof.jwks_uri !== undefined && typeof proof.jwks_uri !== 'string') return undefined;
+  return tokenProof(proof.issuer, proof.subject, proof.audience, proof.jwks_uri);
 }

@@ -91,7 +91,7 @@ export class UserTokens implements ConnectionAccess {
    */
   async #grantOfCaller(owner: GrantOwner, context: ToolExecutionContext): Promise<Grant> {
     const proof = context.connection_caller?.proof;
-    if (!proof) throw new ToolError('forbidden', `connection "${owner.connection}" acts as the calling user, and this call carries no proof of who that is (neither a key nor a sign-in token). Nothing was sent.`, { connection: owner.connection });
+    if (!proof) throw new ToolError('forbidden', `connection "${owner.connection}" acts as the calling user, and this call carries no proof of who that is (neither a key nor a sign-in token with a \`sub\` claim naming the user at the identity provider). Nothing was sent.`, { connection: owner.connection });
     const grant = await this.#grantStore(owner.connection).load(owner, this.#binding(owner.connection));
     if (grant && sameProof(grant.proof, proof)) return grant;
     if (grant && !mayReplace(grant.proof, proof)) {

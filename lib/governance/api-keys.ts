@@ -11,8 +11,12 @@ export interface Principal {
   scopes: string[];
   /** The principals this key was minted under, nearest first (api-key-record.ts); absent for tokens and operator-made keys. */
   lineage?: string[];
-  /** How the caller proved who it is: an API key (its id), or a token from the tenant's identity provider. */
-  credential?: { kind: 'key'; key_id: string } | { kind: 'token'; issuer: string };
+  /**
+   * How the caller proved who it is: an API key (its id), or a token from the tenant's identity
+   * provider: its issuer, the audience it was checked for, and where its keys came from (the
+   * manifest's `jwks_uri`; absent: the issuer's discovery document).
+   */
+  credential?: { kind: 'key'; key_id: string } | { kind: 'token'; issuer: string; audience: string; jwks_uri?: string };
   /** A token's verified claims (rule conditions read them as principal.claims); absent for API keys. */
   claims?: Readonly<Record<string, unknown>>;
 }

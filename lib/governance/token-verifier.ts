@@ -112,7 +112,13 @@ export class TokenVerifier {
     }
     const scopes = scopesOf(payload, this.#settings.scopes_claim);
     if (!scopes.ok) return invalid(scopes.message);
-    return { ok: true, principal: { tenant: this.#tenant, principal: name, scopes: scopes.scopes, credential: { kind: 'token', issuer: this.#settings.issuer }, claims: payload } };
+    return { ok: true, principal: { tenant: this.#tenant, principal: name, scopes: scopes.scopes, credential: this.#credential(), claims: payload } };
+  }
+
+  /** What the token was checked against: a grant made with it is bound to all of it (lib/connections/grant-proof.ts). */
+  #credential(): Principal['credential'] {
+    const { issuer, audience, jwks_uri } = this.#settings;
+    return { kind: 'token', issuer, audience, ...(jwks_uri !== undefined ? { jwks_uri } : {}) };
   }
 }
 

@@ -4,6 +4,7 @@ import { startTestServer, type TestServer } from '../helpers/http-server.ts';
 import { baseManifest, validManifest } from '../helpers/manifests.ts';
 import { startLocalIssuer, type LocalIssuer } from '../support/local-issuer.ts';
 import { followConnectLink } from './connect-flow.ts';
+import type { OidcSettings } from '../../lib/registry/manifest/manifest.ts';
 
 /**
  * A connection grant belongs to the person who consented, proved the way they proved it: a user
@@ -142,6 +143,38 @@ describe('a grant is used only with the proof its owner consented with', () => {
     const forged = await call(await otherIdp.sign({ sub: USER }));
     expect(forged).toMatchObject({ status: 'authorization_required' });
     expect(userTokenSent()).toHaveLength(2);
+  });
+
+  async function activate(version: string, oidc: OidcSettings) {
+    const manifest = baseManifest({ tenant: 'acme', version, policy: { read: 'grant', write: 'deny', execute: 'deny' }, identity: { oidc }, connections: connections(), tools: tools() });
+    const published = await gw.request('/v1/admin/manifests', { key: 'tg_admin', json: manifest });
+    expect(published.status, await published.clone().text()).toBe(201);
+    expect((await gw.request(`/v1/admin/manifests/${version}/activate`, { key: 'tg_admin', json: {} })).status).toBe(200);
+  }
+
+  it('attack: the admin keeps the user\'s issuer but points jwks_uri at keys of its own: its tokens with the user\'s iss and sub do not get the grant', async () => {
+    await activate('3', { issuer: idp.issuer, audience: AUDIENCE, jwks_uri: otherIdp.jwksUri });
+    const forged = await call(await otherIdp.sign({ iss: idp.issuer, sub: USER }));
+    expect(forged).toMatchObject({ status: 'authorization_required' });
+    expect(userTokenSent()).toHaveLength(2);
+  });
+
+  it('attack: the admin moves the audience to an app of its own: the user\'s token for that app does not get the grant', async () => {
+    await activate('4', { issuer: idp.issuer, audience: 'https://admin-app.example', jwks_uri: idp.jwksUri });
+    const replayed = await call(await idp.sign({ sub: USER, aud: 'https://admin-app.example' }));
+    expect(replayed).toMatchObject({ status: 'authorization_required' });
+    expect(userTokenSent()).toHaveLength(2);
+  });
+
+  it('attack: a token without a sub, named after the user by another claim, is no proof of the user', async () => {
+    await activate('5', { issuer: idp.issuer, audience: AUDIENCE, jwks_uri: idp.jwksUri, principal_claim: 'nickname' });
+    const unnamed = await call(await idp.sign({ nickname: USER }));
+    expect(unnamed).toMatchObject({ status: 'forbidden', error: { details: { connection: 'github' } } });
+    expect(unnamed.content).toContain('sub');
+    expect(userTokenSent()).toHaveLength(2);
+    // The same settings still serve the user, whose token names them by sub as well.
+    expect(await call(await idp.sign({ sub: USER, nickname: USER }))).toMatchObject({ status: 'ok' });
+    expect(userTokenSent()).toHaveLength(3);
   });
 });
 

@@ -326,6 +326,18 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>, o
         expect(await grants.load(alice, PROVIDER.replace('idp.example', 'evil.example'))).toBeUndefined();
       });
 
+      it('round-trips a signed-in user\'s proof with the grant: issuer, subject, audience and key set', async () => {
+        const grants = new GrantStore(store, Keyring.parse(KEY_A));
+        const bob = { tenant: `tenant/${prefix++}`, principal: 'bob', connection: 'github' };
+        const signedIn = { kind: 'token' as const, issuer: 'https://idp.example/', subject: 'auth0|b0b', audience: 'https://gw.example', jwks_uri: 'https://idp.example/.well-known/jwks.json' };
+        await grants.save(bob, PROVIDER, signedIn, tokens, {}, fixture.clock.now);
+        expect((await grants.load(bob, PROVIDER))?.proof).toEqual(signedIn);
+        expect((await grants.info(bob))?.proof).toEqual(signedIn);
+        const { jwks_uri: _keys, ...discovered } = signedIn;
+        await grants.save(bob, PROVIDER, discovered, tokens, {}, fixture.clock.now);
+        expect((await grants.load(bob, PROVIDER))?.proof).toEqual(discovered);
+      });
+
       it('opens grants sealed under an older key (stale) after rotation, and none once that key is gone', async () => {
         const owner = { tenant: `tenant/${prefix++}`, principal: 'alice', connection: 'google' };
         await new GrantStore(store, Keyring.parse(KEY_A)).save(owner, PROVIDER, KEY_PROOF, { access_token: 'old' }, {}, fixture.clock.now);
@@ -358,7 +370,7 @@ export function storeContract(name: string, open: () => Promise<StoreFixture>, o
       });
 
       it('a connect link and a consent are taken once, by one of concurrent takers, and not after they expire', async () => {
-        const owner = { tenant: `tenant/${prefix++}`, principal: 'alice', connection: 'github', proof: { kind: 'token' as const, issuer: 'https://idp.example', subject: 'alice' } };
+        const owner = { tenant: `tenant/${prefix++}`, principal: 'alice', connection: 'github', proof: { kind: 'token' as const, issuer: 'https://idp.example', subject: 'alice', audience: 'https://gw.example', jwks_uri: 'https://idp.example/jwks' } };
         const link = await createConnectLink(store, owner, fixture.clock.now);
         const takes = await Promise.all(Array.from({ length: 10 }, () => takeConnectLink(store, link)));
         expect(takes.filter((t) => t !== undefined)).toEqual([owner]);
