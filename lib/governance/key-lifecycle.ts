@@ -122,7 +122,8 @@ export class ApiKeyLifecycle {
    * A tenant's admin may not mint a key named after a user who signs in through the tenant's
    * identity provider (one who has connected an upstream account): that key would be the user
    * for their call records, streams, tasks and connections list. Their tokens it could not use
-   * anyway (grant-proof.ts). The operator, who owns the store, is not refused.
+   * anyway (grant-proof.ts). Nor may they rotate one minted before the user connected (revoking
+   * it stays open). The operator, who owns the store, is not refused.
    */
   async #refuseSignedInName(tenant: string, principal: string, by: KeyActor): Promise<void> {
     if (isOperator(by) || !(await isSignedInPrincipal(this.#store, tenant, principal))) return;
@@ -176,6 +177,8 @@ export class ApiKeyLifecycle {
     refuseScopesBeyond(by, old.data.scopes);
     const now = this.#now();
     this.#refuseRotation(old, now);
+    // A key in a signed-in user's name minted before they connected: its rotator would hold a new one.
+    await this.#refuseSignedInName(tenant, old.data.principal, by);
     const key = generateApiKey();
     const hash = await hashApiKey(key);
     const at = new Date(now).toISOString();

@@ -67,13 +67,14 @@ const userTokenSent = () => api.requests.filter((r) => r.headers.authorization =
 
 describe('a grant is used only with the proof its owner consented with', () => {
   let imposter: string;
+  let imposterId: string;
   let imposterLink: string;
 
   it('attack: a key the admin minted in a signed-in user\'s name never sends that user\'s upstream token', async () => {
     // The admin mints the key before the user ever connects (afterwards it is refused, below).
     const minted = await mintKey(USER);
     expect(minted.status).toBe(201);
-    imposter = (await minted.json()).key;
+    ({ key: imposter, id: imposterId } = await minted.json());
     const asked = await call(imposter);
     expect(asked.status).toBe('authorization_required');
     imposterLink = asked.error.details.authorization_url;
@@ -101,6 +102,15 @@ describe('a grant is used only with the proof its owner consented with', () => {
     expect(refused.status).toBe(409);
     expect((await refused.json()).error).toMatchObject({ code: 'conflict', message: expect.stringContaining('signs in to this tenant through its identity provider') });
     expect((await mintKey('someone-else')).status).toBe(201);
+  });
+
+  it('attack: nor does rotating a key in their name that was minted before they connected give the admin a new one', async () => {
+    const rotated = await gw.request(`/v1/admin/keys/${imposterId}/rotate`, { key: 'tg_admin', json: {} });
+    expect(rotated.status).toBe(409);
+    expect((await rotated.json()).error).toMatchObject({ code: 'conflict', message: expect.stringContaining('signs in to this tenant through its identity provider') });
+    const listed = await (await gw.request(`/v1/admin/keys/${imposterId}`, { key: 'tg_admin' })).json();
+    expect(listed).toMatchObject({ state: 'active' });
+    expect(listed.replaced_by).toBeUndefined();
   });
 
   it('a key in a user\'s name that connected first does not make the signed-in user use the key\'s account: the user is asked to connect', async () => {
