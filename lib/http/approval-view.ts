@@ -11,7 +11,8 @@ import type { Store } from '../stores/store.ts';
  * progress: how many distinct approvers approved of how many it needs.
  */
 export async function approvalView(runtime: TenantRuntime, approval: Approval, store: Store) {
-  const { call_key: _key, revision: _revision, arguments: args, ...rest } = approval;
+  // The requester's proof (its identity provider subject) is for running the call, not for approvers to read.
+  const { call_key: _key, revision: _revision, requested_by_proof: _proof, arguments: args, ...rest } = approval;
   const shown = await reviewerArguments(runtime, approval, store);
   return {
     ...rest,

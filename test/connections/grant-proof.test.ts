@@ -200,8 +200,14 @@ describe('an approved call acts with the proof of the call that was parked', () 
     expect(await (await followConnectLink(approving, link, 'code=carol-code')).text()).toContain('is connected for carol');
     const parked = await dispatch();
     expect(parked.status).toBe('pending_approval');
+    // The approver sees who asked, never the requester's identity-provider subject or sign-in settings.
+    const shown = await (await approving.request(`/v1/approvals/${parked.error.details.approval_id}`, { key: 'tg_approver' })).json();
+    expect(shown).toMatchObject({ requested_by: 'carol' });
+    expect(shown.requested_by_proof).toBeUndefined();
     const decided = await approving.request(`/v1/approvals/${parked.error.details.approval_id}`, { key: 'tg_approver', json: { decision: 'approve' } });
-    expect(await decided.json()).toMatchObject({ result: { status: 'ok' } });
+    const answer = await decided.json();
+    expect(answer).toMatchObject({ result: { status: 'ok' } });
+    expect(answer.approval.requested_by_proof).toBeUndefined();
     expect(api.requests.at(-1)!.headers.authorization).toBe('Bearer upstream-carol-code');
   });
 });
