@@ -4,6 +4,7 @@ import { checkPageLimit } from '../stores/page-limit.ts';
 import { StoreUnavailableError, type Store } from '../stores/store.ts';
 import type { Approval, ApprovalState, ApproverDecision, DecisionChannel } from './approval.ts';
 import { refusedName, samePerson, type Person } from './four-eyes.ts';
+import { sameProof, storedProof, type GrantProof } from '../connections/grant-proof.ts';
 
 /** Decided approvals stay readable this long after they expire. */
 const RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -93,6 +94,8 @@ export interface Decision {
   reason?: string;
   /** The Slack user who clicked, when `by` is the principal that user is mapped to. */
   slack_user?: string;
+  /** How the decider proved who it is (lib/connections/grant-proof.ts): a signed-in requester's confirm needs that same sign-in. */
+  proof?: GrantProof | undefined;
 }
 
 /** How many distinct approvers an approval needs (a confirm: its requester, once). */
@@ -104,6 +107,18 @@ export const isConfirm = (approval: Pick<Approval, 'kind'>) => approval.kind ===
 /** Whether `decider` is, for this approval, the principal whose call it is (four-eyes' rules tell people apart). */
 export function isRequester(approval: Approval, decider: Person): boolean {
   return samePerson(decider, { name: approval.requested_by, lineage: approval.requested_by_lineage }, approval.four_eyes);
+}
+
+/**
+ * Whether the decider is the requester of a confirm approval: the same person by name, and, when
+ * the call was made with a sign-in token, proved by that same sign-in. A key of a name the admin
+ * chose ("Erin" for the signed-in "erin", or one minted before she connected) is not her: her
+ * confirmed call runs with her own upstream tokens (the approval's proof).
+ */
+function confirmsAsRequester(approval: Approval, decision: Decision): boolean {
+  if (!isRequester(approval, { name: decision.by, lineage: decision.lineage })) return false;
+  const asked = storedProof(approval.requested_by_proof);
+  return asked?.kind !== 'token' || (decision.proof !== undefined && sameProof(asked, decision.proof));
 }
 
 /** The approvals counted so far (a rejection ends the approval, so only approvals collect). */
@@ -135,7 +150,7 @@ function refusalOf(approval: Approval, decision: Decision): Extract<DecisionOutc
   if (decision.decision === 'reject') return undefined;
   const rules = approval.four_eyes;
   if (refusedName(decision.by, rules)) return 'confusable_name';
-  if (isConfirm(approval)) return isRequester(approval, { name: decision.by, lineage: decision.lineage }) ? undefined : 'not_requester';
+  if (isConfirm(approval)) return confirmsAsRequester(approval, decision) ? undefined : 'not_requester';
   // Compared as people, not strings: "Alice" and "alice " are one approver, and so are a key and
   // the keys it minted (four-eyes.ts).
   const decider: Person = { name: decision.by, lineage: decision.lineage };
@@ -147,7 +162,7 @@ function refusalOf(approval: Approval, decision: Decision): Extract<DecisionOutc
 function withDecision(approval: Approval, decision: Decision, now: number): Approval {
   const at = new Date(now).toISOString();
   // The requester deciding its own confirm approval says so, whatever surface it used.
-  const via = isConfirm(approval) && isRequester(approval, { name: decision.by, lineage: decision.lineage }) ? 'confirm' : decision.via;
+  const via = isConfirm(approval) && confirmsAsRequester(approval, decision) ? 'confirm' : decision.via;
   const entry: ApproverDecision = {
     decision: decision.decision,
     by: decision.by,

@@ -211,3 +211,36 @@ describe('an approved call acts with the proof of the call that was parked', () 
     expect(api.requests.at(-1)!.headers.authorization).toBe('Bearer upstream-carol-code');
   });
 });
+
+describe('a signed-in user\'s confirm is made by that sign-in', () => {
+  it('attack: a key the admin mints as "Erin" (one person with the signed-in "erin" by name) cannot confirm her parked call, which would run with her grant', async () => {
+    const confirming = await testGateway(
+      [validManifest({ tenant: 'acme', policy: { read: 'confirm', write: 'deny', execute: 'deny' }, identity: identity(idp), connections: connections(), tools: tools() })],
+      { tg_admin: { tenant: 'acme', principal: 'admin', scopes: ['admin'] } },
+      { env: { TOOLGATE_CONNECTION_KEYS: KEYS, TOOLGATE_TENANT_SECRETS: 'acme:ACME_TOOL_SECRET', ACME_TOOL_SECRET: 'x', TOOLGATE_PUBLIC_URL: 'http://localhost' } },
+    );
+    const erin = () => idp.sign({ sub: 'erin' });
+    const dispatch = async () => (await (await confirming.request('/v1/dispatch', { key: await erin(), headers: { 'x-toolgate-tenant': 'acme' }, json: { thread_id: 'th-confirm', calls: [{ call_id: `e${calls++}`, name: 'repos', arguments: {} }] } })).json()).results[0];
+    const decide = async (credential: string, id: string) => confirming.request(`/v1/approvals/${id}`, { key: credential, headers: { 'x-toolgate-tenant': 'acme' }, json: { decision: 'approve' } });
+    // Erin confirms her first call, is asked to connect, connects.
+    const first = await dispatch();
+    expect(first.status).toBe('pending_approval');
+    const asked = await (await decide(await erin(), first.error.details.approval_id)).json();
+    expect(asked.result).toMatchObject({ status: 'authorization_required' });
+    expect(await (await followConnectLink(confirming, asked.result.error.details.authorization_url, 'code=erin-code')).text()).toContain('is connected for erin');
+
+    const parked = await dispatch();
+    expect(parked.status).toBe('pending_approval');
+    const minted = await confirming.request('/v1/admin/keys', { key: 'tg_admin', json: { principal: 'Erin', scopes: [] } });
+    expect(minted.status).toBe(201);
+    const before = api.requests.length;
+    const refused = await decide((await minted.json()).key, parked.error.details.approval_id);
+    expect(refused.status).toBe(403);
+    expect((await refused.json()).error.message).toContain('that same sign-in');
+    expect(api.requests).toHaveLength(before);
+
+    const confirmed = await (await decide(await erin(), parked.error.details.approval_id)).json();
+    expect(confirmed).toMatchObject({ result: { status: 'ok' } });
+    expect(api.requests.at(-1)!.headers.authorization).toBe('Bearer upstream-erin-code');
+  });
+});

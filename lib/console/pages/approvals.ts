@@ -4,6 +4,7 @@ import { decideParkedCall } from '../../dispatch/approvals/approval-flow.ts';
 import { settleInterruptedApproval } from '../../dispatch/approvals/interrupted.ts';
 import type { TenantRuntime } from '../../dispatch/tenant-runtime.ts';
 import type { Approval } from '../../governance/approval.ts';
+import { proofOf } from '../../connections/grant-proof.ts';
 import { confusableRefusal } from '../../governance/confusable-names.ts';
 import { listApprovals, loadApproval } from '../../governance/approvals.ts';
 import { deferFor } from '../../http/defer.ts';
@@ -58,7 +59,7 @@ export function approvalPages(routes: Hono<ConsoleEnv>, options: ConsoleOptions)
     if (decision !== 'approve' && decision !== 'reject') return showApproval(c, options, runtime, approval, { status: 400, message: 'choose Approve or Reject' });
     if (reason.length > MAX_REASON_CHARS) return showApproval(c, options, runtime, approval, { status: 400, message: `the reason is longer than ${MAX_REASON_CHARS} characters; shorten it` });
     const { principal: by, lineage } = c.get('principal');
-    const outcome = await decideParkedCall(runtime.deps, approval.id, { decision, by, lineage, via: 'console', ...(reason ? { reason } : {}) }, options.env, deferFor(c), requestTrace(c));
+    const outcome = await decideParkedCall(runtime.deps, approval.id, { decision, by, lineage, proof: proofOf(c.get('principal')), via: 'console', ...(reason ? { reason } : {}) }, options.env, deferFor(c), requestTrace(c));
     if (outcome.ok) return c.redirect(`/console/approvals/${approval.id}`, 303);
     const current = outcome.approval ?? approval;
     switch (outcome.reason) {

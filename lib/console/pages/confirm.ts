@@ -4,6 +4,7 @@ import { decideParkedCall } from '../../dispatch/approvals/approval-flow.ts';
 import { settleInterruptedApproval } from '../../dispatch/approvals/interrupted.ts';
 import type { TenantRuntime } from '../../dispatch/tenant-runtime.ts';
 import type { Approval } from '../../governance/approval.ts';
+import { proofOf } from '../../connections/grant-proof.ts';
 import { isConfirm, isRequester, listApprovals } from '../../governance/approvals.ts';
 import type { Principal } from '../../governance/api-keys.ts';
 import { deferFor } from '../../http/defer.ts';
@@ -59,7 +60,7 @@ export function confirmPages(routes: Hono<ConsoleEnv>, options: ConsoleOptions) 
     const choice = (await c.req.parseBody()).decision;
     if (choice !== 'confirm' && choice !== 'decline') return showConfirmation(c, options, runtime, approval, { status: 400, message: 'choose Confirm or Decline' });
     const { principal: by, lineage } = c.get('principal');
-    const decision = { decision: choice === 'confirm' ? ('approve' as const) : ('reject' as const), by, lineage, via: 'confirm' as const };
+    const decision = { decision: choice === 'confirm' ? ('approve' as const) : ('reject' as const), by, lineage, proof: proofOf(c.get('principal')), via: 'confirm' as const };
     const outcome = await decideParkedCall(runtime.deps, approval.id, decision, options.env, deferFor(c), requestTrace(c));
     if (outcome.ok) return c.redirect(`/console/confirm/${approval.id}`, 303);
     if (outcome.reason === 'not_found') return notFound(c);

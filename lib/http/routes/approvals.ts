@@ -3,6 +3,7 @@ import { decideParkedCall } from '../../dispatch/approvals/approval-flow.ts';
 import type { DispatchDeps } from '../../dispatch/context.ts';
 import { settleInterruptedApproval } from '../../dispatch/approvals/interrupted.ts';
 import type { Approval, ApprovalState } from '../../governance/approval.ts';
+import { proofOf } from '../../connections/grant-proof.ts';
 import { confusableRefusal } from '../../governance/confusable-names.ts';
 import { approvalsOf, isConfirm, isRequester, listApprovals, loadApproval, quorumOf } from '../../governance/approvals.ts';
 import type { Store } from '../../stores/store.ts';
@@ -68,7 +69,7 @@ export function approvalRoutes(store: Store, env: Readonly<Record<string, string
       return errorResponse(c, 400, 'invalid_request', `reason must be a string of at most ${MAX_REASON} characters`);
     }
     const runtime = c.get('runtime');
-    const outcome = await decideParkedCall(runtime.deps, id, { decision: body.decision, by: principal.principal, lineage: principal.lineage, via: 'api', reason: body.reason }, env, deferFor(c), requestTrace(c));
+    const outcome = await decideParkedCall(runtime.deps, id, { decision: body.decision, by: principal.principal, lineage: principal.lineage, proof: proofOf(principal), via: 'api', reason: body.reason }, env, deferFor(c), requestTrace(c));
     // Short of the quorum, the approval answers with its progress and no result: the call has not run.
     if (outcome.ok) return c.json({ approval: await approvalView(runtime, outcome.approval, store), ...(outcome.result ? { result: outcome.result } : {}) });
     switch (outcome.reason) {
@@ -96,7 +97,7 @@ export function approvalRoutes(store: Store, env: Readonly<Record<string, string
 const SELF_APPROVAL = 'the principal that requested a call cannot approve it (nor can a key it minted or that minted its key); ask another approver';
 
 /** Said to anyone but the requester trying to approve a confirm approval. */
-const NOT_REQUESTER = 'this call waits for its requester\'s own confirmation (the policy says confirm): only the principal that made it (or a key of the same person) can confirm it; you may reject it';
+const NOT_REQUESTER = 'this call waits for its requester\'s own confirmation (the policy says confirm): only the principal that made it (or a key of the same person; for a call made with a sign-in token, that same sign-in) can confirm it; you may reject it';
 
 /** Why a second approval by the same principal does not count, and what the approval still needs. */
 function alreadyDecided(principal: string, approval: Approval | undefined): string {
