@@ -128,6 +128,15 @@ describe('a grant is used only with the proof its owner consented with', () => {
     expect((await call(squatter)).status).toBe('forbidden');
   });
 
+  it('attack: nor a key whose name is the signed-in user\'s as four-eyes compares names (case)', async () => {
+    for (const name of ['DANA', 'Dana', 'dAnA']) {
+      const refused = await mintKey(name);
+      expect(refused.status, name).toBe(409);
+      expect((await refused.json()).error.code).toBe('conflict');
+    }
+    expect((await mintKey('danae')).status).toBe(201);
+  });
+
   it('a key principal\'s own grant still works for its keys', async () => {
     expect(await consent((await call('tg_agent')).error.details.authorization_url, 'agent-code')).toContain('is connected for agent');
     expect(await call('tg_agent')).toMatchObject({ status: 'ok' });
@@ -213,13 +222,17 @@ describe('an approved call acts with the proof of the call that was parked', () 
 });
 
 describe('a signed-in user\'s confirm is made by that sign-in', () => {
-  it('attack: a key the admin mints as "Erin" (one person with the signed-in "erin" by name) cannot confirm her parked call, which would run with her grant', async () => {
+  it('attack: a key the admin minted as "Erin" before she connected (one person with "erin" by name) cannot confirm her parked call, which would run with her grant', async () => {
     const confirming = await testGateway(
       [validManifest({ tenant: 'acme', policy: { read: 'confirm', write: 'deny', execute: 'deny' }, identity: identity(idp), connections: connections(), tools: tools() })],
       { tg_admin: { tenant: 'acme', principal: 'admin', scopes: ['admin'] } },
       { env: { TOOLGATE_CONNECTION_KEYS: KEYS, TOOLGATE_TENANT_SECRETS: 'acme:ACME_TOOL_SECRET', ACME_TOOL_SECRET: 'x', TOOLGATE_PUBLIC_URL: 'http://localhost' } },
     );
     const erin = () => idp.sign({ sub: 'erin' });
+    // The admin mints "Erin" before she connects (afterwards the name is refused: 409).
+    const minted = await confirming.request('/v1/admin/keys', { key: 'tg_admin', json: { principal: 'Erin', scopes: [] } });
+    expect(minted.status).toBe(201);
+    const imposter = (await minted.json()).key;
     const dispatch = async () => (await (await confirming.request('/v1/dispatch', { key: await erin(), headers: { 'x-toolgate-tenant': 'acme' }, json: { thread_id: 'th-confirm', calls: [{ call_id: `e${calls++}`, name: 'repos', arguments: {} }] } })).json()).results[0];
     const decide = async (credential: string, id: string) => confirming.request(`/v1/approvals/${id}`, { key: credential, headers: { 'x-toolgate-tenant': 'acme' }, json: { decision: 'approve' } });
     // Erin confirms her first call, is asked to connect, connects.
@@ -231,10 +244,9 @@ describe('a signed-in user\'s confirm is made by that sign-in', () => {
 
     const parked = await dispatch();
     expect(parked.status).toBe('pending_approval');
-    const minted = await confirming.request('/v1/admin/keys', { key: 'tg_admin', json: { principal: 'Erin', scopes: [] } });
-    expect(minted.status).toBe(201);
+    expect((await confirming.request('/v1/admin/keys', { key: 'tg_admin', json: { principal: 'Erin', scopes: [] } })).status).toBe(409);
     const before = api.requests.length;
-    const refused = await decide((await minted.json()).key, parked.error.details.approval_id);
+    const refused = await decide(imposter, parked.error.details.approval_id);
     expect(refused.status).toBe(403);
     expect((await refused.json()).error.message).toContain('that same sign-in');
     expect(api.requests).toHaveLength(before);
