@@ -3,6 +3,7 @@ import { testGateway } from '../helpers/gateway.ts';
 import { startTestServer, type TestServer } from '../helpers/http-server.ts';
 import { baseManifest, validManifest } from '../helpers/manifests.ts';
 import { startLocalIssuer, type LocalIssuer } from '../support/local-issuer.ts';
+import { serveGateway, signInConsole } from '../helpers/confirm-client.ts';
 import { followConnectLink } from './connect-flow.ts';
 import type { OidcSettings } from '../../lib/registry/manifest/manifest.ts';
 
@@ -249,6 +250,17 @@ describe('a signed-in user\'s confirm is made by that sign-in', () => {
     const refused = await decide(imposter, parked.error.details.approval_id);
     expect(refused.status).toBe(403);
     expect((await refused.json()).error.message).toContain('that same sign-in');
+    expect(api.requests).toHaveLength(before);
+    // Nor on the console's confirm page, signed in with that key.
+    const served = await serveGateway(confirming);
+    try {
+      const session = await signInConsole(served.url, imposter);
+      const page = await session.post(`/console/confirm/${parked.error.details.approval_id}`, { decision: 'confirm' });
+      expect(page.status).toBe(403);
+      expect(await page.text()).toContain('confirm it signed in the same way');
+    } finally {
+      await served.close();
+    }
     expect(api.requests).toHaveLength(before);
 
     const confirmed = await (await decide(await erin(), parked.error.details.approval_id)).json();

@@ -65,6 +65,7 @@ export function confirmPages(routes: Hono<ConsoleEnv>, options: ConsoleOptions) 
     if (outcome.ok) return c.redirect(`/console/confirm/${approval.id}`, 303);
     if (outcome.reason === 'not_found') return notFound(c);
     const current = outcome.approval ?? approval;
+    if (outcome.reason === 'not_requester') return showConfirmation(c, options, runtime, current, { status: 403, message: 'this call was made with a sign-in: confirm it signed in the same way, not with an API key or another sign-in' });
     const message = outcome.reason === 'expired' ? `this confirmation expired at ${current.expires_at}; the call did not run` : `this call is already ${current.state}${current.decided_by ? ` (by ${current.decided_by})` : ''}`;
     return showConfirmation(c, options, runtime, current, { status: outcome.reason === 'confusable_name' ? 403 : 409, message });
   });
