@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import type { BenchModule, Figures } from './harness.ts';
 import { progress, round, verdict } from './harness.ts';
-import { generateLoad } from './load-generator.ts';
+import { generateLoad, jsonTemplate } from './load-generator.ts';
 import { echoedOverDispatch, echoedOverMcp, TEXT } from './mcp.ts';
 import { childPids, processCpuUs } from './process-cpu.ts';
 import { median } from './stats.ts';
@@ -115,10 +115,17 @@ function threadsOf(target: string): (connection: number, sequence: number) => st
   return (connection, sequence) => `t-${run}-${connection}-${sequence}`;
 }
 
+/**
+ * The bodies, serialized once with their thread and call ids (and MCP's request id) spliced in per
+ * request: the generator shares the cores with the servers, so each target must cost it the same.
+ */
+const dispatchBody = jsonTemplate((slot) => ({ thread_id: slot(0), calls: [{ call_id: slot(1), name: 'echo', arguments: { text: TEXT } }] }));
+const refusedBody = jsonTemplate((slot) => ({ thread_id: slot(0), calls: [{ call_id: slot(1), name: 'echo', arguments: { text: TEXT } }], parallel: 'yes' }));
+const mcpBody = jsonTemplate((slot) => ({ jsonrpc: '2.0', id: slot(2), method: 'tools/call', params: { name: 'echo', arguments: { text: TEXT }, _meta: { 'toolgate/thread_id': slot(0), 'toolgate/call_id': slot(1) } } }));
+
 function dispatchLoad(origin: string, target: string): TargetLoad {
   const thread = threadsOf(target);
-  const body = (connection: number, sequence: number) =>
-    JSON.stringify({ thread_id: thread(connection, sequence), calls: [{ call_id: `call_${sequence}`, name: 'echo', arguments: { text: TEXT } }] });
+  const body = (connection: number, sequence: number) => dispatchBody(thread(connection, sequence), `call_${sequence}`);
   return { port: Number(new URL(origin).port), path: '/v1/dispatch', body, headers: AUTH, inspect: echoedOverDispatch };
 }
 
@@ -130,15 +137,13 @@ function dispatchLoad(origin: string, target: string): TargetLoad {
  */
 function refusedLoad(origin: string): TargetLoad {
   const thread = threadsOf('refused');
-  const body = (connection: number, sequence: number) =>
-    JSON.stringify({ thread_id: thread(connection, sequence), calls: [{ call_id: `call_${sequence}`, name: 'echo', arguments: { text: TEXT } }], parallel: 'yes' });
+  const body = (connection: number, sequence: number) => refusedBody(thread(connection, sequence), `call_${sequence}`);
   return { port: Number(new URL(origin).port), path: '/v1/dispatch', body, headers: AUTH };
 }
 
 function mcpLoad(origin: string): TargetLoad {
   const thread = threadsOf('mcp');
-  const body = (connection: number, sequence: number) =>
-    JSON.stringify({ jsonrpc: '2.0', id: sequence, method: 'tools/call', params: { name: 'echo', arguments: { text: TEXT }, _meta: { 'toolgate/thread_id': thread(connection, sequence), 'toolgate/call_id': `call_${sequence}` } } });
+  const body = (connection: number, sequence: number) => mcpBody(thread(connection, sequence), `call_${sequence}`, sequence);
   return { port: Number(new URL(origin).port), path: '/mcp', body, headers: MCP_HEADERS, inspect: echoedOverMcp };
 }
 
@@ -148,7 +153,7 @@ function referenceLoad(origin: string): TargetLoad {
 }
 
 function bareLoad(origin: string): TargetLoad {
-  const body = (connection: number, sequence: number) => JSON.stringify({ thread_id: `t-${connection}-${sequence}`, calls: [{ call_id: `call_${sequence}`, name: 'echo', arguments: { text: TEXT } }] });
+  const body = (connection: number, sequence: number) => dispatchBody(`t-${connection}-${sequence}`, `call_${sequence}`);
   return { port: Number(new URL(origin).port), path: '/bare', body, headers: {}, inspect: (text) => text === '{"ok":true}' };
 }
 

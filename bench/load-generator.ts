@@ -86,19 +86,40 @@ function latencyPercentiles(latencies: number[]): { latencyP50Ms: number; latenc
   return { latencyP50Ms: at(50), latencyP99Ms: at(99) };
 }
 
-/** A fixed body is encoded once; a generated one per request (a few µs, on the generator's thread). */
+/**
+ * A fixed body is encoded once; a generated one per request (a few µs, on the generator's thread).
+ * The header lines are joined once, so a target with more headers costs the generator no more per
+ * request than one with fewer: only the Content-Length line is written per request.
+ */
 function requestBuilder(options: LoadOptions, connection: number): (sequence: number) => Buffer {
-  const head = (length: number) => {
-    const headers = { host: `127.0.0.1:${options.port}`, 'content-type': 'application/json', 'content-length': String(length), ...options.headers };
-    return `POST ${options.path} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
-  };
-  const encode = (body: string) => Buffer.from(head(Buffer.byteLength(body)) + body);
+  const headers = { host: `127.0.0.1:${options.port}`, 'content-type': 'application/json', ...options.headers };
+  const head = `POST ${options.path} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}content-length: `;
+  const encode = (body: string) => Buffer.from(`${head}${Buffer.byteLength(body)}\r\n\r\n${body}`);
   const source = options.body;
   if (typeof source === 'string') {
     const fixed = encode(source);
     return () => fixed;
   }
   return (sequence) => encode(source(connection, sequence));
+}
+
+/**
+ * A JSON body serialized once, with the values that change per request spliced into it: every
+ * target pays the same few string joins per request, however deep its body is, so no target's
+ * throughput carries the generator's cost of building a bigger body. `shape` places `slot(i)`
+ * where the i-th value goes; a value is spliced as JSON (a string quoted and escaped, a number bare).
+ */
+export function jsonTemplate(shape: (slot: (index: number) => string) => unknown): (...values: Array<string | number>) => string {
+  const marker = (index: number) => `\u0000slot${index}\u0000`;
+  // [text, slot index, text, slot index, ..., text]
+  const pieces = JSON.stringify(shape(marker)).split(/"\\u0000slot(\d+)\\u0000"/);
+  const texts = pieces.filter((_, i) => i % 2 === 0);
+  const slots = pieces.filter((_, i) => i % 2 === 1).map(Number);
+  return (...values) => {
+    let body = texts[0];
+    for (let i = 0; i < slots.length; i++) body += JSON.stringify(values[slots[i]]) + texts[i + 1];
+    return body;
+  };
 }
 
 function openConnection(port: number, hooks: ConnectionHooks): Promise<Socket> {

@@ -1,6 +1,7 @@
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import type { BenchModule, Figures } from './harness.ts';
 import { progress, round } from './harness.ts';
+import { jsonTemplate } from './load-generator.ts';
 import type { McpServerPorts, McpWorkerData } from './mcp-protocol.ts';
 import { median } from './stats.ts';
 import { medianRatio, runRounds, startServerWorker, targetFigures, warmUp, type Measured, type TargetLoad, type Timing } from './throughput-rounds.ts';
@@ -22,24 +23,28 @@ const TIMING: Timing = { connections: CONNECTIONS, warmupMs: WARMUP_MS, duration
 /**
  * A raw JSON-RPC `tools/call`, as a client sends it once connected. A stateless server (no
  * session id generator) checks neither a session nor a prior `initialize`, so the call alone is
- * the whole exchange; a client pays `initialize` once per connection, not per call.
+ * the whole exchange; a client pays `initialize` once per connection, not per call. Every body is
+ * serialized once, its ids spliced in per request (jsonTemplate): the generator shares the cores
+ * with the servers, so each target must cost it the same.
  */
-const toolsCall = (id: number, meta?: Record<string, string>) =>
-  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: TEXT }, ...(meta ? { _meta: meta } : {}) } });
+const toolsCall = (meta?: (slot: (index: number) => string) => Record<string, unknown>) =>
+  jsonTemplate((slot) => ({ jsonrpc: '2.0', id: slot(0), method: 'tools/call', params: { name: 'echo', arguments: { text: TEXT }, ...(meta ? { _meta: meta(slot) } : {}) } }));
 
 /**
  * Each connection is one agent thread with fresh call ids, as in http-throughput: toolgate reads
  * both from `_meta` (MCP has neither); the SDK server ignores them, so both get the same bytes.
  */
-const threadedCall = (connection: number, sequence: number) => toolsCall(sequence, { 'toolgate/thread_id': `bench-${connection}`, 'toolgate/call_id': `call_${sequence}` });
+const threadedBody = toolsCall((slot) => ({ 'toolgate/thread_id': slot(1), 'toolgate/call_id': slot(2) }));
+const threadedCall = (connection: number, sequence: number) => threadedBody(sequence, `bench-${connection}`, `call_${sequence}`);
 /** What a plain MCP client sends: toolgate puts every call in the principal's one thread, under a fresh call id (each call is its own). */
-const plainCall = (_connection: number, sequence: number) => toolsCall(sequence);
+const plainBody = toolsCall();
+const plainCall = (_connection: number, sequence: number) => plainBody(sequence);
 /** The same call as a 2026-07-28 client sends it: the `_meta` envelope on the request, the standard headers (MODERN_HEADERS) beside it. */
 const MODERN_ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
-const modernCall = (connection: number, sequence: number) =>
-  JSON.stringify({ jsonrpc: '2.0', id: sequence, method: 'tools/call', params: { name: 'echo', arguments: { text: TEXT }, _meta: { ...MODERN_ENVELOPE, 'toolgate/thread_id': `bench-${connection}`, 'toolgate/call_id': `call_${sequence}` } } });
-const dispatchCall = (connection: number, sequence: number) =>
-  JSON.stringify({ thread_id: `bench-${connection}`, calls: [{ call_id: `call_${sequence}`, name: 'echo', arguments: { text: TEXT } }] });
+const modernBody = toolsCall((slot) => ({ ...MODERN_ENVELOPE, 'toolgate/thread_id': slot(1), 'toolgate/call_id': slot(2) }));
+const modernCall = (connection: number, sequence: number) => modernBody(sequence, `bench-${connection}`, `call_${sequence}`);
+const dispatchBody = jsonTemplate((slot) => ({ thread_id: slot(0), calls: [{ call_id: slot(1), name: 'echo', arguments: { text: TEXT } }] }));
+const dispatchCall = (connection: number, sequence: number) => dispatchBody(`bench-${connection}`, `call_${sequence}`);
 
 /**
  * The transport refuses a POST without both media types in `accept` (406) or a JSON

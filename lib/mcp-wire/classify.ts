@@ -1,5 +1,5 @@
 import { claimedVersion, envelopeIssues, hasEnvelopeClaim, metaOf, PROTOCOL_VERSION_META_KEY, REQUIRED_ENVELOPE_KEYS } from './envelope.ts';
-import { ErrorCode, isPlainObject, jsonRpcError, readJsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest } from './json-rpc.ts';
+import { ErrorCode, isPlainObject, jsonRpcError, readJsonRpcMessage, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest } from './json-rpc.ts';
 import { headerMismatch, rejection, type WireRejection } from './rejection.ts';
 import type { StandardHeaders } from './standard-headers.ts';
 import { FIRST_MODERN_VERSION, isModernVersion } from './versions.ts';
@@ -44,6 +44,8 @@ export interface LegacyRoute {
   reason: LegacyReason;
   /** The revision the request named (an `initialize` body's, or the header's), when it named one. */
   requestedVersion?: string;
+  /** The one JSON-RPC message the body held, as read here (absent for a batch or a body that is none): the legacy server reads it no second time. */
+  message?: JsonRpcMessage;
 }
 
 export type ModernRoute =
@@ -57,14 +59,20 @@ export function classifyInbound(request: InboundRequest): InboundRoute {
   const body = request.body;
   if (Array.isArray(body)) return classifyBatch(body);
   const read = readJsonRpcMessage(body);
-  if (read?.kind === 'response') return { kind: 'legacy', reason: 'response' };
-  if (read?.kind === 'request') return classifyRequest(request.headers, read.message);
-  if (read?.kind === 'notification') return classifyNotification(request.headers, read.message);
+  if (read?.kind === 'response') return { kind: 'legacy', reason: 'response', message: read };
+  if (read?.kind === 'request') return withMessage(classifyRequest(request.headers, read.message), read);
+  if (read?.kind === 'notification') return withMessage(classifyNotification(request.headers, read.message), read);
   const params = isPlainObject(body) ? body.params : undefined;
   if (hasEnvelopeClaim(params) || headerNamesModern(request.headers)) {
     return rejection('invalid-json-rpc-body', 400, jsonRpcError(ErrorCode.InvalidRequest, 'Bad Request: the request body is not a valid JSON-RPC message'));
   }
   return { kind: 'legacy', reason: 'invalid' };
+}
+
+/** A legacy route keeps the message it was read from. */
+function withMessage(route: InboundRoute, message: JsonRpcMessage): InboundRoute {
+  if (route.kind === 'legacy') route.message = message;
+  return route;
 }
 
 function classifyBatch(body: unknown[]): InboundRoute {

@@ -34,14 +34,18 @@ export interface LegacyHeaders {
   sessionId: string | null;
 }
 
-export async function answerLegacy(body: unknown, { protocolVersion, sessionId }: LegacyHeaders, context: McpRequestContext): Promise<McpAnswer> {
+/**
+ * `read`: the lone message `body` holds, already read by the classifier (lib/mcp-wire/classify.ts),
+ * so it is not read again; without it, each element of `body` is read here.
+ */
+export async function answerLegacy(body: unknown, { protocolVersion, sessionId }: LegacyHeaders, context: McpRequestContext, read?: JsonRpcMessage): Promise<McpAnswer> {
   const elements = Array.isArray(body) ? body : [body];
   if (elements.length > MAX_BATCH_MESSAGES) return rejectionAnswer(400, jsonRpcError(ErrorCode.InvalidRequest, `Invalid Request: Batch must not exceed ${MAX_BATCH_MESSAGES} messages`));
   const requests: JsonRpcRequest[] = [];
   const responses: Array<JsonRpcResultResponse | JsonRpcErrorResponse> = [];
   let initializing = false;
   for (const element of elements) {
-    const message = readJsonRpcMessage(element);
+    const message = read && element === body ? read : readJsonRpcMessage(element);
     if (!message) return rejectionAnswer(400, jsonRpcError(ErrorCode.ParseError, 'Parse error: Invalid JSON-RPC message'));
     initializing ||= isInitialize(message);
     if (message.kind === 'request') requests.push(message.message);

@@ -1,7 +1,7 @@
 import { classifyInbound } from '../mcp-wire/classify.ts';
 import { echoableId, ErrorCode, jsonRpcError } from '../mcp-wire/json-rpc.ts';
 import { isJsonContentType } from '../mcp-wire/media-type.ts';
-import { readStandardHeaders } from '../mcp-wire/standard-headers.ts';
+import { readStandardHeaders, type StandardHeaders } from '../mcp-wire/standard-headers.ts';
 import { rejectionAnswer, wireRejectionAnswer, type McpAnswer } from './answer.ts';
 import { answerLegacy } from './legacy.ts';
 import type { McpRequestContext } from './methods.ts';
@@ -16,16 +16,16 @@ export type { McpRequestContext } from './methods.ts';
  * Stateless: nothing is kept between requests, every answer comes from this request's context
  * (a legacy session's id carries what its client declared: session.ts; 2026-07-28 has no sessions,
  * and its requests' `Mcp-Session-Id` is not read).
- * `body` is the request's JSON, already read.
+ * `body` is the request's JSON, already read; `headers`, its standard headers, where the caller
+ * already read them (the route does, for the context's protocol version).
  */
-export function answerMcpRequest(request: Request, body: unknown, context: McpRequestContext): Promise<McpAnswer> {
+export function answerMcpRequest(request: Request, body: unknown, context: McpRequestContext, headers: StandardHeaders = readStandardHeaders(request.headers)): Promise<McpAnswer> {
   const refused = mediaTypeRefusal(request.headers);
   if (refused) return Promise.resolve(refused);
-  const headers = readStandardHeaders(request.headers);
   const route = classifyInbound({ httpMethod: 'POST', headers, body });
   if (route.kind === 'reject') return Promise.resolve(wireRejectionAnswer(route, echoableId(body)));
   if (route.kind === 'modern') return answerModern(route, headers, request.headers, context);
-  return answerLegacy(body, { protocolVersion: headers.protocolVersion ?? null, sessionId: request.headers.get('mcp-session-id') }, context);
+  return answerLegacy(body, { protocolVersion: headers.protocolVersion ?? null, sessionId: request.headers.get('mcp-session-id') }, context, route.message);
 }
 
 /** A client must take both JSON and event streams, and send JSON (as every SDK does). */

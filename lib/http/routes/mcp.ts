@@ -5,6 +5,7 @@ import { MAX_IDEMPOTENCY_KEY } from '../../idempotency/keys.ts';
 import { EVENT_STREAM_HEADERS, rejectionAnswer, sessionHeader } from '../../mcp/answer.ts';
 import { resumeStream } from '../../mcp/resume.ts';
 import { ErrorCode, jsonRpcError } from '../../mcp-wire/json-rpc.ts';
+import { readStandardHeaders } from '../../mcp-wire/standard-headers.ts';
 import { answerMcpRequest, type McpAnswer, type McpRequestContext } from '../../mcp/serve.ts';
 import { bearerChallenge, withResourceMetadata } from '../challenge.ts';
 import { corsHeadersFor, WITHOUT_ORIGIN } from '../cors.ts';
@@ -40,6 +41,8 @@ export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, opt
     if (!read.ok) return read.response;
     let missing: string[] | undefined;
     const principal = c.get('principal');
+    // Read once: the context's version and the era's choice (lib/mcp/serve.ts) are the same header's.
+    const standardHeaders = readStandardHeaders(c.req.raw.headers);
     const context: McpRequestContext = {
       runtime: c.get('runtime'),
       principal,
@@ -48,14 +51,14 @@ export function mcpRoutes(env: Readonly<Record<string, string | undefined>>, opt
       idempotencyHeader,
       defer: deferFor(c),
       span: c.get('span'),
-      protocolVersion: c.req.header('mcp-protocol-version'),
+      protocolVersion: standardHeaders.protocolVersion,
       manifestFreshMs: options.tenants?.freshForMs?.(principal.tenant),
       consoleOrigin: options.publicOrigin && (() => options.publicOrigin!(c)),
       connect: connectionCaller(c, options.publicOrigin && (() => options.publicOrigin!(c))),
       onMissingScope: (required) => (missing ??= required),
       replyChannel: options.replyChannel ?? false,
     };
-    const answer = await answerMcpRequest(c.req.raw, read.body, context);
+    const answer = await answerMcpRequest(c.req.raw, read.body, context, standardHeaders);
     // A token can be widened by asking its provider again (MCP's step-up flow), so a token
     // lacking a tool's scope hears 403 insufficient_scope with the scopes to ask for. The call
     // was refused and audited before anything ran; a key (which cannot be widened) gets the
