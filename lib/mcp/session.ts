@@ -9,7 +9,7 @@ import { rejectionAnswer, type McpAnswer } from './answer.ts';
  * capabilities toolgate acts on), so a later request of the session tells any gateway instance
  * what its client declared, with no store read (Workers and Lambda keep nothing between requests).
  *
- * `tgs_<base64url of {"v":revision,"c":[capability flags]}>.<16 random bytes, base64url>`: the
+ * `tgsn_<base64url of {"v":revision,"c":[capability flags]}>.<16 random bytes, base64url>`: the
  * random part makes every id unique. It is neither secret nor signed, on purpose: it holds only
  * what the client itself declared in `initialize` and grants nothing (each request still carries
  * its own API key or token, checked as ever), so an id a client forges or alters tells toolgate
@@ -38,13 +38,13 @@ export type SessionCapabilities = { sampling?: Declared; elicitation?: { form?: 
 /** The capabilities a session id names, one flag each. */
 type Flag = 'sampling' | 'elicitation.form' | 'elicitation.url' | 'roots';
 
-export const SESSION_ID_PREFIX = 'tgs_';
+export const SESSION_ID_PREFIX = 'tgsn_';
 
-/** The longest id accepted: what toolgate mints is 61 to 134 characters; the cap leaves room for flags a newer toolgate adds. */
+/** The longest id accepted: what toolgate mints is 62 to 135 characters; the cap leaves room for flags a newer toolgate adds. */
 export const MAX_SESSION_ID_CHARS = 512;
 
 /** Visible ASCII only, as the transport requires: base64url, a dot, 22 base64url characters (16 bytes). */
-const SESSION_ID = /^tgs_([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]{22}$/;
+const SESSION_ID = /^tgsn_([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]{22}$/;
 
 const encoder = new TextEncoder();
 /** Fatal: bytes that are not UTF-8 are not an id toolgate wrote. */

@@ -81,12 +81,12 @@ describe('MCP executor in workerd', () => {
     expect(await legacy.json()).toMatchObject({ result: { protocolVersion: '2025-06-18', serverInfo: { name: 'toolgate' } } });
     // The legacy session's id carries what the client declared (no state in the isolate): it is taken back, an unknown one is 404.
     const session = legacy.headers.get('mcp-session-id');
-    expect(session).toMatch(/^tgs_[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
+    expect(session).toMatch(/^tgsn_[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
     const inSession = (id: string) => mf.dispatchFetch('http://worker/mcp', { method: 'POST', headers: { authorization: 'Bearer mcp-worker-agent-key', 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
     const listed = await inSession(session!);
     expect(listed.status).toBe(200);
     expect(await listed.json()).toMatchObject({ result: { tools: expect.arrayContaining([expect.objectContaining({ name: 'crm_search' })]) } });
-    const unknown = await inSession('tgs_bogus');
+    const unknown = await inSession('tgsn_bogus');
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toMatchObject({ error: { code: -32001 }, id: 2 });
   });

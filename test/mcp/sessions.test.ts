@@ -16,7 +16,7 @@ import { serveGateway, type ServedGateway } from '../helpers/confirm-client.ts';
 import { testGateway } from '../helpers/gateway.ts';
 import { validManifest } from '../helpers/manifests.ts';
 
-const SESSION_ID = /^tgs_[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/;
+const SESSION_ID = /^tgsn_[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/;
 const ACCEPT = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
 const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } };
 const TOOLS_LIST = { jsonrpc: '2.0', id: 7, method: 'tools/list' };
@@ -67,7 +67,7 @@ const post = (body: unknown, headers: Record<string, string> = {}, key = 'agent'
   fetch(`${served.url}/mcp`, { method: 'POST', headers: { ...ACCEPT, authorization: `Bearer ${key}`, ...headers }, body: JSON.stringify(body) });
 
 /** An id shaped as toolgate's, with any content: what a client could forge. */
-const forged = (content: unknown) => `tgs_${Buffer.from(JSON.stringify(content)).toString('base64url')}.${'A'.repeat(22)}`;
+const forged = (content: unknown) => `tgsn_${Buffer.from(JSON.stringify(content)).toString('base64url')}.${'A'.repeat(22)}`;
 
 const toolNames = async (response: Response) => ((await response.json()) as { result: { tools: Array<{ name: string }> } }).result.tools.map((tool) => tool.name);
 
@@ -126,12 +126,12 @@ describe('legacy sessions with the official SDK client', () => {
   });
 
   it('answers 404 to an id toolgate could not have issued, and the SDK client recovers by initializing again', async () => {
-    const refused = await post(TOOLS_LIST, { 'mcp-session-id': 'tgs_bogus' });
+    const refused = await post(TOOLS_LIST, { 'mcp-session-id': 'tgsn_bogus' });
     expect(refused.status).toBe(404);
     expect(await refused.json()).toEqual({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found: this Mcp-Session-Id was not issued by toolgate (or was altered); send initialize again, without it, for a new one' }, id: 7 });
 
     // A client resuming a session it kept (the SDK skips initialize then) hears 404 and starts a new one.
-    const { client: stale } = await connected('tgs_bogus');
+    const { client: stale } = await connected('tgsn_bogus');
     const error = await stale.listTools().catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(StreamableHTTPError);
     expect((error as StreamableHTTPError).code).toBe(404);
@@ -143,7 +143,7 @@ describe('legacy sessions with the official SDK client', () => {
   });
 
   it('opens a new session on initialize whatever id it was sent with', async () => {
-    const answer = await post(INITIALIZE, { 'mcp-session-id': 'tgs_bogus' });
+    const answer = await post(INITIALIZE, { 'mcp-session-id': 'tgsn_bogus' });
     expect(answer.status).toBe(200);
     expect(answer.headers.get('mcp-session-id')).toMatch(SESSION_ID);
   });
@@ -191,25 +191,25 @@ describe('legacy sessions with the official SDK client', () => {
 describe('session ids as an attacker sends them', () => {
   it('answers 404 to a malformed, oversized, non-ASCII or altered id, or one naming a revision toolgate does not serve', async () => {
     const minted = (await post(INITIALIZE)).headers.get('mcp-session-id')!;
-    const [content, nonce] = minted.slice('tgs_'.length).split('.');
+    const [content, nonce] = minted.slice('tgsn_'.length).split('.');
     const hostile = [
       '',
-      'tgs_',
-      minted.replace('tgs_', 'tgx_'),
+      'tgsn_',
+      minted.replace('tgsn_', 'tgx_'),
       `${minted}.`,
-      `tgs_${content}`, // no random part
-      `tgs_${content}.${nonce!.slice(1)}`, // a random part that is not 16 bytes
-      `tgs_${content!.slice(1)}.${nonce}`, // altered base64url
+      `tgsn_${content}`, // no random part
+      `tgsn_${content}.${nonce!.slice(1)}`, // a random part that is not 16 bytes
+      `tgsn_${content!.slice(1)}.${nonce}`, // altered base64url
       `${minted}, ${minted}`, // two ids (headers joined)
-      `tgs_${content}é.${nonce}`, // not visible ASCII
+      `tgsn_${content}é.${nonce}`, // not visible ASCII
       forged({ v: '2025-06-18', c: [], pad: 'x'.repeat(400) }), // over 512 characters
       forged({ v: '1999-01-01', c: [] }), // a revision toolgate does not serve
       forged({ v: '2026-07-28', c: [] }), // the sessionless revision
       forged({ v: '2025-06-18' }), // no capabilities
       forged({ v: '2025-06-18', c: [{ sampling: {} }] }), // a capability that is not a flag
       forged(['2025-06-18', []]),
-      `tgs_${Buffer.from('{"v":"2025-06-18","c":[]').toString('base64url')}.${nonce}`, // not JSON
-      `tgs_${Buffer.from([0xff, 0xfe, 0x7b]).toString('base64url')}.${nonce}`, // not UTF-8
+      `tgsn_${Buffer.from('{"v":"2025-06-18","c":[]').toString('base64url')}.${nonce}`, // not JSON
+      `tgsn_${Buffer.from([0xff, 0xfe, 0x7b]).toString('base64url')}.${nonce}`, // not UTF-8
     ];
     for (const id of hostile) {
       const answer = await post({ jsonrpc: '2.0', id: 'x', method: 'tools/call', params: { name: 'echo', arguments: { text: 'ran' } } }, { 'mcp-session-id': id });
@@ -217,8 +217,8 @@ describe('session ids as an attacker sends them', () => {
       expect(await answer.json()).toMatchObject({ error: { code: -32001 }, id: 'x' });
     }
     // A batch or a posted response with an unknown session: refused the same way (no id to echo).
-    expect((await post([TOOLS_LIST], { 'mcp-session-id': 'tgs_bogus' })).status).toBe(404);
-    expect((await post({ jsonrpc: '2.0', id: 'r', result: {} }, { 'mcp-session-id': 'tgs_bogus' })).status).toBe(404);
+    expect((await post([TOOLS_LIST], { 'mcp-session-id': 'tgsn_bogus' })).status).toBe(404);
+    expect((await post({ jsonrpc: '2.0', id: 'r', result: {} }, { 'mcp-session-id': 'tgsn_bogus' })).status).toBe(404);
   });
 
   it('takes an id naming flags it does not know (a newer toolgate\'s) and ignores them', async () => {
