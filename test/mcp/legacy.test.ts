@@ -182,7 +182,7 @@ const SAME_AS_SDK = [...EVERYDAY, ...UNUSUAL, ...ADVERSARIAL] as Array<[string, 
 async function withoutOpenedSession(response: Response) {
   const taken = await snapshot(response);
   if (taken.session === null) return taken;
-  expect(taken.session).toMatch(/^tgs_[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
+  expect(taken.session).toMatch(/^tgsn_[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
   expect(JSON.parse(taken.body)).toMatchObject({ result: { protocolVersion: expect.any(String) } });
   return { ...taken, session: null };
 }
