@@ -9,7 +9,7 @@ import type { TenantDirectory } from '../dispatch/tenant-directory.ts';
 import type { Fetch } from '../egress/fetch.ts';
 import type { ConnectionSettings } from '../registry/manifest/manifest.ts';
 import type { Store } from '../stores/store.ts';
-import { randomHandle } from './base64url.ts';
+import { randomHandle } from '../crypto/base64url.ts';
 import { auditConnection } from './connection-audit.ts';
 import { callbackUrl, connectPath } from './connect-paths.ts';
 import { connectPage } from './connect-page.ts';

@@ -1,6 +1,6 @@
 import type { JsonObject } from '../registry/json.ts';
 import type { Store } from '../stores/store.ts';
-import { randomHandle } from './base64url.ts';
+import { randomHandle } from '../crypto/base64url.ts';
 import { storedProof, type GrantProof } from './grant-proof.ts';
 import type { GrantOwner } from './grant-store.ts';
 

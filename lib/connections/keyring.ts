@@ -1,4 +1,4 @@
-import { fromBase64url, toBase64url } from './base64url.ts';
+import { fromBase64url, toBase64url } from '../crypto/base64url.ts';
 
 export const CONNECTION_KEYS_VARIABLE = 'TOOLGATE_CONNECTION_KEYS';
 

@@ -2,7 +2,7 @@ import type { ResolveSecret } from '../crypto/secrets.ts';
 import type { Fetch } from '../egress/fetch.ts';
 import type { ConnectionSettings } from '../registry/manifest/manifest.ts';
 import { readBoundedText } from '../registry/executors/bounded-body.ts';
-import { randomHandle, toBase64url } from './base64url.ts';
+import { randomHandle, toBase64url } from '../crypto/base64url.ts';
 
 /** A token endpoint's answer is a few kilobytes; more is not read. */
 const MAX_TOKEN_RESPONSE_BYTES = 64 * 1024;

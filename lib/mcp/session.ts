@@ -1,4 +1,4 @@
-import { fromBase64url, randomHandle, toBase64url } from '../connections/base64url.ts';
+import { fromBase64url, randomHandle, toBase64url } from '../crypto/base64url.ts';
 import { ErrorCode, isPlainObject, jsonRpcError, type JsonRpcId } from '../mcp-wire/json-rpc.ts';
 import { isLegacyVersion } from '../mcp-wire/versions.ts';
 import { rejectionAnswer, type McpAnswer } from './answer.ts';

@@ -1,4 +1,4 @@
-import { fromBase64url, toBase64url } from '../connections/base64url.ts';
+import { fromBase64url, toBase64url } from '../crypto/base64url.ts';
 import { sha256Hex } from '../idempotency/canonical-json.ts';
 import { isJsonRpcId, type JsonRpcId } from '../mcp-wire/json-rpc.ts';
 
