@@ -72,7 +72,7 @@ export function describeProof(proof: GrantProof): string {
 export function storedProof(value: unknown): GrantProof | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const proof = value as { kind?: unknown; issuer?: unknown; subject?: unknown; audience?: unknown; jwks_uri?: unknown };
-  if (proof.kind === 'key') return { kind: 'key' };
+  if (proof.kind === 'key') return KEY_PROOF;
   if (proof.kind !== 'token' || typeof proof.issuer !== 'string' || typeof proof.subject !== 'string' || typeof proof.audience !== 'string') return undefined;
   if (proof.jwks_uri !== undefined && typeof proof.jwks_uri !== 'string') return undefined;
   return tokenProof(proof.issuer, proof.subject, proof.audience, proof.jwks_uri);

@@ -19,9 +19,5 @@ export async function noteSignedIn(store: Store, tenant: string, principal: stri
 
 /** Whether a signed-in user of that name (as four-eyes compares names) has held a connection grant in the tenant. */
 export async function isSignedInPrincipal(store: Store, tenant: string, principal: string): Promise<boolean> {
-  const identity = principalIdentity(principal);
-  // Also the exact name: the record of a user noted before names were compared this way.
-  const keys = identity === principal ? [identity] : [identity, principal];
-  const found = await Promise.all(keys.map((name) => store.get(signedInKey(tenant, name))));
-  return found.some(Boolean);
+  return Boolean(await store.get(signedInKey(tenant, principalIdentity(principal))));
 }
